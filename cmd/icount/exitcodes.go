@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+const exitCodesHelp = `icount exits with the guest's own exit status when the guest runs to its end.
+Otherwise:
+
+  128+N  the guest was killed by signal N, as a shell reports it: a fault
+         with no handler (139 SIGSEGV, 132 SIGILL, 136 SIGFPE, 135 SIGBUS)
+  127    the executable does not exist
+  126    the file is not an executable icount can run (not ELF, 32-bit,
+         another architecture, dynamically linked, not executable, ...)
+  125    icount stopped the guest: it made a system call or used a feature
+         icount does not emulate, or it would wait forever
+  70     an internal error in icount
+  2      the command line is wrong
+
+Guest exit statuses that equal one of these are not told apart from them:
+the summary line on stderr says which it was.`
+
+func newExitCodesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "exit-codes",
+		Short: "Explain icount's exit statuses",
+		Args:  cobra.NoArgs,
+		Run:   func(cmd *cobra.Command, args []string) { fmt.Println(exitCodesHelp) },
+	}
+}

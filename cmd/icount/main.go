@@ -1,0 +1,62 @@
+// Command icount runs a Linux executable under an emulated CPU and counts
+// every instruction it retires, exactly and deterministically.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit statuses of icount itself; any other status is the guest's.
+const (
+	exitUsage       = 2   // bad command line
+	exitInternal    = 70  // a bug or resource failure in icount
+	exitUnsupported = 125 // the guest needed something icount does not emulate
+	exitCannotRun   = 126 // the file is not an executable icount can run
+	exitNotFound    = 127 // the file does not exist
+)
+
+// exitError carries an exit status out of a command.
+type exitError struct {
+	status int
+	err    error // printed once, with the prefix; nil when already reported
+}
+
+func (e *exitError) Error() string { return fmt.Sprint(e.err) }
+
+func main() {
+	root := newRootCmd()
+	err := root.Execute()
+	if err == nil {
+		return
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(os.Stderr, "icount: %v\n", ee.err)
+		}
+		os.Exit(ee.status)
+	}
+	fmt.Fprintf(os.Stderr, "icount: %v\n", err)
+	os.Exit(exitUsage)
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "icount",
+		Short: "Count the instructions a Linux program executes, exactly and deterministically",
+		Long: `icount runs a Linux ELF executable (x86-64) on an emulated CPU and counts
+every instruction it retires and every translated block it runs. The count is
+bit-identical on any machine, under any load.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
+	return root
+}

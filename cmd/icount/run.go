@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/kernel"
+	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/report"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	quiet      bool
+	jsonPath   string
+	env        []string
+	inheritEnv bool
+	seed       uint64
+	argv0      string
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] BINARY [ARGS...]",
+		Short: "Run a program and count its instructions",
+		Long: `Run BINARY with ARGS under icount and count every instruction it executes.
+
+Flags after BINARY belong to the program. The program's stdout and stderr are
+its own; icount's summary goes to stderr on lines starting with "icount: ".
+icount exits with the program's exit status (see 'icount exit-codes').`,
+		Example: `  icount run ./bench
+  icount run --json prof.json ./bench --iterations 5
+  icount run -q ./sort < input.txt > sorted.txt`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(&f, args) },
+	}
+	cmd.Flags().SetInterspersed(false)
+	fl := cmd.Flags()
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print no summary")
+	fl.StringVar(&f.jsonPath, "json", "", "write the Profile as JSON to `FILE`")
+	fl.StringArrayVar(&f.env, "env", nil, "set `K=V` in the guest's environment (repeatable)")
+	fl.BoolVar(&f.inheritEnv, "inherit-env", false, "give the guest icount's environment (counts then depend on it)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed for AT_RANDOM and getrandom")
+	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
+	return cmd
+}
+
+func runRun(f *runFlags, args []string) error {
+	env := []string{}
+	if f.inheritEnv {
+		env = os.Environ()
+	}
+	for _, kv := range f.env {
+		if !strings.Contains(kv, "=") {
+			return &exitError{exitUsage, fmt.Errorf("--env %q: want K=V", kv)}
+		}
+		env = append(env, kv)
+	}
+	prof, err := count.Run(count.Options{
+		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
+		Version: version, HotBlocks: 20,
+	})
+	if prof == nil {
+		return &exitError{startStatus(err), err}
+	}
+	if f.jsonPath != "" {
+		if werr := report.WriteJSON(f.jsonPath, prof); werr != nil {
+			return &exitError{exitInternal, werr}
+		}
+	}
+	if !f.quiet {
+		report.Summary(os.Stderr, prof)
+	}
+	if err != nil {
+		return &exitError{stopStatus(err), err}
+	}
+	if prof.Exit.Signal != "" {
+		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, prof.Exit.Message)
+	}
+	if prof.Exit.Status != 0 {
+		return &exitError{status: prof.Exit.Status}
+	}
+	return nil
+}
+
+// startStatus is the exit status for a guest that never started.
+func startStatus(err error) int {
+	var le *loader.Error
+	if errors.As(err, &le) {
+		switch le.Problem {
+		case loader.NotFound:
+			return exitNotFound
+		default:
+			return exitCannotRun
+		}
+	}
+	return exitInternal
+}
+
+// stopStatus is the exit status for a guest icount stopped early.
+func stopStatus(err error) int {
+	var ue *kernel.UnsupportedError
+	if errors.As(err, &ue) {
+		return exitUnsupported
+	}
+	if strings.Contains(err.Error(), "would wait forever") {
+		return exitUnsupported
+	}
+	return exitInternal
+}

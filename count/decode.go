@@ -1,0 +1,83 @@
+package count
+
+import (
+	"fmt"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// decodedBlock is a translated block decoded once, on first sight.
+type decodedBlock struct {
+	starts []uint32 // offset of each instruction in the block
+	bad    string   // why decoding failed, if it did
+}
+
+type blockKey struct {
+	addr uint64
+	size uint32
+}
+
+// decoder decodes each distinct block the CPU translates.
+type decoder struct {
+	arch   emu.Arch
+	read   func(addr uint64, b []byte) error
+	blocks map[blockKey]*decodedBlock
+	failed []string // blocks whose instructions could not all be decoded
+}
+
+func newDecoder(arch emu.Arch, read func(uint64, []byte) error) *decoder {
+	return &decoder{arch: arch, read: read, blocks: map[blockKey]*decodedBlock{}}
+}
+
+// newBlock is the emulator's first-sight hook: it returns the number of
+// instructions in the block.
+func (d *decoder) newBlock(addr uint64, size uint32) uint32 {
+	k := blockKey{addr, size}
+	if b, ok := d.blocks[k]; ok {
+		return uint32(len(b.starts))
+	}
+	b := &decodedBlock{}
+	code := make([]byte, size)
+	if err := d.read(addr, code); err != nil {
+		b.bad = err.Error()
+	}
+	switch d.arch {
+	case emu.ARM64:
+		// Every arm64 instruction is 4 bytes.
+		for off := uint32(0); off < size; off += 4 {
+			b.starts = append(b.starts, off)
+		}
+	case emu.X86_64:
+		for off := 0; off < len(code); {
+			b.starts = append(b.starts, uint32(off))
+			inst, err := x86asm.Decode(code[off:], 64)
+			if err != nil || inst.Len == 0 {
+				// The emulator executed it, so it is one instruction;
+				// without its length the rest of the block is unknown.
+				b.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
+				d.failed = append(d.failed, b.bad)
+				break
+			}
+			off += inst.Len
+		}
+	}
+	d.blocks[k] = b
+	return uint32(len(b.starts))
+}
+
+// notRun is how many instructions of the block at addr, from the one at pc
+// on, did not complete when the guest stopped at pc.
+func (d *decoder) notRun(addr uint64, size uint32, pc uint64) uint32 {
+	b, ok := d.blocks[blockKey{addr, size}]
+	if !ok || pc < addr || pc >= addr+uint64(size) {
+		return 0
+	}
+	off := uint32(pc - addr)
+	for i, s := range b.starts {
+		if s >= off {
+			return uint32(len(b.starts) - i)
+		}
+	}
+	return 0
+}

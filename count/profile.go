@@ -1,0 +1,72 @@
+package count
+
+// Schema names the version of the Profile's JSON form.
+const Schema = "icount/1"
+
+// Profile is everything one run produced: counts and the metadata needed
+// to tell whether two runs can be compared. It is immutable once built;
+// every report format and every diff is a function of Profiles.
+type Profile struct {
+	Schema    string            `json:"schema"`
+	Meta      Meta              `json:"meta"`
+	Totals    Totals            `json:"totals"`
+	Syscalls  map[string]uint64 `json:"syscalls"`
+	HotBlocks []BlockCount      `json:"hot_blocks"`
+	Exit      Exit              `json:"exit"`
+	Warnings  []string          `json:"warnings,omitempty"`
+}
+
+// Totals are the run's counts.
+type Totals struct {
+	Instructions   uint64 `json:"instructions"`
+	Blocks         uint64 `json:"blocks"`          // block executions
+	DistinctBlocks uint64 `json:"distinct_blocks"` // translated blocks seen
+	Syscalls       uint64 `json:"syscalls"`
+}
+
+// BlockCount is one translated block's share of the run.
+type BlockCount struct {
+	Addr         uint64 `json:"addr"`
+	Size         uint32 `json:"size"`
+	Executions   uint64 `json:"executions"`
+	Instructions uint64 `json:"instructions"` // over all executions
+	Function     string `json:"function,omitempty"`
+}
+
+// Meta describes what ran, where and how.
+type Meta struct {
+	IcountVersion  string   `json:"icount_version"`
+	UnicornVersion string   `json:"unicorn_version"`
+	Arch           string   `json:"arch"`
+	CPUModel       string   `json:"cpu_model"`
+	Binary         Binary   `json:"binary"`
+	Args           []string `json:"args"` // argv as the guest saw it
+	Env            []string `json:"env"`
+	Seed           uint64   `json:"seed"`
+	Clock          Clock    `json:"clock"`
+	FilesOpened    []string `json:"files_opened,omitempty"`
+}
+
+// Binary identifies the executable.
+type Binary struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	SHA256  string `json:"sha256"`
+	BuildID string `json:"build_id,omitempty"`
+}
+
+// Clock says where the guest's time came from and how often it read it.
+type Clock struct {
+	Mode  string `json:"mode"` // "host"
+	Reads uint64 `json:"reads"`
+}
+
+// Exit is how the run ended.
+type Exit struct {
+	// Status is the exit status icount reports for the guest: its own
+	// status, or 128+signal when it was killed by a fault.
+	Status   int    `json:"status"`
+	Signal   string `json:"signal,omitempty"` // SIGSEGV, ... when a fault ended it
+	Message  string `json:"message,omitempty"`
+	Complete bool   `json:"complete"` // false when icount stopped the guest early
+}

@@ -1,0 +1,188 @@
+package count
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/kernel"
+	"github.com/icount-dev/icount/loader"
+)
+
+// Options say what to run and how.
+type Options struct {
+	Path      string   // the executable
+	Args      []string // the guest's arguments after argv[0]
+	Argv0     string   // argv[0]; the executable's base name when empty
+	Env       []string // the guest's whole environment
+	Seed      uint64   // seeds AT_RANDOM and getrandom
+	Version   string   // icount's version, for the metadata
+	HotBlocks int      // how many of the hottest blocks to keep
+}
+
+// StoppedError says that icount stopped the guest before it ended, and
+// where: the Profile returned with it is marked incomplete.
+type StoppedError struct {
+	Err   error
+	Where string // "function+0xoff in module", if known
+}
+
+func (e *StoppedError) Error() string {
+	if e.Where == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v, in %s", e.Err, e.Where)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// Run runs the executable to its end and returns its Profile. A guest
+// killed by a fault still gives a complete Profile whose Exit names the
+// signal. An error with a Profile means icount stopped the guest early; an
+// error without one means the guest never started.
+func Run(opts Options) (*Profile, error) {
+	exe, err := loader.Open(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	// Unicorn's state belongs to the thread that created it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	var proc *kernel.Process
+	var dec *decoder
+	cpu, err := emu.New(exe.Arch, emu.Hooks{
+		NewBlock:  func(addr uint64, size uint32) uint32 { return dec.newBlock(addr, size) },
+		Syscall:   func() { proc.Syscall() },
+		Interrupt: func(intno uint32) bool { return proc.Interrupt(intno) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the emulator: %w", err)
+	}
+	defer cpu.Close()
+	dec = newDecoder(exe.Arch, cpu.Read)
+
+	argv0 := opts.Argv0
+	if argv0 == "" {
+		argv0 = filepath.Base(opts.Path)
+	}
+	argv := append([]string{argv0}, opts.Args...)
+	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed})
+	if err != nil {
+		return nil, err
+	}
+	syms := loadSymbols(exe.Path, proc.Image().Base)
+	where := func(pc uint64) string {
+		if n := syms.name(pc); n != "" {
+			return fmt.Sprintf("%s (%s)", n, filepath.Base(exe.Path))
+		}
+		return fmt.Sprintf("%#x (%s)", pc, filepath.Base(exe.Path))
+	}
+
+	runErr := cpu.Run(proc.Entry(), dec.notRun)
+
+	prof := &Profile{
+		Schema: Schema,
+		Meta: Meta{
+			IcountVersion:  opts.Version,
+			UnicornVersion: emu.Version(),
+			Arch:           exe.Arch.String(),
+			CPUModel:       cpu.Model(),
+			Binary:         Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID},
+			Args:           argv,
+			Env:            nonNil(opts.Env),
+			Seed:           opts.Seed,
+			Clock:          Clock{Mode: "host", Reads: proc.ClockReads()},
+			FilesOpened:    proc.FilesOpened(),
+		},
+		Syscalls: proc.SyscallCounts(),
+	}
+	fillCounts(prof, cpu, syms, opts.HotBlocks)
+	if err := checkTotals(prof, cpu); err != nil {
+		return nil, err
+	}
+	for _, f := range dec.failed {
+		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
+	}
+	if n := proc.ClockReads(); n > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the guest read the host clock %d times: its count may depend on timing", n))
+	}
+
+	var fault *emu.Fault
+	switch exited, status := proc.Exited(); {
+	case proc.Failure() != nil:
+		prof.Exit = Exit{Status: -1, Message: proc.Failure().Error()}
+		return prof, &StoppedError{Err: proc.Failure(), Where: where(pcOfFailure(proc.Failure(), cpu))}
+	case errors.As(runErr, &fault):
+		sig, msg := describeFault(exe.Arch, fault, cpu.Read)
+		prof.Exit = Exit{Status: 128 + sig.num, Signal: sig.name, Complete: true,
+			Message: fmt.Sprintf("%s: %s, in %s", sig.name, msg, where(fault.PC))}
+		return prof, nil
+	case runErr != nil:
+		prof.Exit = Exit{Status: -1, Message: runErr.Error()}
+		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
+	case exited:
+		prof.Exit = Exit{Status: status, Complete: true}
+		return prof, nil
+	default:
+		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", cpu.PC())
+		prof.Exit = Exit{Status: -1, Message: err.Error()}
+		return prof, &StoppedError{Err: err, Where: where(cpu.PC())}
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func pcOfFailure(err error, cpu *emu.CPU) uint64 {
+	var u *kernel.UnsupportedError
+	if errors.As(err, &u) {
+		return u.PC
+	}
+	return cpu.PC()
+}
+
+// fillCounts reads the block table back from C into the Profile.
+func fillCounts(prof *Profile, cpu *emu.CPU, syms *symtab, hot int) {
+	blocks := cpu.Blocks()
+	counts := make([]BlockCount, 0, len(blocks))
+	for _, b := range blocks {
+		bc := BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
+			Instructions: b.Executions*uint64(b.Instructions) - b.Cut}
+		prof.Totals.Instructions += bc.Instructions
+		prof.Totals.Blocks += b.Executions
+		counts = append(counts, bc)
+	}
+	prof.Totals.DistinctBlocks = uint64(len(blocks))
+	for _, n := range prof.Syscalls {
+		prof.Totals.Syscalls += n
+	}
+	sort.SliceStable(counts, func(i, j int) bool {
+		if counts[i].Instructions != counts[j].Instructions {
+			return counts[i].Instructions > counts[j].Instructions
+		}
+		return counts[i].Addr < counts[j].Addr
+	})
+	counts = counts[:min(len(counts), hot)]
+	for i := range counts {
+		counts[i].Function = syms.function(counts[i].Addr)
+	}
+	prof.HotBlocks = counts
+}
+
+// checkTotals checks that the C total and the per-block sum agree; a mismatch is a bug in
+// icount, not in the guest.
+func checkTotals(prof *Profile, cpu *emu.CPU) error {
+	if prof.Totals.Instructions != cpu.Instructions() || prof.Totals.Blocks != cpu.BlockExecutions() {
+		return fmt.Errorf("internal error: block table totals %d/%d disagree with running totals %d/%d",
+			prof.Totals.Instructions, prof.Totals.Blocks, cpu.Instructions(), cpu.BlockExecutions())
+	}
+	return nil
+}

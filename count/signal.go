@@ -1,0 +1,107 @@
+package count
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// signal is the Linux signal a fault delivers.
+type signal struct {
+	num  int
+	name string
+}
+
+var (
+	sigILL  = signal{4, "SIGILL"}
+	sigTRAP = signal{5, "SIGTRAP"}
+	sigBUS  = signal{7, "SIGBUS"}
+	sigFPE  = signal{8, "SIGFPE"}
+	sigSEGV = signal{11, "SIGSEGV"}
+)
+
+// describeFault says which signal the kernel would deliver for f, and what
+// happened, in words.
+func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error) (signal, string) {
+	switch f.Kind {
+	case emu.FaultUnmapped:
+		return sigSEGV, fmt.Sprintf("access to unmapped address %#x%s", f.Addr, faultingInsn(arch, f.PC, read))
+	case emu.FaultProtection:
+		return sigSEGV, fmt.Sprintf("access to %#x violates its protection%s", f.Addr, faultingInsn(arch, f.PC, read))
+	case emu.FaultFetch:
+		return sigSEGV, fmt.Sprintf("jump to %#x, which is not mapped executable", f.Addr)
+	case emu.FaultInstruction:
+		return sigILL, unsupportedInsn(arch, f.PC, read)
+	case emu.FaultException:
+		if arch == emu.X86_64 {
+			switch f.Intno {
+			case 0:
+				return sigFPE, "division error" + faultingInsn(arch, f.PC, read)
+			case 1, 3:
+				return sigTRAP, "breakpoint trap"
+			case 6:
+				return sigILL, unsupportedInsn(arch, f.PC, read)
+			case 16, 19:
+				return sigFPE, "floating-point exception" + faultingInsn(arch, f.PC, read)
+			case 17:
+				return sigBUS, "alignment check" + faultingInsn(arch, f.PC, read)
+			}
+			return sigSEGV, fmt.Sprintf("CPU exception %d%s", f.Intno, faultingInsn(arch, f.PC, read))
+		}
+		switch f.Intno {
+		case 1:
+			return sigILL, unsupportedInsn(arch, f.PC, read)
+		case 7:
+			return sigTRAP, "breakpoint"
+		}
+		return sigILL, fmt.Sprintf("CPU exception %d at %#x", f.Intno, f.PC)
+	}
+	return sigSEGV, f.Error()
+}
+
+func faultingInsn(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
+	if s := disasm(arch, pc, read); s != "" {
+		return fmt.Sprintf(" by `%s` at %#x", s, pc)
+	}
+	return fmt.Sprintf(" at %#x", pc)
+}
+
+// unsupportedInsn names an instruction the emulated CPU cannot execute.
+func unsupportedInsn(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
+	code := make([]byte, 15)
+	if arch == emu.ARM64 {
+		code = code[:4]
+	}
+	if read(pc, code) != nil {
+		return fmt.Sprintf("illegal instruction at %#x", pc)
+	}
+	s := disasm(arch, pc, read)
+	if s == "" {
+		return fmt.Sprintf("illegal instruction (bytes % x) at %#x", code, pc)
+	}
+	// VEX- and EVEX-encoded instructions are AVX, AVX2, FMA or AVX-512.
+	if arch == emu.X86_64 && (code[0] == 0xc4 || code[0] == 0xc5 || code[0] == 0x62) {
+		return fmt.Sprintf("`%s` at %#x (AVX family) is not supported by the emulated CPU; build for x86-64-v1/v2 (no -mavx, -march=native)", s, pc)
+	}
+	return fmt.Sprintf("`%s` at %#x is not supported by the emulated CPU", s, pc)
+}
+
+func disasm(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
+	if arch != emu.X86_64 {
+		return ""
+	}
+	code := make([]byte, 15)
+	for n := len(code); n > 0; n-- {
+		if read(pc, code[:n]) == nil {
+			code = code[:n]
+			break
+		}
+	}
+	inst, err := x86asm.Decode(code, 64)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(x86asm.GNUSyntax(inst, pc, nil))
+}

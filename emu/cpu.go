@@ -1,0 +1,342 @@
+package emu
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../.deps/unicorn/include -O2 -Wall
+#cgo LDFLAGS: ${SRCDIR}/../.deps/unicorn/lib/libunicorn.a -lm -lpthread
+#include <stdlib.h>
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// Arch is a guest architecture.
+type Arch int
+
+// The guest architectures icount emulates. The values match hotpath.c.
+const (
+	X86_64 Arch = 1
+	ARM64  Arch = 2
+)
+
+func (a Arch) String() string {
+	switch a {
+	case X86_64:
+		return "x86_64"
+	case ARM64:
+		return "aarch64"
+	}
+	return fmt.Sprintf("arch(%d)", int(a))
+}
+
+// Prot is a set of guest memory permissions.
+type Prot uint32
+
+// Memory permissions, as Unicorn numbers them.
+const (
+	ProtNone  Prot = C.UC_PROT_NONE
+	ProtRead  Prot = C.UC_PROT_READ
+	ProtWrite Prot = C.UC_PROT_WRITE
+	ProtExec  Prot = C.UC_PROT_EXEC
+	ProtAll   Prot = C.UC_PROT_ALL
+)
+
+// PageSize is the granularity of guest memory mappings.
+const PageSize = 4096
+
+// Hooks are the Go functions the CPU calls back into. NewBlock is called
+// once per distinct translated block and returns its instruction count.
+type Hooks struct {
+	NewBlock  func(addr uint64, size uint32) uint32
+	Syscall func() // x86-64 syscall instruction; RIP is at the instruction
+	// Interrupt is called for a CPU exception (on arm64, svc is intno 2
+	// with PC past it). It returns false for an exception it does not
+	// handle: the run then stops with a FaultException.
+	Interrupt func(intno uint32) bool
+}
+
+// CPU is one emulated CPU with its memory.
+type CPU struct {
+	arch   Arch
+	model  string
+	uc     *C.uc_engine
+	st     *C.ic_state
+	handle cgo.Handle
+	hooks  Hooks
+	until  uint64
+	// exception is the unhandled CPU exception number + 1, 0 for none.
+	exception uint32
+	// panicked holds a panic raised in a Go hook, re-raised after the run
+	// returns, so that a Go panic never unwinds through C frames.
+	panicked any
+}
+
+// Error is an error returned by Unicorn.
+type Error struct {
+	Op   string
+	Code int
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s", e.Op, C.GoString(C.uc_strerror(C.uc_err(e.Code))))
+}
+
+func check(op string, err C.uc_err) error {
+	if err == C.UC_ERR_OK {
+		return nil
+	}
+	return &Error{Op: op, Code: int(err)}
+}
+
+// Version returns the version of the linked Unicorn library.
+func Version() string {
+	var major, minor C.uint
+	v := C.uc_version(&major, &minor)
+	return fmt.Sprintf("%d.%d.%d", major, minor, (v>>8)&0xff)
+}
+
+// New creates a CPU for arch with every hook installed, ready to map memory.
+func New(arch Arch, hooks Hooks) (*CPU, error) {
+	c := &CPU{arch: arch, hooks: hooks}
+	var ucArch C.uc_arch
+	var mode C.uc_mode
+	var model C.int
+	switch arch {
+	case X86_64:
+		ucArch, mode, model = C.UC_ARCH_X86, C.UC_MODE_64, C.UC_CPU_X86_QEMU64
+		c.model, c.until = "qemu64", 0x8000_0000_0000_0000 // non-canonical: unreachable
+	case ARM64:
+		ucArch, mode, model = C.UC_ARCH_ARM64, C.UC_MODE_ARM, C.UC_CPU_ARM64_A72
+		c.model, c.until = "cortex-a72", 0xffff_ffff_ffff_fffc
+	default:
+		return nil, fmt.Errorf("emu: unsupported architecture %v", arch)
+	}
+	if err := check("uc_open", C.uc_open(ucArch, mode, &c.uc)); err != nil {
+		return nil, err
+	}
+	if err := check("set cpu model", C.ic_set_cpu_model(c.uc, model)); err != nil {
+		C.uc_close(c.uc)
+		return nil, err
+	}
+	c.handle = cgo.NewHandle(c)
+	c.st = C.ic_new(c.uc, C.uintptr_t(c.handle))
+	if c.st == nil {
+		c.Close()
+		return nil, errors.New("emu: out of memory for the block table")
+	}
+	if err := check("install hooks", C.ic_install_hooks(c.st, C.int(arch))); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if arch == ARM64 {
+		// FP/SIMD is disabled at reset: CPACR_EL1.FPEN = 0b11.
+		if err := c.SetReg(ARM64CPACR, c.Reg(ARM64CPACR)|3<<20); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Arch returns the guest architecture.
+func (c *CPU) Arch() Arch { return c.arch }
+
+// Model names the emulated CPU model.
+func (c *CPU) Model() string { return c.model }
+
+// Close releases the emulator.
+func (c *CPU) Close() {
+	if c.uc != nil {
+		C.uc_close(c.uc)
+		c.uc = nil
+	}
+	if c.st != nil {
+		C.ic_free(c.st)
+		c.st = nil
+	}
+	if c.handle != 0 {
+		c.handle.Delete()
+		c.handle = 0
+	}
+}
+
+// Map maps [addr, addr+size) with prot; both must be page aligned.
+func (c *CPU) Map(addr, size uint64, prot Prot) error {
+	return check(fmt.Sprintf("map %#x+%#x", addr, size), C.uc_mem_map(c.uc, C.uint64_t(addr), C.size_t(size), C.uint32_t(prot)))
+}
+
+// Unmap unmaps [addr, addr+size).
+func (c *CPU) Unmap(addr, size uint64) error {
+	return check(fmt.Sprintf("unmap %#x+%#x", addr, size), C.uc_mem_unmap(c.uc, C.uint64_t(addr), C.size_t(size)))
+}
+
+// Protect changes the permissions of [addr, addr+size).
+func (c *CPU) Protect(addr, size uint64, prot Prot) error {
+	return check(fmt.Sprintf("protect %#x+%#x", addr, size), C.uc_mem_protect(c.uc, C.uint64_t(addr), C.size_t(size), C.uint32_t(prot)))
+}
+
+// Read copies guest memory at addr into b.
+func (c *CPU) Read(addr uint64, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return check(fmt.Sprintf("read %#x+%d", addr, len(b)), C.uc_mem_read(c.uc, C.uint64_t(addr), unsafe.Pointer(&b[0]), C.size_t(len(b))))
+}
+
+// Write copies b into guest memory at addr.
+func (c *CPU) Write(addr uint64, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return check(fmt.Sprintf("write %#x+%d", addr, len(b)), C.uc_mem_write(c.uc, C.uint64_t(addr), unsafe.Pointer(&b[0]), C.size_t(len(b))))
+}
+
+// InvalidateCode discards translated blocks of [addr, addr+size), for when
+// executable memory changes under the emulator.
+func (c *CPU) InvalidateCode(addr, size uint64) error {
+	return check("remove translation cache", C.ic_remove_cache(c.uc, C.uint64_t(addr), C.uint64_t(addr+size)))
+}
+
+// Reg reads a register; reading an invalid register returns 0.
+func (c *CPU) Reg(r Reg) uint64 {
+	var v C.uint64_t
+	C.uc_reg_read(c.uc, C.int(r), unsafe.Pointer(&v))
+	return uint64(v)
+}
+
+// SetReg writes a register.
+func (c *CPU) SetReg(r Reg, v uint64) error {
+	val := C.uint64_t(v)
+	return check(fmt.Sprintf("write register %d", r), C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&val)))
+}
+
+// PC returns the program counter.
+func (c *CPU) PC() uint64 {
+	if c.arch == X86_64 {
+		return c.Reg(X86RIP)
+	}
+	return c.Reg(ARM64PC)
+}
+
+// Stop asks the CPU to stop after the current instruction; Run returns nil.
+func (c *CPU) Stop() { C.uc_emu_stop(c.uc) }
+
+// Fault describes why the guest stopped abnormally.
+type Fault struct {
+	PC     uint64 // the instruction that did not complete
+	Kind   FaultKind
+	Addr   uint64 // the data address for memory faults
+	Size    int
+	Intno   uint32 // the exception number, for FaultException
+	Unicorn error  // Unicorn's own error
+}
+
+// FaultKind classifies a fault.
+type FaultKind int
+
+// Kinds of fault.
+const (
+	FaultUnmapped FaultKind = iota + 1 // read or write of unmapped memory
+	FaultProtection                    // write to read-only or read of no-access memory
+	FaultFetch                         // execution of unmapped or non-executable memory
+	FaultInstruction                   // an instruction the CPU cannot execute
+	FaultException                     // a CPU exception no hook handled (Intno)
+	FaultOther
+)
+
+func (f *Fault) Error() string {
+	switch f.Kind {
+	case FaultUnmapped:
+		return fmt.Sprintf("access to unmapped address %#x at pc %#x", f.Addr, f.PC)
+	case FaultProtection:
+		return fmt.Sprintf("access to protected address %#x at pc %#x", f.Addr, f.PC)
+	case FaultFetch:
+		return fmt.Sprintf("jump to non-executable address %#x", f.Addr)
+	case FaultInstruction:
+		return fmt.Sprintf("invalid instruction at pc %#x", f.PC)
+	case FaultException:
+		return fmt.Sprintf("CPU exception %d at pc %#x", f.Intno, f.PC)
+	}
+	return fmt.Sprintf("emulation stopped at pc %#x: %v", f.PC, f.Unicorn)
+}
+
+// Run runs the guest from pc until a hook calls Stop (nil) or the guest
+// faults (*Fault). A fault takes back the instructions of the current block
+// from the faulting one on, given by notRun.
+func (c *CPU) Run(pc uint64, notRun func(blockAddr uint64, blockSize uint32, faultPC uint64) uint32) error {
+	c.st.fault_type, c.exception = 0, 0
+	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, 0)
+	if p := c.panicked; p != nil {
+		c.panicked = nil
+		panic(p)
+	}
+	if c.st.oom != 0 {
+		return errors.New("emu: out of memory for the block table")
+	}
+	if err == C.UC_ERR_OK && c.exception == 0 {
+		return nil
+	}
+	f := &Fault{PC: c.PC(), Unicorn: check("run", err), Kind: FaultOther}
+	if c.exception != 0 {
+		f.Kind, f.Intno = FaultException, c.exception-1
+	}
+	switch err {
+	case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED:
+		f.Kind = FaultUnmapped
+	case C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT:
+		f.Kind = FaultProtection
+	case C.UC_ERR_FETCH_UNMAPPED, C.UC_ERR_FETCH_PROT:
+		f.Kind = FaultFetch
+	case C.UC_ERR_INSN_INVALID:
+		f.Kind = FaultInstruction
+	}
+	if c.st.fault_type != 0 {
+		f.Addr, f.Size = uint64(c.st.fault_addr), int(c.st.fault_size)
+	}
+	if f.Kind == FaultFetch {
+		// Nothing of the block at the target ran; the block that jumped
+		// there completed.
+		return f
+	}
+	if cur := c.st.cur; cur >= 0 && notRun != nil {
+		b := (*[1 << 30]C.ic_block)(unsafe.Pointer(c.st.blocks))[cur]
+		if n := notRun(uint64(b.addr), uint32(b.size), f.PC); n > 0 {
+			C.ic_cut(c.st, cur, C.uint32_t(n))
+		}
+	}
+	return f
+}
+
+// Instructions returns the instructions counted so far.
+func (c *CPU) Instructions() uint64 { return uint64(c.st.insns) }
+
+// BlockExecutions returns the block executions counted so far.
+func (c *CPU) BlockExecutions() uint64 { return uint64(c.st.execs) }
+
+// Block is one translated block's counters, read back from C.
+type Block struct {
+	Addr         uint64
+	Size         uint32
+	Instructions uint32 // per execution
+	Executions   uint64
+	Cut          uint64 // instructions that did not complete, over all executions
+}
+
+// Blocks returns a copy of the block table, in first-seen order.
+func (c *CPU) Blocks() []Block {
+	n := int(c.st.nblocks)
+	out := make([]Block, n)
+	if n == 0 {
+		return out
+	}
+	src := unsafe.Slice(c.st.blocks, n)
+	for i, b := range src {
+		out[i] = Block{Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)}
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package emu
+
+/*
+#include <unicorn/unicorn.h>
+*/
+import "C"
+
+// Reg names a guest register, as Unicorn numbers them.
+type Reg int
+
+// x86-64 registers.
+const (
+	X86RAX    Reg = C.UC_X86_REG_RAX
+	X86RBX    Reg = C.UC_X86_REG_RBX
+	X86RCX    Reg = C.UC_X86_REG_RCX
+	X86RDX    Reg = C.UC_X86_REG_RDX
+	X86RSI    Reg = C.UC_X86_REG_RSI
+	X86RDI    Reg = C.UC_X86_REG_RDI
+	X86RBP    Reg = C.UC_X86_REG_RBP
+	X86RSP    Reg = C.UC_X86_REG_RSP
+	X86R8     Reg = C.UC_X86_REG_R8
+	X86R9     Reg = C.UC_X86_REG_R9
+	X86R10    Reg = C.UC_X86_REG_R10
+	X86R11    Reg = C.UC_X86_REG_R11
+	X86R12    Reg = C.UC_X86_REG_R12
+	X86R13    Reg = C.UC_X86_REG_R13
+	X86R14    Reg = C.UC_X86_REG_R14
+	X86R15    Reg = C.UC_X86_REG_R15
+	X86RIP    Reg = C.UC_X86_REG_RIP
+	X86EFLAGS Reg = C.UC_X86_REG_EFLAGS
+	X86FSBase Reg = C.UC_X86_REG_FS_BASE
+	X86GSBase Reg = C.UC_X86_REG_GS_BASE
+)
+
+// arm64 registers. X0+n is register Xn for n in 0..28; X29 is the frame
+// pointer and X30 the link register.
+const (
+	ARM64X0    Reg = C.UC_ARM64_REG_X0
+	ARM64X29   Reg = C.UC_ARM64_REG_X29
+	ARM64X30   Reg = C.UC_ARM64_REG_X30
+	ARM64SP    Reg = C.UC_ARM64_REG_SP
+	ARM64PC    Reg = C.UC_ARM64_REG_PC
+	ARM64NZCV  Reg = C.UC_ARM64_REG_NZCV
+	ARM64TPIDR Reg = C.UC_ARM64_REG_TPIDR_EL0
+	ARM64CPACR Reg = C.UC_ARM64_REG_CPACR_EL1
+)
+
+// ARM64X returns register Xn for n in 0..30.
+func ARM64X(n int) Reg {
+	switch {
+	case n <= 28:
+		return ARM64X0 + Reg(n)
+	case n == 29:
+		return ARM64X29
+	default:
+		return ARM64X30
+	}
+}

@@ -1,0 +1,58 @@
+package kernel
+
+import (
+	"encoding/binary"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// The x86-64 system-call boundary: syscall with the number in rax, the
+// arguments in rdi, rsi, rdx, r10, r8, r9 and the result in rax.
+
+// hwcapX86 is CPUID.1:EDX of the emulated qemu64 CPU, which AT_HWCAP
+// carries on x86.
+const hwcapX86 = 0x0f8bfbff
+
+var abiX86_64 = &abi{
+	arch:          emu.X86_64,
+	nr:            emu.X86RAX,
+	ret:           emu.X86RAX,
+	args:          [6]emu.Reg{emu.X86RDI, emu.X86RSI, emu.X86RDX, emu.X86R10, emu.X86R8, emu.X86R9},
+	table:         newTable(tableX86_64),
+	hwcap:         hwcapX86,
+	platform:      "x86_64",
+	sigactionSize: 32,
+	start: func(cpu CPU, sp uint64) error {
+		return cpu.SetReg(emu.X86RSP, sp)
+	},
+	// Unicorn calls the syscall hook with RIP at the instruction.
+	syscallPC: func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) },
+	stat:      statX86_64,
+	// The host is x86-64: open flags need no conversion.
+	openFlags: func(f uint64) int { return int(f) },
+}
+
+func init() { abis[emu.X86_64] = abiX86_64 }
+
+// statX86_64 encodes struct stat as x86-64 lays it out (144 bytes).
+func statX86_64(st *unix.Stat_t) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, 0, 144)
+	b = le.AppendUint64(b, st.Dev)
+	b = le.AppendUint64(b, st.Ino)
+	b = le.AppendUint64(b, uint64(st.Nlink))
+	b = le.AppendUint32(b, st.Mode)
+	b = le.AppendUint32(b, st.Uid)
+	b = le.AppendUint32(b, st.Gid)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint64(b, st.Rdev)
+	b = le.AppendUint64(b, uint64(st.Size))
+	b = le.AppendUint64(b, uint64(st.Blksize))
+	b = le.AppendUint64(b, uint64(st.Blocks))
+	for _, t := range []unix.Timespec{st.Atim, st.Mtim, st.Ctim} {
+		b = le.AppendUint64(b, uint64(t.Sec))
+		b = le.AppendUint64(b, uint64(t.Nsec))
+	}
+	return append(b, make([]byte, 24)...)
+}

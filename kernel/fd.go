@@ -1,0 +1,86 @@
+package kernel
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// maxFDs bounds the guest's descriptor table, like RLIMIT_NOFILE.
+const maxFDs = 1024
+
+// file is an open guest file description backed by a host descriptor.
+type file struct {
+	host     int
+	path     string
+	stdio    bool // one of icount's own standard streams: never closed on the host
+	pipe     bool // a pipe icount made: non-blocking on the host
+	nonblock bool // the guest asked for O_NONBLOCK
+	refs     int
+}
+
+// fdTable maps guest descriptors to open files.
+type fdTable struct {
+	fds map[int]*file
+}
+
+func newFDTable() *fdTable {
+	t := &fdTable{fds: map[int]*file{}}
+	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
+		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
+	}
+	return t
+}
+
+func (t *fdTable) get(fd uint64) (*file, error) {
+	if f, ok := t.fds[int(int32(fd))]; ok && int32(fd) >= 0 {
+		return f, nil
+	}
+	return nil, unix.EBADF
+}
+
+// install gives f the lowest free descriptor at or above min.
+func (t *fdTable) install(f *file, min int) (int, error) {
+	for fd := min; fd < maxFDs; fd++ {
+		if _, used := t.fds[fd]; !used {
+			t.fds[fd] = f
+			f.refs++
+			return fd, nil
+		}
+	}
+	return 0, unix.EMFILE
+}
+
+// installAt puts f at fd, closing what was there.
+func (t *fdTable) installAt(f *file, fd int) error {
+	if fd < 0 || fd >= maxFDs {
+		return unix.EBADF
+	}
+	if old, ok := t.fds[fd]; ok {
+		if old == f {
+			return nil
+		}
+		t.close(fd)
+	}
+	t.fds[fd] = f
+	f.refs++
+	return nil
+}
+
+func (t *fdTable) close(fd int) error {
+	f, ok := t.fds[fd]
+	if !ok {
+		return unix.EBADF
+	}
+	delete(t.fds, fd)
+	f.refs--
+	if f.refs == 0 && !f.stdio {
+		return unix.Close(f.host)
+	}
+	return nil
+}
+
+// closeAll closes every guest descriptor, at exit.
+func (t *fdTable) closeAll() {
+	for fd := range t.fds {
+		t.close(fd)
+	}
+}

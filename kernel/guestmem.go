@@ -1,0 +1,96 @@
+package kernel
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// maxPath bounds a path string read from the guest, like PATH_MAX.
+const maxPath = 4096
+
+// readMem copies n bytes of guest memory at addr; EFAULT if unmapped.
+func (p *Process) readMem(addr, n uint64) ([]byte, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	b := make([]byte, n)
+	if err := p.cpu.Read(addr, b); err != nil {
+		return nil, unix.EFAULT
+	}
+	return b, nil
+}
+
+// writeMem copies b into guest memory at addr; EFAULT if unmapped. A write
+// into executable memory discards its translated code.
+func (p *Process) writeMem(addr uint64, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if !p.mm.mapped(pageDown(addr), pageUp(addr+uint64(len(b)))) {
+		return unix.EFAULT
+	}
+	if err := p.cpu.Write(addr, b); err != nil {
+		return unix.EFAULT
+	}
+	if p.mm.executable(addr, addr+uint64(len(b))) {
+		return p.cpu.InvalidateCode(addr, uint64(len(b)))
+	}
+	return nil
+}
+
+func (p *Process) readU64(addr uint64) (uint64, error) {
+	b, err := p.readMem(addr, 8)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+func (p *Process) writeU64(addr, v uint64) error {
+	return p.writeMem(addr, binary.LittleEndian.AppendUint64(nil, v))
+}
+
+func (p *Process) writeU32(addr uint64, v uint32) error {
+	return p.writeMem(addr, binary.LittleEndian.AppendUint32(nil, v))
+}
+
+// readString reads a NUL-terminated string of at most maxPath bytes.
+func (p *Process) readString(addr uint64) (string, error) {
+	var out []byte
+	chunk := make([]byte, 256)
+	for len(out) < maxPath {
+		// Read up to the end of the page, so a string at the end of a
+		// mapping does not fault on the page after it.
+		n := min(uint64(len(chunk)), emu.PageSize-addr%emu.PageSize)
+		if err := p.cpu.Read(addr, chunk[:n]); err != nil {
+			return "", unix.EFAULT
+		}
+		if i := bytes.IndexByte(chunk[:n], 0); i >= 0 {
+			return string(append(out, chunk[:i]...)), nil
+		}
+		out = append(out, chunk[:n]...)
+		addr += n
+	}
+	return "", unix.ENAMETOOLONG
+}
+
+// iovec is one element of a readv/writev vector.
+type iovec struct{ base, len uint64 }
+
+func (p *Process) readIovecs(addr, count uint64) ([]iovec, error) {
+	if count > 1024 {
+		return nil, unix.EINVAL
+	}
+	b, err := p.readMem(addr, 16*count)
+	if err != nil {
+		return nil, err
+	}
+	v := make([]iovec, count)
+	for i := range v {
+		v[i] = iovec{binary.LittleEndian.Uint64(b[16*i:]), binary.LittleEndian.Uint64(b[16*i+8:])}
+	}
+	return v, nil
+}

@@ -1,0 +1,513 @@
+package kernel
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// File-descriptor system calls: open, read, write, stat and friends, on
+// host files with the permissions of the user running icount.
+
+// maxIO bounds one read or write, as a short transfer is legal.
+const maxIO = 16 << 20
+
+// guestFDCWD is AT_FDCWD (-100) as the guest passes it.
+const guestFDCWD = ^uint64(99)
+
+func sysRead(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, min(a[2], maxIO))
+	n, err := p.hostIO(f, func() (int, error) { return unix.Read(f.host, buf) })
+	if err != nil {
+		return 0, err
+	}
+	return uint64(n), p.writeMem(a[1], buf[:n])
+}
+
+func sysWrite(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	buf, err := p.readMem(a[1], min(a[2], maxIO))
+	if err != nil {
+		return 0, err
+	}
+	n, err := p.hostIO(f, func() (int, error) { return unix.Write(f.host, buf) })
+	return uint64(n), err
+}
+
+func sysPread64(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, min(a[2], maxIO))
+	n, err := unix.Pread(f.host, buf, int64(a[3]))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), p.writeMem(a[1], buf[:n])
+}
+
+func sysPwrite64(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	buf, err := p.readMem(a[1], min(a[2], maxIO))
+	if err != nil {
+		return 0, err
+	}
+	n, err := unix.Pwrite(f.host, buf, int64(a[3]))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), nil
+}
+
+func sysReadv(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	iov, err := p.readIovecs(a[1], a[2])
+	if err != nil {
+		return 0, err
+	}
+	var total uint64
+	for _, v := range iov {
+		if v.len == 0 {
+			continue
+		}
+		buf := make([]byte, min(v.len, maxIO))
+		n, err := p.hostIO(f, func() (int, error) { return unix.Read(f.host, buf) })
+		if err != nil {
+			if total > 0 {
+				break
+			}
+			return 0, err
+		}
+		if err := p.writeMem(v.base, buf[:n]); err != nil {
+			return 0, err
+		}
+		total += uint64(n)
+		if uint64(n) < v.len {
+			break
+		}
+	}
+	return total, nil
+}
+
+func sysWritev(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	iov, err := p.readIovecs(a[1], a[2])
+	if err != nil {
+		return 0, err
+	}
+	// One host write, so that what the guest wrote in one call arrives in
+	// one piece, as with the real writev.
+	var buf []byte
+	for _, v := range iov {
+		b, err := p.readMem(v.base, min(v.len, maxIO))
+		if err != nil {
+			return 0, err
+		}
+		buf = append(buf, b...)
+	}
+	if len(buf) == 0 {
+		return 0, nil
+	}
+	n, err := p.hostIO(f, func() (int, error) { return unix.Write(f.host, buf) })
+	return uint64(n), err
+}
+
+// hostIO runs a read or write on a host descriptor. Pipes icount created
+// are non-blocking on the host: a transfer that would block forever in a
+// single-threaded guest stops the run instead of hanging it.
+func (p *Process) hostIO(f *file, op func() (int, error)) (int, error) {
+	n, err := op()
+	if err == nil {
+		return n, nil
+	}
+	if errors.Is(err, unix.EAGAIN) && f.pipe && !f.nonblock {
+		return 0, errDeadlock
+	}
+	return 0, errnoOf(err)
+}
+
+// errDeadlock stops a guest that would wait forever.
+var errDeadlock = errors.New("the guest blocks on a pipe that only it can fill or drain: it would wait forever")
+
+// hostDir converts a guest directory descriptor for *at calls.
+func (p *Process) hostDir(dirfd uint64) (int, error) {
+	if dirfd == guestFDCWD || int32(dirfd) == -100 {
+		return unix.AT_FDCWD, nil
+	}
+	f, err := p.fds.get(dirfd)
+	if err != nil {
+		return 0, err
+	}
+	return f.host, nil
+}
+
+func sysOpen(p *Process, a [6]uint64) (uint64, error) {
+	return p.openat(guestFDCWD, a[0], a[1], a[2])
+}
+
+func sysOpenat(p *Process, a [6]uint64) (uint64, error) {
+	return p.openat(a[0], a[1], a[2], a[3])
+}
+
+func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
+	path, err := p.readString(pathAddr)
+	if err != nil {
+		return 0, err
+	}
+	dir, err := p.hostDir(dirfd)
+	if err != nil {
+		return 0, err
+	}
+	hostFlags := p.abi.openFlags(flags)
+	fd, err := unix.Openat(dir, path, hostFlags|unix.O_CLOEXEC, uint32(mode))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	p.noteOpen(path)
+	f := &file{host: fd, path: path, nonblock: hostFlags&unix.O_NONBLOCK != 0}
+	gfd, err := p.fds.install(f, 0)
+	if err != nil {
+		unix.Close(fd)
+		return 0, err
+	}
+	return uint64(gfd), nil
+}
+
+func sysClose(p *Process, a [6]uint64) (uint64, error) {
+	return 0, p.fds.close(int(int32(a[0])))
+}
+
+func sysLseek(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	off, err := unix.Seek(f.host, int64(a[1]), int(a[2]))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(off), nil
+}
+
+func (p *Process) putStat(addr uint64, st *unix.Stat_t) error {
+	return p.writeMem(addr, p.abi.stat(st))
+}
+
+func sysFstat(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(f.host, &st); err != nil {
+		return 0, errnoOf(err)
+	}
+	return 0, p.putStat(a[1], &st)
+}
+
+func sysStat(p *Process, a [6]uint64) (uint64, error) {
+	return p.fstatat(guestFDCWD, a[0], a[1], 0)
+}
+
+func sysLstat(p *Process, a [6]uint64) (uint64, error) {
+	return p.fstatat(guestFDCWD, a[0], a[1], unix.AT_SYMLINK_NOFOLLOW)
+}
+
+func sysNewfstatat(p *Process, a [6]uint64) (uint64, error) {
+	return p.fstatat(a[0], a[1], a[2], a[3])
+}
+
+func (p *Process) fstatat(dirfd, pathAddr, statAddr, flags uint64) (uint64, error) {
+	path, err := p.readString(pathAddr)
+	if err != nil {
+		return 0, err
+	}
+	dir, err := p.hostDir(dirfd)
+	if err != nil {
+		return 0, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, path, &st, int(flags)); err != nil {
+		return 0, errnoOf(err)
+	}
+	return 0, p.putStat(statAddr, &st)
+}
+
+func sysStatx(p *Process, a [6]uint64) (uint64, error) {
+	path, err := p.readString(a[1])
+	if err != nil {
+		return 0, err
+	}
+	dir, err := p.hostDir(a[0])
+	if err != nil {
+		return 0, err
+	}
+	var stx unix.Statx_t
+	if err := unix.Statx(dir, path, int(a[2]), int(a[3]), &stx); err != nil {
+		return 0, errnoOf(err)
+	}
+	// struct statx has one layout on every arch.
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&stx)), unsafe.Sizeof(stx))
+	return 0, p.writeMem(a[4], raw)
+}
+
+// ioctl requests answered for terminals (asm-generic numbering, shared by
+// x86-64 and arm64).
+const (
+	tcgets     = 0x5401
+	tiocgwinsz = 0x5413
+)
+
+func sysIoctl(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	switch a[1] {
+	case tcgets:
+		t, err := unix.IoctlGetTermios(f.host, unix.TCGETS)
+		if err != nil {
+			return 0, errnoOf(err)
+		}
+		// The kernel's struct termios: four flags, c_line, c_cc[19].
+		raw := unsafe.Slice((*byte)(unsafe.Pointer(t)), 36)
+		return 0, p.writeMem(a[2], raw)
+	case tiocgwinsz:
+		w, err := unix.IoctlGetWinsize(f.host, unix.TIOCGWINSZ)
+		if err != nil {
+			return 0, errnoOf(err)
+		}
+		return 0, p.writeMem(a[2], unsafe.Slice((*byte)(unsafe.Pointer(w)), unsafe.Sizeof(*w)))
+	}
+	// Other requests are terminal or device controls a regular program's
+	// output does not depend on; a kernel answers them so for non-devices.
+	return 0, unix.ENOTTY
+}
+
+// fcntl commands.
+const (
+	fDupfd        = 0
+	fGetfd        = 1
+	fSetfd        = 2
+	fGetfl        = 3
+	fSetfl        = 4
+	fDupfdCloexec = 1030
+)
+
+func sysFcntl(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	switch a[1] {
+	case fDupfd, fDupfdCloexec:
+		fd, err := p.fds.install(f, int(int32(a[2])))
+		return uint64(fd), err
+	case fGetfd:
+		return 0, nil
+	case fSetfd:
+		return 0, nil
+	case fGetfl:
+		fl, err := unix.FcntlInt(uintptr(f.host), unix.F_GETFL, 0)
+		if err != nil {
+			return 0, errnoOf(err)
+		}
+		if f.pipe && !f.nonblock {
+			fl &^= unix.O_NONBLOCK
+		}
+		return uint64(fl &^ unix.O_LARGEFILE), nil
+	case fSetfl:
+		f.nonblock = a[2]&unix.O_NONBLOCK != 0
+		fl := int(a[2]) & (unix.O_APPEND | unix.O_NONBLOCK)
+		if f.pipe {
+			fl |= unix.O_NONBLOCK
+		}
+		if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, fl); err != nil {
+			return 0, errnoOf(err)
+		}
+		return 0, nil
+	}
+	return 0, errUnsupported("fcntl command " + itoa(a[1]))
+}
+
+func sysDup(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	fd, err := p.fds.install(f, 0)
+	return uint64(fd), err
+}
+
+func sysDup2(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return a[1], p.fds.installAt(f, int(int32(a[1])))
+}
+
+func sysDup3(p *Process, a [6]uint64) (uint64, error) {
+	if a[0] == a[1] {
+		return 0, unix.EINVAL
+	}
+	return sysDup2(p, a)
+}
+
+func sysPipe(p *Process, a [6]uint64) (uint64, error) {
+	return sysPipe2(p, [6]uint64{a[0], 0})
+}
+
+func sysPipe2(p *Process, a [6]uint64) (uint64, error) {
+	var host [2]int
+	if err := unix.Pipe2(host[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		return 0, errnoOf(err)
+	}
+	nonblock := a[1]&unix.O_NONBLOCK != 0
+	var fds [2]int
+	for i := range host {
+		fd, err := p.fds.install(&file{host: host[i], path: "pipe", pipe: true, nonblock: nonblock}, 0)
+		if err != nil {
+			if i == 1 {
+				p.fds.close(fds[0])
+			}
+			unix.Close(host[i])
+			return 0, err
+		}
+		fds[i] = fd
+	}
+	if err := p.writeU32(a[0], uint32(fds[0])); err != nil {
+		return 0, err
+	}
+	return 0, p.writeU32(a[0]+4, uint32(fds[1]))
+}
+
+func sysReadlink(p *Process, a [6]uint64) (uint64, error) {
+	return p.readlinkat(guestFDCWD, a[0], a[1], a[2])
+}
+
+func sysReadlinkat(p *Process, a [6]uint64) (uint64, error) {
+	return p.readlinkat(a[0], a[1], a[2], a[3])
+}
+
+func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) {
+	path, err := p.readString(pathAddr)
+	if err != nil {
+		return 0, err
+	}
+	var target string
+	if path == "/proc/self/exe" || path == "/proc/"+itoa(PID)+"/exe" {
+		target, err = filepath.Abs(p.exe.Path)
+		if err != nil {
+			return 0, unix.ENOENT
+		}
+	} else {
+		dir, err := p.hostDir(dirfd)
+		if err != nil {
+			return 0, err
+		}
+		b := make([]byte, maxPath)
+		n, err := unix.Readlinkat(dir, path, b)
+		if err != nil {
+			return 0, errnoOf(err)
+		}
+		target = string(b[:n])
+	}
+	out := []byte(target)[:min(uint64(len(target)), size)]
+	return uint64(len(out)), p.writeMem(buf, out)
+}
+
+func sysAccess(p *Process, a [6]uint64) (uint64, error) {
+	return p.faccessat(guestFDCWD, a[0], a[1], 0)
+}
+
+func sysFaccessat(p *Process, a [6]uint64) (uint64, error) {
+	return p.faccessat(a[0], a[1], a[2], 0)
+}
+
+func sysFaccessat2(p *Process, a [6]uint64) (uint64, error) {
+	return p.faccessat(a[0], a[1], a[2], a[3])
+}
+
+func (p *Process) faccessat(dirfd, pathAddr, mode, flags uint64) (uint64, error) {
+	path, err := p.readString(pathAddr)
+	if err != nil {
+		return 0, err
+	}
+	dir, err := p.hostDir(dirfd)
+	if err != nil {
+		return 0, err
+	}
+	return 0, errnoOrNil(unix.Faccessat(dir, path, uint32(mode), int(flags)))
+}
+
+func sysGetcwd(p *Process, a [6]uint64) (uint64, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return 0, unix.ENOENT
+	}
+	b := append([]byte(wd), 0)
+	if uint64(len(b)) > a[1] {
+		return 0, unix.ERANGE
+	}
+	return uint64(len(b)), p.writeMem(a[0], b)
+}
+
+func sysUnlinkat(p *Process, a [6]uint64) (uint64, error) {
+	path, err := p.readString(a[1])
+	if err != nil {
+		return 0, err
+	}
+	dir, err := p.hostDir(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return 0, errnoOrNil(unix.Unlinkat(dir, path, int(a[2])))
+}
+
+func sysUnlink(p *Process, a [6]uint64) (uint64, error) {
+	return sysUnlinkat(p, [6]uint64{guestFDCWD, a[0], 0})
+}
+
+func sysFtruncate(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return 0, errnoOrNil(unix.Ftruncate(f.host, int64(a[1])))
+}
+
+func sysFsync(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return 0, errnoOrNil(unix.Fsync(f.host))
+}
+
+func errnoOrNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errnoOf(err)
+}

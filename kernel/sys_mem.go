@@ -1,0 +1,201 @@
+package kernel
+
+import (
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// Memory system calls: brk, mmap, munmap, mprotect, mremap, madvise.
+
+// mmap flags (shared by x86-64 and arm64).
+const (
+	mapShared         = 0x01
+	mapPrivate        = 0x02
+	mapFixed          = 0x10
+	mapAnonymous      = 0x20
+	mapFixedNoreplace = 0x100000
+)
+
+const mremapMaymove = 1
+
+// guestProt converts PROT_* bits, numbered as Unicorn's.
+func guestProt(prot uint64) (emu.Prot, error) {
+	if prot&^7 != 0 {
+		return 0, unix.EINVAL
+	}
+	return emu.Prot(prot), nil
+}
+
+func sysBrk(p *Process, a [6]uint64) (uint64, error) {
+	m := p.mm
+	want := a[0]
+	if want < m.brkStart {
+		return m.brk, nil
+	}
+	oldEnd, newEnd := pageUp(m.brk), pageUp(want)
+	switch {
+	case newEnd > oldEnd:
+		if m.overlaps(oldEnd, newEnd) {
+			return m.brk, nil
+		}
+		if err := m.Map(oldEnd, newEnd-oldEnd, emu.ProtRead|emu.ProtWrite, "[heap]"); err != nil {
+			return m.brk, nil
+		}
+	case newEnd < oldEnd:
+		if err := m.unmap(newEnd, oldEnd); err != nil {
+			return m.brk, nil
+		}
+	}
+	m.brk = want
+	return m.brk, nil
+}
+
+func sysMmap(p *Process, a [6]uint64) (uint64, error) {
+	addr, length, flags, off := a[0], a[1], a[3], a[5]
+	prot, err := guestProt(a[2])
+	if err != nil {
+		return 0, err
+	}
+	if length == 0 || addr%emu.PageSize != 0 || off%emu.PageSize != 0 {
+		return 0, unix.EINVAL
+	}
+	size := pageUp(length)
+	if size < length || size > 1<<46 {
+		return 0, unix.ENOMEM
+	}
+	anon := flags&mapAnonymous != 0
+	var src *file
+	if !anon {
+		if src, err = p.fds.get(a[4]); err != nil {
+			return 0, err
+		}
+		if flags&mapShared != 0 && prot&emu.ProtWrite != 0 {
+			return 0, errUnsupported("writable MAP_SHARED file mapping")
+		}
+	} else if flags&(mapShared|mapPrivate) == 0 {
+		return 0, unix.EINVAL
+	}
+	m := p.mm
+	switch {
+	case flags&mapFixedNoreplace != 0:
+		if m.overlaps(addr, addr+size) {
+			return 0, unix.EEXIST
+		}
+	case flags&mapFixed != 0:
+		if addr == 0 || addr+size > m.mmapTop+mmapGap {
+			return 0, unix.EINVAL
+		}
+		if err := m.unmap(addr, addr+size); err != nil {
+			return 0, err
+		}
+	default:
+		if addr == 0 || addr+size > m.mmapTop || m.overlaps(addr, addr+size) || addr < m.brk {
+			var ok bool
+			if addr, ok = m.findFree(size); !ok {
+				return 0, unix.ENOMEM
+			}
+		}
+	}
+	name := ""
+	if src != nil {
+		name = src.path
+	}
+	if err := m.Map(addr, size, prot, name); err != nil {
+		return 0, unix.ENOMEM
+	}
+	if src != nil {
+		buf := make([]byte, length)
+		n, err := unix.Pread(src.host, buf, int64(off))
+		if err != nil {
+			m.unmap(addr, addr+size)
+			return 0, errnoOf(err)
+		}
+		if err := p.cpu.Write(addr, buf[:n]); err != nil {
+			return 0, err
+		}
+	}
+	return addr, nil
+}
+
+func sysMunmap(p *Process, a [6]uint64) (uint64, error) {
+	addr, length := a[0], a[1]
+	if addr%emu.PageSize != 0 || length == 0 {
+		return 0, unix.EINVAL
+	}
+	return 0, p.mm.unmap(addr, addr+pageUp(length))
+}
+
+func sysMprotect(p *Process, a [6]uint64) (uint64, error) {
+	addr, length := a[0], a[1]
+	prot, err := guestProt(a[2] &^ 0x3000000) // PROT_GROWSDOWN/UP apply to stacks only
+	if err != nil {
+		return 0, err
+	}
+	if addr%emu.PageSize != 0 {
+		return 0, unix.EINVAL
+	}
+	if length == 0 {
+		return 0, nil
+	}
+	return 0, p.mm.protect(addr, addr+pageUp(length), prot)
+}
+
+func sysMremap(p *Process, a [6]uint64) (uint64, error) {
+	old, oldSize, newSize, flags := a[0], pageUp(a[1]), pageUp(a[2]), a[3]
+	m := p.mm
+	if old%emu.PageSize != 0 || newSize == 0 || flags&^uint64(mremapMaymove) != 0 {
+		if flags&^uint64(mremapMaymove) != 0 {
+			return 0, errUnsupported("mremap flags other than MREMAP_MAYMOVE")
+		}
+		return 0, unix.EINVAL
+	}
+	if !m.mapped(old, old+oldSize) {
+		return 0, unix.EFAULT
+	}
+	if newSize <= oldSize {
+		return old, m.unmap(old+newSize, old+oldSize)
+	}
+	prot := m.protAt(old)
+	if !m.overlaps(old+oldSize, old+newSize) && old+newSize <= m.mmapTop {
+		if err := m.Map(old+oldSize, newSize-oldSize, prot, m.nameAt(old)); err == nil {
+			return old, nil
+		}
+	}
+	if flags&mremapMaymove == 0 {
+		return 0, unix.ENOMEM
+	}
+	addr, ok := m.findFree(newSize)
+	if !ok {
+		return 0, unix.ENOMEM
+	}
+	data, err := p.readMem(old, oldSize)
+	if err != nil {
+		return 0, err
+	}
+	if err := m.Map(addr, newSize, prot, m.nameAt(old)); err != nil {
+		return 0, unix.ENOMEM
+	}
+	if err := p.cpu.Write(addr, data); err != nil {
+		return 0, err
+	}
+	return addr, m.unmap(old, old+oldSize)
+}
+
+const madvDontneed = 4
+
+func sysMadvise(p *Process, a [6]uint64) (uint64, error) {
+	addr, length := a[0], pageUp(a[1])
+	if addr%emu.PageSize != 0 {
+		return 0, unix.EINVAL
+	}
+	if !p.mm.mapped(addr, addr+length) {
+		return 0, unix.ENOMEM
+	}
+	if a[2] == madvDontneed {
+		// Private anonymous pages read back as zeros afterwards.
+		if err := p.cpu.Write(addr, make([]byte, length)); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}

@@ -1,0 +1,69 @@
+package kernel
+
+import (
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// Support says how completely icount emulates a system call.
+type Support int
+
+// Support levels.
+const (
+	Full    Support = iota // as Linux does, for every argument a program passes
+	Partial                // common uses; others stop the run, naming what is missing
+	ENOSYS                 // answered with ENOSYS on purpose; libc falls back
+)
+
+func (s Support) String() string {
+	return [...]string{"full", "partial", "enosys"}[s]
+}
+
+// Handler emulates one system call. It returns the result, or an Errno for
+// the guest, or errUnsupported to stop the run.
+type Handler func(p *Process, a [6]uint64) (uint64, error)
+
+// Syscall is one row of a guest arch's system-call table.
+type Syscall struct {
+	Nr      uint64
+	Name    string
+	Handler Handler
+	Support Support
+	Note    string
+}
+
+// abi is what differs between guest arches at the system-call boundary.
+type abi struct {
+	arch     emu.Arch
+	nr, ret  emu.Reg
+	args     [6]emu.Reg
+	table    map[uint64]*Syscall
+	hwcap    uint64
+	platform string
+	// start sets the registers at the entry point; sp points at argc.
+	start func(cpu CPU, sp uint64) error
+	// syscallPC is the address of the system-call instruction being handled.
+	syscallPC func(cpu CPU) uint64
+	// stat encodes a host stat as the guest's struct stat.
+	stat func(st *unix.Stat_t) []byte
+	// svcIntno is the exception number of the system-call instruction
+	// when it arrives as an interrupt (arm64), 0 when it has its own hook.
+	svcIntno uint32
+	// sigactionSize is the size of the kernel's struct sigaction.
+	sigactionSize uint64
+	// openFlags converts the guest's open flags to the host's.
+	openFlags func(guest uint64) int
+}
+
+var abis = map[emu.Arch]*abi{}
+
+func newTable(rows []Syscall) map[uint64]*Syscall {
+	t := make(map[uint64]*Syscall, len(rows))
+	for i := range rows {
+		if t[rows[i].Nr] != nil {
+			panic("kernel: system call number listed twice: " + rows[i].Name)
+		}
+		t[rows[i].Nr] = &rows[i]
+	}
+	return t
+}

@@ -1,0 +1,256 @@
+package loader
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/icount-dev/icount/emu"
+)
+
+// Limits of the guest address space icount lays executables out in.
+const (
+	userTop = 1 << 47 // x86-64 and 48-bit arm64 user space both fit below
+	minAddr = 0x10000 // like vm.mmap_min_addr
+)
+
+// Fixed load bases of position-independent executables, the kernel's
+// ELF_ET_DYN_BASE without address randomisation.
+var pieBase = map[emu.Arch]uint64{
+	emu.X86_64: 0x555555554000,
+	emu.ARM64:  0xaaaaaaaa0000,
+}
+
+// Segment is one PT_LOAD segment as validated.
+type Segment struct {
+	Vaddr, Memsz   uint64 // before relocation by the load base
+	Offset, Filesz uint64
+	Prot           emu.Prot
+}
+
+// Executable is a validated ELF executable, not yet mapped.
+type Executable struct {
+	Path    string
+	Arch    emu.Arch
+	PIE     bool   // ET_DYN: loaded at a fixed base
+	Interp  string // PT_INTERP, empty for static executables
+	Entry   uint64 // before relocation
+	Phoff   uint64
+	Phnum   int
+	Phent   int
+	Segs    []Segment
+	Size    int64
+	SHA256  string
+	BuildID string
+	data    []byte
+}
+
+// Open reads and validates the executable at path.
+func Open(path string) (*Executable, error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, errorf(path, NotFound, "no such file")
+	case err != nil:
+		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
+	case st.IsDir():
+		return nil, errorf(path, NotRunnable, "is a directory, not an executable")
+	case !st.Mode().IsRegular():
+		return nil, errorf(path, NotRunnable, "is not a regular file")
+	case st.Mode().Perm()&0o111 == 0:
+		return nil, errorf(path, NotRunnable, "is not executable (no x permission); chmod +x it if it is a program")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
+	}
+	return Parse(path, data)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse validates data as an executable icount can run; path names it in
+// errors.
+func Parse(path string, data []byte) (exe *Executable, err error) {
+	if err := checkIdent(path, data); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// debug/elf is meant to reject malformed input with an error; a
+		// panic on input it did not foresee is still malformed input.
+		if p := recover(); p != nil {
+			exe, err = nil, errorf(path, NotRunnable, "malformed ELF file (%v)", p)
+		}
+	}()
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, errorf(path, NotRunnable, "malformed ELF file: %v", err)
+	}
+	exe = &Executable{Path: path, Size: int64(len(data)), data: data}
+	switch f.Machine {
+	case elf.EM_X86_64:
+		exe.Arch = emu.X86_64
+	case elf.EM_AARCH64:
+		exe.Arch = emu.ARM64
+	default:
+		return nil, errorf(path, Unsupported, "is an ELF file for %v; icount runs x86-64 and aarch64 executables", f.Machine)
+	}
+	switch f.Type {
+	case elf.ET_EXEC:
+	case elf.ET_DYN:
+		exe.PIE = true
+	case elf.ET_REL:
+		return nil, errorf(path, NotRunnable, "is a relocatable object file, not an executable; link it first")
+	case elf.ET_CORE:
+		return nil, errorf(path, NotRunnable, "is a core dump, not an executable")
+	default:
+		return nil, errorf(path, NotRunnable, "has ELF type %v, not an executable", f.Type)
+	}
+	exe.Entry = f.Entry
+	exe.Phoff = binary.LittleEndian.Uint64(data[0x20:])
+	exe.Phent = int(binary.LittleEndian.Uint16(data[0x36:]))
+	exe.Phnum = len(f.Progs)
+	if exe.Phnum == 0 {
+		return nil, errorf(path, NotRunnable, "has no program headers: not an executable")
+	}
+	if exe.Phent != 56 {
+		return nil, errorf(path, NotRunnable, "malformed ELF file: program header size %d, want 56", exe.Phent)
+	}
+	for i, p := range f.Progs {
+		switch p.Type {
+		case elf.PT_INTERP:
+			if p.Off+p.Filesz > uint64(len(data)) || p.Filesz == 0 {
+				return nil, errorf(path, NotRunnable, "truncated ELF file: PT_INTERP lies outside the file")
+			}
+			exe.Interp = string(bytes.TrimRight(data[p.Off:p.Off+p.Filesz], "\x00"))
+		case elf.PT_LOAD:
+			seg, err := checkLoad(path, i, p, uint64(len(data)))
+			if err != nil {
+				return nil, err
+			}
+			exe.Segs = append(exe.Segs, seg)
+		}
+	}
+	if len(exe.Segs) == 0 {
+		return nil, errorf(path, NotRunnable, "has no loadable segment (PT_LOAD)")
+	}
+	if err := checkLayout(exe); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	exe.SHA256 = hex.EncodeToString(sum[:])
+	exe.BuildID = buildID(f)
+	return exe, nil
+}
+
+func checkIdent(path string, data []byte) error {
+	switch {
+	case len(data) == 0:
+		return errorf(path, NotRunnable, "is empty, not an ELF executable")
+	case bytes.HasPrefix(data, []byte("#!")):
+		line, _, _ := bytes.Cut(data[2:], []byte("\n"))
+		return errorf(path, NotRunnable, "is a script for %q, not an ELF executable; run icount on the interpreter with the script as its argument", bytes.TrimSpace(line))
+	case len(data) < 4 || !bytes.Equal(data[:4], []byte(elf.ELFMAG)):
+		return errorf(path, NotRunnable, "is not an ELF file")
+	case len(data) < 64:
+		return errorf(path, NotRunnable, "truncated ELF file: %d bytes, shorter than an ELF header", len(data))
+	case elf.Class(data[elf.EI_CLASS]) == elf.ELFCLASS32:
+		return errorf(path, Unsupported, "is a 32-bit ELF file; icount runs 64-bit x86-64 and aarch64 executables")
+	case elf.Class(data[elf.EI_CLASS]) != elf.ELFCLASS64:
+		return errorf(path, NotRunnable, "malformed ELF file: unknown class %d", data[elf.EI_CLASS])
+	case elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB:
+		return errorf(path, Unsupported, "is a big-endian ELF file; icount runs little-endian x86-64 and aarch64 executables")
+	case elf.Data(data[elf.EI_DATA]) != elf.ELFDATA2LSB:
+		return errorf(path, NotRunnable, "malformed ELF file: unknown data encoding %d", data[elf.EI_DATA])
+	}
+	return nil
+}
+
+func checkLoad(path string, i int, p *elf.Prog, fileSize uint64) (Segment, error) {
+	bad := func(format string, args ...any) (Segment, error) {
+		return Segment{}, errorf(path, NotRunnable, "malformed ELF file: program header %d (PT_LOAD): %s", i, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case p.Filesz > p.Memsz:
+		return bad("file size %#x exceeds memory size %#x", p.Filesz, p.Memsz)
+	case p.Off > fileSize || p.Filesz > fileSize-p.Off:
+		return Segment{}, errorf(path, NotRunnable, "truncated ELF file: segment %d needs bytes %#x-%#x, the file has %#x", i, p.Off, p.Off+p.Filesz, fileSize)
+	case p.Memsz == 0:
+		return bad("empty segment")
+	case p.Vaddr >= userTop || p.Memsz >= userTop-p.Vaddr:
+		return bad("address range %#x+%#x lies outside user space", p.Vaddr, p.Memsz)
+	case p.Vaddr%emu.PageSize != p.Off%emu.PageSize:
+		return bad("address %#x and file offset %#x disagree modulo the page size", p.Vaddr, p.Off)
+	}
+	var prot emu.Prot
+	if p.Flags&elf.PF_R != 0 {
+		prot |= emu.ProtRead
+	}
+	if p.Flags&elf.PF_W != 0 {
+		prot |= emu.ProtWrite
+	}
+	if p.Flags&elf.PF_X != 0 {
+		prot |= emu.ProtExec
+	}
+	return Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: p.Off, Filesz: p.Filesz, Prot: prot}, nil
+}
+
+func checkLayout(exe *Executable) error {
+	var lo, hi uint64 = ^uint64(0), 0
+	entryOK := false
+	for _, s := range exe.Segs {
+		lo, hi = min(lo, s.Vaddr), max(hi, s.Vaddr+s.Memsz)
+		if s.Prot&emu.ProtExec != 0 && exe.Entry >= s.Vaddr && exe.Entry < s.Vaddr+s.Memsz {
+			entryOK = true
+		}
+	}
+	base := exe.Base()
+	if !exe.PIE && lo < minAddr {
+		return errorf(exe.Path, NotRunnable, "malformed ELF file: segment at %#x lies below the lowest mappable address %#x", lo, minAddr)
+	}
+	if base+hi > userTop || hi-lo > 1<<40 {
+		return errorf(exe.Path, NotRunnable, "malformed ELF file: segments span %#x-%#x, outside user space", lo, hi)
+	}
+	if !entryOK {
+		return errorf(exe.Path, NotRunnable, "malformed ELF file: entry point %#x is not in an executable segment", exe.Entry)
+	}
+	return nil
+}
+
+// Base is the load bias: 0 for ET_EXEC, the fixed PIE base for ET_DYN.
+func (e *Executable) Base() uint64 {
+	if e.PIE {
+		return pieBase[e.Arch]
+	}
+	return 0
+}
+
+func buildID(f *elf.File) string {
+	s := f.Section(".note.gnu.build-id")
+	if s == nil {
+		return ""
+	}
+	b, err := s.Data()
+	if err != nil || len(b) < 16 {
+		return ""
+	}
+	namesz := binary.LittleEndian.Uint32(b[0:])
+	descsz := binary.LittleEndian.Uint32(b[4:])
+	off := 12 + (uint64(namesz)+3)&^3
+	if off+uint64(descsz) > uint64(len(b)) {
+		return ""
+	}
+	return hex.EncodeToString(b[off : off+uint64(descsz)])
+}

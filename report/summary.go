@@ -1,0 +1,44 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/icount-dev/icount/count"
+)
+
+// Prefix starts every line icount prints on stderr, so that its own output
+// is told apart from the guest's.
+const Prefix = "icount: "
+
+// Summary writes the short human summary of a run.
+func Summary(w io.Writer, p *count.Profile) {
+	t := p.Totals
+	end := fmt.Sprintf("exit %d", p.Exit.Status)
+	if p.Exit.Signal != "" {
+		end = "killed by " + p.Exit.Signal
+	}
+	if !p.Exit.Complete {
+		end = "stopped early, counts are partial"
+	}
+	fmt.Fprintf(w, "%s%s instructions (%s, %s)\n", Prefix, Group(t.Instructions), p.Meta.Arch, end)
+	fmt.Fprintf(w, "%s%s block executions, %s distinct blocks, %s system calls\n",
+		Prefix, Group(t.Blocks), Group(t.DistinctBlocks), Group(t.Syscalls))
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)
+	}
+}
+
+// Group writes n with thousands separators: 1,234,567.
+func Group(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
