@@ -51,15 +51,15 @@ func (d *decoder) newBlock(addr uint64, size uint32) uint32 {
 	case emu.X86_64:
 		for off := 0; off < len(code); {
 			b.starts = append(b.starts, uint32(off))
-			inst, err := x86asm.Decode(code[off:], 64)
-			if err != nil || inst.Len == 0 {
+			n, err := x86Len(code[off:])
+			if err != nil {
 				// The emulator executed it, so it is one instruction;
 				// without its length the rest of the block is unknown.
 				b.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
 				d.failed = append(d.failed, b.bad)
 				break
 			}
-			off += inst.Len
+			off += n
 		}
 	}
 	d.blocks[k] = b
@@ -80,4 +80,44 @@ func (d *decoder) notRun(addr uint64, size uint32, pc uint64) uint32 {
 		}
 	}
 	return 0
+}
+
+// x86Len returns the length of the x86-64 instruction at the start of code.
+// x86asm does not know the hint-NOP space 0F 18-0F 1F beyond 0F 1F
+// (endbr64 is F3 0F 1E FA): those share one ModRM encoding, so their
+// length is that of the same bytes made into the NOP 0F 1F /0.
+func x86Len(code []byte) (int, error) {
+	inst, err := x86asm.Decode(code, 64)
+	if err == nil && inst.Op != 0 && inst.Len > 0 {
+		return inst.Len, nil
+	}
+	// A prefix before an opcode x86asm does not know decodes as a lone
+	// prefix (Op 0) with no error.
+	// Skip legacy and REX prefixes to the opcode.
+	i := 0
+	for i < len(code) && i < 14 && isX86Prefix(code[i]) {
+		i++
+	}
+	if i+1 < len(code) && code[i] == 0x0f && code[i+1] >= 0x18 && code[i+1] <= 0x1f {
+		alt := append([]byte(nil), code...)
+		alt[i+1] = 0x1f
+		if i+2 < len(alt) {
+			alt[i+2] &^= 0x38 // NOP is 0F 1F /0: the ModRM reg field does not change the length
+		}
+		if inst, err2 := x86asm.Decode(alt, 64); err2 == nil && inst.Op != 0 && inst.Len > 0 {
+			return inst.Len, nil
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("unrecognized instruction")
+	}
+	return 0, err
+}
+
+func isX86Prefix(b byte) bool {
+	switch b {
+	case 0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65:
+		return true
+	}
+	return b&0xf0 == 0x40 // REX
 }

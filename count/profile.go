@@ -11,6 +11,7 @@ type Profile struct {
 	Meta      Meta              `json:"meta"`
 	Totals    Totals            `json:"totals"`
 	Syscalls  map[string]uint64 `json:"syscalls"`
+	Functions []FunctionCount   `json:"functions"`
 	HotBlocks []BlockCount      `json:"hot_blocks"`
 	Exit      Exit              `json:"exit"`
 	Warnings  []string          `json:"warnings,omitempty"`
@@ -31,6 +32,12 @@ type BlockCount struct {
 	Executions   uint64 `json:"executions"`
 	Instructions uint64 `json:"instructions"` // over all executions
 	Function     string `json:"function,omitempty"`
+}
+
+// FunctionCount is the instructions executed in one function's own code.
+type FunctionCount struct {
+	Name string `json:"name"`
+	Self uint64 `json:"self"`
 }
 
 // Meta describes what ran, where and how.

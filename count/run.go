@@ -161,6 +161,7 @@ func fillCounts(prof *Profile, cpu *emu.CPU, syms *symtab, hot int) {
 		counts = append(counts, bc)
 	}
 	prof.Totals.DistinctBlocks = uint64(len(blocks))
+	prof.Functions = functionCounts(counts, syms)
 	for _, n := range prof.Syscalls {
 		prof.Totals.Syscalls += n
 	}
@@ -175,6 +176,30 @@ func fillCounts(prof *Profile, cpu *emu.CPU, syms *symtab, hot int) {
 		counts[i].Function = syms.function(counts[i].Addr)
 	}
 	prof.HotBlocks = counts
+}
+
+// functionCounts sums the blocks by the function their first instruction
+// lies in, most instructions first.
+func functionCounts(blocks []BlockCount, syms *symtab) []FunctionCount {
+	self := map[string]uint64{}
+	for _, b := range blocks {
+		name := syms.function(b.Addr)
+		if name == "" {
+			name = fmt.Sprintf("%#x", b.Addr)
+		}
+		self[name] += b.Instructions
+	}
+	out := make([]FunctionCount, 0, len(self))
+	for name, n := range self {
+		out = append(out, FunctionCount{Name: name, Self: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Self != out[j].Self {
+			return out[i].Self > out[j].Self
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
 }
 
 // checkTotals checks that the C total and the per-block sum agree; a mismatch is a bug in
