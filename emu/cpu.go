@@ -52,8 +52,8 @@ const PageSize = 4096
 // Hooks are the Go functions the CPU calls back into. NewBlock is called
 // once per distinct translated block and returns its instruction count.
 type Hooks struct {
-	NewBlock  func(addr uint64, size uint32) uint32
-	Syscall func() // x86-64 syscall instruction; RIP is at the instruction
+	NewBlock func(addr uint64, size uint32) uint32
+	Syscall  func() // x86-64 syscall instruction; RIP is at the instruction
 	// Interrupt is called for a CPU exception (on arm64, svc is intno 2
 	// with PC past it). It returns false for an exception it does not
 	// handle: the run then stops with a FaultException.
@@ -228,9 +228,9 @@ func (c *CPU) Stop() { C.uc_emu_stop(c.uc) }
 
 // Fault describes why the guest stopped abnormally.
 type Fault struct {
-	PC     uint64 // the instruction that did not complete
-	Kind   FaultKind
-	Addr   uint64 // the data address for memory faults
+	PC      uint64 // the instruction that did not complete
+	Kind    FaultKind
+	Addr    uint64 // the data address for memory faults
 	Size    int
 	Intno   uint32 // the exception number, for FaultException
 	Unicorn error  // Unicorn's own error
@@ -241,11 +241,11 @@ type FaultKind int
 
 // Kinds of fault.
 const (
-	FaultUnmapped FaultKind = iota + 1 // read or write of unmapped memory
-	FaultProtection                    // write to read-only or read of no-access memory
-	FaultFetch                         // execution of unmapped or non-executable memory
-	FaultInstruction                   // an instruction the CPU cannot execute
-	FaultException                     // a CPU exception no hook handled (Intno)
+	FaultUnmapped    FaultKind = iota + 1 // read or write of unmapped memory
+	FaultProtection                       // write to read-only or read of no-access memory
+	FaultFetch                            // execution of unmapped or non-executable memory
+	FaultInstruction                      // an instruction the CPU cannot execute
+	FaultException                        // a CPU exception no hook handled (Intno)
 	FaultOther
 )
 

@@ -83,9 +83,9 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	}
 	p := &Process{
 		cpu: cpu, abi: a, exe: exe, opts: opts,
-		mm:    newAddressSpace(cpu),
-		fds:   newFDTable(),
-		rng:   rand.NewChaCha8(seed),
+		mm:         newAddressSpace(cpu),
+		fds:        newFDTable(),
+		rng:        rand.NewChaCha8(seed),
 		calls:      map[string]uint64{},
 		sigactions: map[uint64][]byte{},
 	}
