@@ -82,7 +82,8 @@ func Run(opts Options) (*Profile, error) {
 		return fmt.Sprintf("%#x (%s)", pc, filepath.Base(exe.Path))
 	}
 
-	runErr := cpu.Run(proc.Entry(), dec.notRun)
+	loc := &locator{dec: dec, cpu: cpu}
+	runErr := cpu.Run(proc.Entry(), loc.locate)
 
 	prof := &Profile{
 		Schema: Schema,
@@ -106,6 +107,9 @@ func Run(opts Options) (*Profile, error) {
 	}
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
+	}
+	if loc.uncertain != "" {
+		prof.Warnings = append(prof.Warnings, loc.uncertain)
 	}
 	if n := proc.ClockReads(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the guest read the host clock %d times: its count may depend on timing", n))

@@ -216,12 +216,7 @@ func (c *CPU) SetReg(r Reg, v uint64) error {
 }
 
 // PC returns the program counter.
-func (c *CPU) PC() uint64 {
-	if c.arch == X86_64 {
-		return c.Reg(X86RIP)
-	}
-	return c.Reg(ARM64PC)
-}
+func (c *CPU) PC() uint64 { return c.Reg(c.pcReg()) }
 
 // Stop asks the CPU to stop after the current instruction; Run returns nil.
 func (c *CPU) Stop() { C.uc_emu_stop(c.uc) }
@@ -232,6 +227,7 @@ type Fault struct {
 	Kind    FaultKind
 	Addr    uint64 // the data address for memory faults
 	Size    int
+	Write   bool   // the memory access was a write
 	Intno   uint32 // the exception number, for FaultException
 	Unicorn error  // Unicorn's own error
 }
@@ -265,10 +261,18 @@ func (f *Fault) Error() string {
 	return fmt.Sprintf("emulation stopped at pc %#x: %v", f.PC, f.Unicorn)
 }
 
+// Locator finds, for a fault in the block at blockAddr, the instruction
+// that faulted and how many instructions of the block, from it on, did not
+// complete. Unicorn leaves the registers as they were before the faulting
+// instruction but the PC at the block's start after a memory fault, so the
+// locator works it out from the instructions and the registers.
+type Locator func(blockAddr uint64, blockSize uint32, f *Fault) (pc uint64, notRun uint32)
+
 // Run runs the guest from pc until a hook calls Stop (nil) or the guest
-// faults (*Fault). A fault takes back the instructions of the current block
-// from the faulting one on, given by notRun.
-func (c *CPU) Run(pc uint64, notRun func(blockAddr uint64, blockSize uint32, faultPC uint64) uint32) error {
+// faults (*Fault). On a fault, locate sets the faulting PC (also written
+// to the CPU) and takes back the instructions of the current block that did
+// not complete.
+func (c *CPU) Run(pc uint64, locate Locator) error {
 	c.st.fault_type, c.exception = 0, 0
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, 0)
 	if p := c.panicked; p != nil {
@@ -297,19 +301,33 @@ func (c *CPU) Run(pc uint64, notRun func(blockAddr uint64, blockSize uint32, fau
 	}
 	if c.st.fault_type != 0 {
 		f.Addr, f.Size = uint64(c.st.fault_addr), int(c.st.fault_size)
+		f.Write = c.st.fault_type == C.UC_MEM_WRITE_UNMAPPED || c.st.fault_type == C.UC_MEM_WRITE_PROT
 	}
 	if f.Kind == FaultFetch {
 		// Nothing of the block at the target ran; the block that jumped
 		// there completed.
+		f.PC = f.Addr
 		return f
 	}
-	if cur := c.st.cur; cur >= 0 && notRun != nil {
-		b := (*[1 << 30]C.ic_block)(unsafe.Pointer(c.st.blocks))[cur]
-		if n := notRun(uint64(b.addr), uint32(b.size), f.PC); n > 0 {
-			C.ic_cut(c.st, cur, C.uint32_t(n))
+	if cur := c.st.cur; cur >= 0 && locate != nil {
+		b := unsafe.Slice(c.st.blocks, cur+1)[cur]
+		pc, n := locate(uint64(b.addr), uint32(b.size), f)
+		if n > 0 {
+			C.ic_cut(c.st, C.int64_t(cur), C.uint32_t(n))
+		}
+		f.PC = pc
+		if err := c.SetReg(c.pcReg(), pc); err != nil {
+			return err
 		}
 	}
 	return f
+}
+
+func (c *CPU) pcReg() Reg {
+	if c.arch == X86_64 {
+		return X86RIP
+	}
+	return ARM64PC
 }
 
 // Instructions returns the instructions counted so far.

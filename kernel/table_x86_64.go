@@ -42,6 +42,7 @@ var tableX86_64 = []Syscall{
 	{89, "readlink", sysReadlink, Full, "/proc/self/exe is the binary's path"},
 	{96, "gettimeofday", sysGettimeofday, Full, "host time"},
 	{97, "getrlimit", sysGetrlimit, Full, "fixed limits"},
+	{99, "sysinfo", sysSysinfo, Full, "fixed figures: 4 GiB of memory, 1 process, no uptime"},
 	{102, "getuid", sysGetuid, Full, "fixed"},
 	{104, "getgid", sysGetgid, Full, "fixed"},
 	{107, "geteuid", sysGetuid, Full, "fixed"},

@@ -136,6 +136,9 @@ func Parse(path string, data []byte) (exe *Executable, err error) {
 			}
 			exe.Interp = string(bytes.TrimRight(data[p.Off:p.Off+p.Filesz], "\x00"))
 		case elf.PT_LOAD:
+			if p.Memsz == 0 && p.Filesz == 0 {
+				continue // maps nothing; linkers emit these, and Linux skips them
+			}
 			seg, err := checkLoad(path, i, p, uint64(len(data)))
 			if err != nil {
 				return nil, err
@@ -187,8 +190,6 @@ func checkLoad(path string, i int, p *elf.Prog, fileSize uint64) (Segment, error
 		return bad("file size %#x exceeds memory size %#x", p.Filesz, p.Memsz)
 	case p.Off > fileSize || p.Filesz > fileSize-p.Off:
 		return Segment{}, errorf(path, NotRunnable, "truncated ELF file: segment %d needs bytes %#x-%#x, the file has %#x", i, p.Off, p.Off+p.Filesz, fileSize)
-	case p.Memsz == 0:
-		return bad("empty segment")
 	case p.Vaddr >= userTop || p.Memsz >= userTop-p.Vaddr:
 		return bad("address range %#x+%#x lies outside user space", p.Vaddr, p.Memsz)
 	case p.Vaddr%emu.PageSize != p.Off%emu.PageSize:

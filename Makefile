@@ -1,0 +1,81 @@
+# icount: build, test and demo. `make demo` and `make test` do everything on a
+# fresh Debian machine (as root, missing packages are installed).
+
+# Debian packages icount's build and tests need (installed by `make deps`).
+DEBIAN_PACKAGES := musl-tools gcc pkg-config valgrind binutils
+
+GO      ?= go
+CC      := gcc
+MUSLCC  := musl-gcc
+CFLAGS  := -O2 -Wall -Wextra
+BUILD   := testdata/build
+
+# Hand-written assembly (no libc): each as a static executable and as a
+# static PIE (NAME-pie).
+ASM_SRCS := $(wildcard testdata/amd64/*.S)
+ASM_BINS := $(patsubst testdata/amd64/%.S,$(BUILD)/amd64/%,$(ASM_SRCS))
+ASM_PIES := $(addsuffix -pie,$(ASM_BINS))
+
+# C test programs, each built musl-static (NAME-musl) and glibc-static
+# (NAME-glibc); the benchmark workload is built glibc-static only.
+C_PROGS  := textstat crunch empty
+C_BINS   := $(foreach p,$(C_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc)
+BENCH    := $(BUILD)/c/bench
+
+TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH)
+
+# The sample `make demo` counts.
+DEMO := $(BUILD)/c/crunch-musl
+
+.PHONY: all deps build testprogs test demo bench clean distclean
+
+all: build
+
+deps:
+	scripts/deps.sh $(DEBIAN_PACKAGES)
+
+build: deps
+	$(GO) build -o bin/icount ./cmd/icount
+
+testprogs: $(TESTPROGS)
+
+# `| deps`: the compilers must be installed first, but a rebuild of the
+# programs is not forced every time deps runs.
+$(BUILD)/amd64/%: testdata/amd64/%.S | deps
+	@mkdir -p $(@D)
+	$(CC) -nostdlib -static -o $@ $<
+
+$(BUILD)/amd64/%-pie: testdata/amd64/%.S | deps
+	@mkdir -p $(@D)
+	$(CC) -nostdlib -static-pie -o $@ $<
+
+$(BUILD)/c/%-musl: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/c/%-glibc: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -o $@ $<
+
+$(BENCH): testdata/c/bench.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -o $@ $<
+
+test: deps testprogs
+	$(GO) test ./...
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=10s ./loader
+
+demo: build testprogs
+	@echo
+	@echo '$$ bin/icount run $(DEMO) < /dev/null'
+	@bin/icount run $(DEMO) < /dev/null
+
+bench: build testprogs
+	scripts/bench.sh
+
+clean:
+	rm -rf bin $(BUILD)
+
+# Also forgets the fetched Unicorn (make deps fetches it again).
+distclean: clean
+	rm -rf .deps

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Times the CPU-bound bench workload natively, under valgrind's callgrind and
+# under icount, and prints the wall times and the ratios icount/callgrind and
+# icount/native; then times icount's start-up on trivial static programs.
+# Not a test: it never fails because icount does; it prints what it got.
+#
+# Usage: scripts/bench.sh [ITERATIONS]   (run by `make bench`, after a build)
+# Environment: ICOUNT (default bin/icount), BENCH (default
+# testdata/build/c/bench), REPEAT (start-up runs, best is kept; default 5).
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+icount=${ICOUNT:-bin/icount}
+bench=${BENCH:-testdata/build/c/bench}
+repeat=${REPEAT:-5}
+args=("$@")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run NAME CMD...: runs CMD with stdin from /dev/null, its stdout and stderr
+# in $tmp/NAME.out and $tmp/NAME.err, and sets $secs (wall seconds) and $rc.
+run() {
+	local name=$1 start end
+	shift
+	start=$EPOCHREALTIME
+	"$@" </dev/null >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	end=$EPOCHREALTIME
+	secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", e - s }')
+}
+
+# ratio A B: A/B with two decimals, or "n/a".
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 <= 0 || a + 0 <= 0) print "n/a"; else printf "%.2f", a / b }'
+}
+
+# ms SECONDS: milliseconds with one decimal, or "n/a".
+ms() {
+	awk -v s="$1" 'BEGIN { if (s == "") print "n/a"; else printf "%.1f", s * 1000 }'
+}
+
+# mips INSTRUCTIONS SECONDS
+mips() {
+	awk -v n="$1" -v s="$2" 'BEGIN { if (n == "" || s + 0 <= 0) print "n/a"; else printf "%.0f", n / s / 1e6 }'
+}
+
+if [ ! -x "$bench" ]; then
+	echo "bench: $bench is not built (run make testprogs)" >&2
+	exit 1
+fi
+have_icount=1
+if [ ! -x "$icount" ]; then
+	echo "bench: $icount is not built; its times are left out" >&2
+	have_icount=0
+fi
+have_valgrind=1
+command -v valgrind >/dev/null || { echo "bench: valgrind is not installed; callgrind is left out" >&2; have_valgrind=0; }
+
+echo "bench: $bench ${args[*]:-} ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
+
+run native "$bench" "${args[@]}"
+t_native=$secs native_rc=$rc
+printf '  %-10s %8.3fs  exit %d  %s\n' native "$t_native" "$rc" "$(head -n1 "$tmp/native.out")"
+
+t_cg= irefs=
+if [ "$have_valgrind" = 1 ]; then
+	run callgrind valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bench" "${args[@]}"
+	t_cg=$secs
+	irefs=$(sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' "$tmp/callgrind.err" | tr -d , | head -n1)
+	printf '  %-10s %8.3fs  exit %d  %s\n' callgrind "$t_cg" "$rc" "$(head -n1 "$tmp/callgrind.out")"
+	cmp -s "$tmp/native.out" "$tmp/callgrind.out" || echo "    (callgrind's output differs from the native run)"
+fi
+
+t_ic=
+if [ "$have_icount" = 1 ]; then
+	run icount "$icount" run -q "$bench" "${args[@]}"
+	t_ic=$secs
+	printf '  %-10s %8.3fs  exit %d  %s\n' icount "$t_ic" "$rc" "$(head -n1 "$tmp/icount.out")"
+	if ! cmp -s "$tmp/native.out" "$tmp/icount.out"; then
+		echo "    (icount's output differs from the native run)"
+	fi
+	if [ "$rc" != 0 ] || [ -s "$tmp/icount.err" ]; then
+		sed 's/^/    stderr: /' "$tmp/icount.err" | head -n 10
+	fi
+	if [ "$rc" != "$native_rc" ]; then
+		echo "    (icount's exit status differs from the native run's, $native_rc: no ratios)"
+		t_ic=
+	fi
+fi
+
+echo
+[ -n "$irefs" ] && echo "  instructions (callgrind I refs): $irefs"
+echo "  MIPS: native $(mips "$irefs" "$t_native"), callgrind $(mips "$irefs" "$t_cg"), icount $(mips "$irefs" "$t_ic")"
+echo "  ratio icount/callgrind: $(ratio "$t_ic" "$t_cg")"
+echo "  ratio icount/native:    $(ratio "$t_ic" "$t_native")"
+
+echo
+echo "start-up (best of $repeat runs):"
+for prog in testdata/build/amd64/write testdata/build/c/empty-glibc testdata/build/c/empty-musl; do
+	if [ ! -x "$prog" ]; then
+		echo "  $prog: not built"
+		continue
+	fi
+	best_n= best_i= failed=
+	for _ in $(seq "$repeat"); do
+		run native "$prog"
+		native_rc=$rc
+		best_n=$(awk -v a="$best_n" -v b="$secs" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+		if [ "$have_icount" = 1 ]; then
+			run icount "$icount" run -q "$prog"
+			[ "$rc" = "$native_rc" ] || failed="icount exit $rc, native $native_rc"
+			best_i=$(awk -v a="$best_i" -v b="$secs" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+		fi
+	done
+	printf "  %-30s native %6s ms  icount %6s ms%s\n" "$prog" "$(ms "$best_n")" "$(ms "$best_i")" "${failed:+  ($failed)}"
+done
+exit 0
