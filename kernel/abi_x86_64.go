@@ -19,7 +19,7 @@ var abiX86_64 = &abi{
 	nr:            emu.X86RAX,
 	ret:           emu.X86RAX,
 	args:          [6]emu.Reg{emu.X86RDI, emu.X86RSI, emu.X86RDX, emu.X86R10, emu.X86R8, emu.X86R9},
-	table:         newTable(tableX86_64),
+	table:         newTable(tableX86_64, namesX86_64),
 	hwcap:         hwcapX86,
 	platform:      "x86_64",
 	sigactionSize: 32,

@@ -32,9 +32,9 @@ type UnsupportedError struct {
 
 func (e *UnsupportedError) Error() string {
 	if e.What != "" {
-		return fmt.Sprintf("unsupported system call %s (%d): %s, at pc %#x", e.Name, e.Nr, e.What, e.PC)
+		return fmt.Sprintf("system call %s (%d) at pc %#x uses %s, which icount does not emulate (see 'icount syscalls')", e.Name, e.Nr, e.PC, e.What)
 	}
-	return fmt.Sprintf("unsupported system call %s (%d) at pc %#x", e.Name, e.Nr, e.PC)
+	return fmt.Sprintf("system call %s (%d) at pc %#x is not emulated by icount (see 'icount syscalls')", e.Name, e.Nr, e.PC)
 }
 
 // errUnsupported is returned by a handler for an argument it does not

@@ -140,7 +140,9 @@ func (p *Process) Syscall() {
 	}
 	sc := p.abi.table[nr]
 	if sc == nil {
-		p.fail(&UnsupportedError{Name: fmt.Sprintf("syscall_%d", nr), Nr: nr, PC: p.abi.syscallPC(p.cpu)})
+		name := fmt.Sprintf("syscall_%d", nr)
+		p.calls[name]++
+		p.fail(&UnsupportedError{Name: name, Nr: nr, PC: p.abi.syscallPC(p.cpu)})
 		return
 	}
 	p.calls[sc.Name]++

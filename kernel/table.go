@@ -13,10 +13,11 @@ const (
 	Full    Support = iota // as Linux does, for every argument a program passes
 	Partial                // common uses; others stop the run, naming what is missing
 	ENOSYS                 // answered with ENOSYS on purpose; libc falls back
+	None                   // not emulated: the run stops, naming the call
 )
 
 func (s Support) String() string {
-	return [...]string{"full", "partial", "enosys"}[s]
+	return [...]string{"full", "partial", "enosys", "no"}[s]
 }
 
 // Handler emulates one system call. It returns the result, or an Errno for
@@ -57,13 +58,21 @@ type abi struct {
 
 var abis = map[emu.Arch]*abi{}
 
-func newTable(rows []Syscall) map[uint64]*Syscall {
-	t := make(map[uint64]*Syscall, len(rows))
+// newTable indexes an arch's rows by number, adding a row with no handler
+// for each named call icount does not emulate.
+func newTable(rows []Syscall, unsupported map[uint64]string) map[uint64]*Syscall {
+	t := make(map[uint64]*Syscall, len(rows)+len(unsupported))
 	for i := range rows {
 		if t[rows[i].Nr] != nil {
 			panic("kernel: system call number listed twice: " + rows[i].Name)
 		}
 		t[rows[i].Nr] = &rows[i]
+	}
+	for nr, name := range unsupported {
+		if t[nr] != nil {
+			panic("kernel: system call both emulated and not: " + name)
+		}
+		t[nr] = &Syscall{Nr: nr, Name: name, Support: None}
 	}
 	return t
 }

@@ -1,0 +1,219 @@
+package main
+
+// Integration tests: they run the icount binary on the programs `make
+// testprogs` builds into testdata/build, as a user would.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/icount-dev/icount/count"
+)
+
+var (
+	icountBin string // built once by TestMain
+	repoRoot  string
+	buildDir  string // testdata/build
+)
+
+func TestMain(m *testing.M) {
+	wd, _ := os.Getwd()
+	repoRoot = filepath.Join(wd, "..", "..")
+	buildDir = filepath.Join(repoRoot, "testdata", "build")
+	tmp, err := os.MkdirTemp("", "icount-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	icountBin = filepath.Join(tmp, "icount")
+	if out, err := exec.Command("go", "build", "-o", icountBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building icount: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+// testProgram returns the path of a program built by `make testprogs`.
+func testProgram(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(buildDir, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s is missing: run `make testprogs` (make test does)", p)
+	}
+	return p
+}
+
+// result is one icount run.
+type result struct {
+	status  int
+	stdout  string
+	stderr  string
+	profile *count.Profile
+}
+
+// runIcount runs `icount run --json ... prog args...` with stdin.
+func runIcount(t *testing.T, stdin []byte, flags []string, prog string, args ...string) result {
+	t.Helper()
+	jsonPath := filepath.Join(t.TempDir(), "profile.json")
+	argv := append([]string{"run", "--json", jsonPath}, flags...)
+	argv = append(append(argv, prog), args...)
+	cmd := exec.Command(icountBin, argv...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running icount: %v", err)
+	}
+	if b, err := os.ReadFile(jsonPath); err == nil {
+		r.profile = &count.Profile{}
+		if err := json.Unmarshal(b, r.profile); err != nil {
+			t.Fatalf("profile JSON: %v", err)
+		}
+	}
+	return r
+}
+
+// expectation is what a hand-written program's header says it does.
+type expectation struct{ instructions, blocks uint64; exit int }
+
+var expectLine = regexp.MustCompile(`(?m)^# icount: instructions=(\d+) blocks=(\d+) exit=(\d+)$`)
+
+func readExpectation(t *testing.T, src string) expectation {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := expectLine.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s has no `# icount: instructions=N blocks=N exit=N` line", src)
+	}
+	var e expectation
+	e.instructions, _ = strconv.ParseUint(string(m[1]), 10, 64)
+	e.blocks, _ = strconv.ParseUint(string(m[2]), 10, 64)
+	e.exit, _ = strconv.Atoi(string(m[3]))
+	return e
+}
+
+// checkExactCounts runs every hand-written program of an arch, static and
+// static-PIE, and asserts the counts worked out in its header.
+func checkExactCounts(t *testing.T, arch string) {
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", arch, "*.S"))
+	if len(srcs) == 0 {
+		t.Fatalf("no testdata/%s/*.S", arch)
+	}
+	for _, src := range srcs {
+		name := strings.TrimSuffix(filepath.Base(src), ".S")
+		want := readExpectation(t, src)
+		for _, variant := range []string{name, name + "-pie"} {
+			t.Run(variant, func(t *testing.T) {
+				r := runIcount(t, nil, nil, testProgram(t, filepath.Join(arch, variant)))
+				if r.profile == nil {
+					t.Fatalf("no profile; stderr:\n%s", r.stderr)
+				}
+				got := r.profile.Totals
+				if got.Instructions != want.instructions || got.Blocks != want.blocks || r.status != want.exit {
+					t.Errorf("instructions %d, blocks %d, exit %d; want %d, %d, %d\nstderr:\n%s",
+						got.Instructions, got.Blocks, r.status, want.instructions, want.blocks, want.exit, r.stderr)
+				}
+			})
+		}
+	}
+}
+
+func TestExactCountsAMD64(t *testing.T) { checkExactCounts(t, "amd64") }
+
+// TestGuestOwnsStdout checks that icount adds nothing to the guest's
+// stdout and prefixes all it says on stderr.
+func TestGuestOwnsStdout(t *testing.T) {
+	r := runIcount(t, nil, nil, testProgram(t, "amd64/write"))
+	if r.stdout != "hello, icount\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		if !strings.HasPrefix(line, "icount: ") {
+			t.Errorf("stderr line without the prefix: %q", line)
+		}
+	}
+	q := exec.Command(icountBin, "run", "-q", testProgram(t, "amd64/write"))
+	var errb bytes.Buffer
+	q.Stderr = &errb
+	q.Run()
+	if errb.Len() != 0 {
+		t.Errorf("-q printed %q", errb.String())
+	}
+}
+
+// TestGuestArguments checks that flags after the binary belong to the guest.
+func TestGuestArguments(t *testing.T) {
+	r := runIcount(t, nil, nil, testProgram(t, "amd64/write"), "--json", "x", "-q")
+	if r.profile == nil || strings.Join(r.profile.Meta.Args, " ") != "write --json x -q" {
+		t.Fatalf("guest argv %v, stderr %s", r.profile.Meta.Args, r.stderr)
+	}
+}
+
+// cProgram is a C test program and how to feed it.
+type cProgram struct {
+	name  string
+	stdin string // file under testdata/c given on stdin
+}
+
+var cPrograms = []cProgram{{"textstat", "textstat.c"}, {"crunch", "crunch.c"}}
+
+// runNative runs prog natively in dir with an empty environment.
+func runNative(t *testing.T, dir string, stdin []byte, prog string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, bytes.NewReader(stdin)
+	out, err := cmd.Output()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), status
+}
+
+// TestCProgramsMatchNative runs musl- and glibc-static C programs that read
+// stdin and a file and write stdout and a file, natively and under icount,
+// and compares everything they produce byte for byte.
+func TestCProgramsMatchNative(t *testing.T) {
+	for _, p := range cPrograms {
+		for _, libc := range []string{"musl", "glibc"} {
+			t.Run(p.name+"-"+libc, func(t *testing.T) {
+				prog := testProgram(t, filepath.Join("c", p.name+"-"+libc))
+				stdin, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "c", p.stdin))
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := filepath.Join(repoRoot, "testdata", "c", "crunch.c")
+				native, guest := t.TempDir(), t.TempDir()
+				wantOut, wantStatus := runNative(t, native, stdin, prog, in, filepath.Join(native, "out"))
+				r := runIcount(t, stdin, nil, prog, in, filepath.Join(guest, "out"))
+				if r.stdout != wantOut || r.status != wantStatus {
+					t.Errorf("stdout or status differ: native %d, icount %d\nicount stderr:\n%s", wantStatus, r.status, r.stderr)
+				}
+				a, _ := os.ReadFile(filepath.Join(native, "out"))
+				b, _ := os.ReadFile(filepath.Join(guest, "out"))
+				if len(a) == 0 || !bytes.Equal(a, b) {
+					t.Errorf("output files differ (%d native bytes, %d under icount)", len(a), len(b))
+				}
+			})
+		}
+	}
+}
