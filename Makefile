@@ -2,7 +2,8 @@
 # fresh Debian machine (as root, missing packages are installed).
 
 # Debian packages icount's build and tests need (installed by `make deps`).
-DEBIAN_PACKAGES := musl-tools gcc pkg-config valgrind binutils
+DEBIAN_PACKAGES := musl-tools gcc pkg-config valgrind binutils \
+                   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
 GO      ?= go
 CC      := gcc
@@ -19,7 +20,7 @@ ASM_PIES := $(addsuffix -pie,$(ASM_BINS))
 # C test programs, each built musl-static (NAME-musl) and glibc-static
 # (NAME-glibc); the benchmark workload is built glibc-static only.
 C_PROGS  := textstat crunch empty
-C_BINS   := $(foreach p,$(C_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc)
+C_BINS   := $(foreach p,$(C_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc) $(BUILD)/c/empty-dynamic
 BENCH    := $(BUILD)/c/bench
 
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH)
@@ -56,6 +57,11 @@ $(BUILD)/c/%-musl: testdata/c/%.c | deps
 $(BUILD)/c/%-glibc: testdata/c/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) -static $(CFLAGS) -o $@ $<
+
+# A dynamically linked program, which icount refuses for now.
+$(BUILD)/c/%-dynamic: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 $(BENCH): testdata/c/bench.c | deps
 	@mkdir -p $(@D)

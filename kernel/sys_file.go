@@ -178,6 +178,9 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if p.isExe(path) {
+		path = p.exe.Path
+	}
 	hostFlags := p.abi.openFlags(flags)
 	fd, err := unix.Openat(dir, path, hostFlags|unix.O_CLOEXEC, uint32(mode))
 	if err != nil {
@@ -416,11 +419,8 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		return 0, err
 	}
 	var target string
-	if path == "/proc/self/exe" || path == "/proc/"+itoa(PID)+"/exe" {
-		target, err = filepath.Abs(p.exe.Path)
-		if err != nil {
-			return 0, unix.ENOENT
-		}
+	if p.isExe(path) {
+		target = p.exePath()
 	} else {
 		dir, err := p.hostDir(dirfd)
 		if err != nil {
@@ -435,6 +435,17 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 	}
 	out := []byte(target)[:min(uint64(len(target)), size)]
 	return uint64(len(out)), p.writeMem(buf, out)
+}
+
+// The guest sees its executable at a fixed path, so that a binary run from
+// another directory does the same work: libc reads /proc/self/exe.
+const exeDir = "/icount/exe/"
+
+func (p *Process) exePath() string { return exeDir + filepath.Base(p.exe.Path) }
+
+// isExe reports whether path names the guest's own executable.
+func (p *Process) isExe(path string) bool {
+	return path == "/proc/self/exe" || path == "/proc/"+itoa(PID)+"/exe" || path == p.exePath()
 }
 
 func sysAccess(p *Process, a [6]uint64) (uint64, error) {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -94,7 +95,14 @@ func Parse(path string, data []byte) (exe *Executable, err error) {
 			exe, err = nil, errorf(path, NotRunnable, "malformed ELF file (%v)", p)
 		}
 	}()
+	phoff, phent, phnum := binary.LittleEndian.Uint64(data[0x20:]), uint64(binary.LittleEndian.Uint16(data[0x36:])), uint64(binary.LittleEndian.Uint16(data[0x38:]))
+	if phoff > uint64(len(data)) || phent*phnum > uint64(len(data))-phoff {
+		return nil, errorf(path, NotRunnable, "truncated ELF file: its program headers end at byte %#x, the file has %#x", phoff+phent*phnum, len(data))
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, errorf(path, NotRunnable, "truncated ELF file: %v", err)
+	}
 	if err != nil {
 		return nil, errorf(path, NotRunnable, "malformed ELF file: %v", err)
 	}
