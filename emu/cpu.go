@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/cgo"
+	"sort"
 	"unsafe"
 )
 
@@ -309,11 +310,10 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		f.PC = f.Addr
 		return f
 	}
-	if cur := c.st.cur; cur >= 0 && locate != nil {
-		b := unsafe.Slice(c.st.blocks, cur+1)[cur]
+	if b := c.st.cur; b != nil && locate != nil {
 		pc, n := locate(uint64(b.addr), uint32(b.size), f)
 		if n > 0 {
-			C.ic_cut(c.st, C.int64_t(cur), C.uint32_t(n))
+			C.ic_cut(c.st, C.uint32_t(n))
 		}
 		f.PC = pc
 		if err := c.SetReg(c.pcReg(), pc); err != nil {
@@ -333,9 +333,6 @@ func (c *CPU) pcReg() Reg {
 // Instructions returns the instructions counted so far.
 func (c *CPU) Instructions() uint64 { return uint64(c.st.insns) }
 
-// BlockExecutions returns the block executions counted so far.
-func (c *CPU) BlockExecutions() uint64 { return uint64(c.st.execs) }
-
 // Block is one translated block's counters, read back from C.
 type Block struct {
 	Addr         uint64
@@ -345,16 +342,19 @@ type Block struct {
 	Cut          uint64 // instructions that did not complete, over all executions
 }
 
-// Blocks returns a copy of the block table, in first-seen order.
+// Blocks returns a copy of the block table, by address.
 func (c *CPU) Blocks() []Block {
-	n := int(c.st.nblocks)
-	out := make([]Block, n)
-	if n == 0 {
-		return out
+	out := make([]Block, 0, int(c.st.nblocks))
+	for _, b := range unsafe.Slice(c.st.table, int(c.st.nslots)) {
+		if b.size != 0 {
+			out = append(out, Block{Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)})
+		}
 	}
-	src := unsafe.Slice(c.st.blocks, n)
-	for i, b := range src {
-		out[i] = Block{Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)}
-	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Addr != out[j].Addr {
+			return out[i].Addr < out[j].Addr
+		}
+		return out[i].Size < out[j].Size
+	})
 	return out
 }

@@ -8,24 +8,26 @@
 #define IC_ARCH_X86_64 1
 #define IC_ARCH_ARM64 2
 
-static inline uint32_t ic_hash(const ic_state *s, uint64_t addr, uint32_t size) {
-	uint64_t k = addr ^ ((uint64_t)size << 52);
-	return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> s->shift);
+// ic_hash mixes the address bits that tell blocks apart, cheaply: this
+// runs once per executed block.
+static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) {
+	return (uint32_t)(addr ^ (addr >> 13)) & mask;
 }
 
-static int ic_rehash(ic_state *s, uint32_t nslots) {
-	uint32_t *slots = calloc(nslots, sizeof *slots);
-	if (!slots) return -1;
-	uint32_t bits = 0;
-	while ((1u << bits) < nslots) bits++;
-	s->slots = (free(s->slots), slots);
-	s->nslots = nslots;
-	s->shift = 64 - bits;
-	for (uint32_t i = 0; i < s->nblocks; i++) {
-		uint32_t h = ic_hash(s, s->blocks[i].addr, s->blocks[i].size);
-		while (slots[h]) h = (h + 1) & (nslots - 1);
-		slots[h] = i + 1;
+// ic_grow moves every entry into a table of nslots slots.
+static int ic_grow(ic_state *s, uint32_t nslots) {
+	ic_block *t = calloc(nslots, sizeof *t);
+	if (!t) return -1;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		ic_block *b = &s->table[i];
+		if (b->size == 0) continue;
+		uint32_t h = ic_hash(nslots - 1, b->addr);
+		while (t[h].size) h = (h + 1) & (nslots - 1);
+		t[h] = *b;
 	}
+	free(s->table);
+	s->table = t;
+	s->nslots = nslots;
 	return 0;
 }
 
@@ -34,10 +36,7 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	if (!s) return NULL;
 	s->uc = uc;
 	s->handle = handle;
-	s->cur = -1;
-	s->capblocks = 4096;
-	s->blocks = malloc(s->capblocks * sizeof *s->blocks);
-	if (!s->blocks || ic_rehash(s, 8192) != 0) {
+	if (ic_grow(s, 8192) != 0) {
 		ic_free(s);
 		return NULL;
 	}
@@ -46,67 +45,53 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 
 void ic_free(ic_state *s) {
 	if (!s) return;
-	free(s->blocks);
-	free(s->slots);
+	free(s->table);
 	free(s);
 }
 
 // ic_insert adds a block first seen at addr and asks Go to decode it.
-static int64_t ic_insert(ic_state *s, uint64_t addr, uint32_t size) {
-	if (s->nblocks == s->capblocks) {
-		ic_block *nb = realloc(s->blocks, 2 * (size_t)s->capblocks * sizeof *nb);
-		if (!nb) return -1;
-		s->blocks = nb;
-		s->capblocks *= 2;
-	}
-	if (2 * (s->nblocks + 1) > s->nslots && ic_rehash(s, 2 * s->nslots) != 0) return -1;
-	uint32_t idx = s->nblocks++;
-	ic_block *b = &s->blocks[idx];
-	memset(b, 0, sizeof *b);
+__attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t addr, uint32_t size) {
+	if (2 * (s->nblocks + 1) > s->nslots && ic_grow(s, 2 * s->nslots) != 0) return NULL;
+	uint32_t h = ic_hash(s->nslots - 1, addr);
+	while (s->table[h].size) h = (h + 1) & (s->nslots - 1);
+	ic_block *b = &s->table[h];
 	b->addr = addr;
 	b->size = size;
-	uint32_t h = ic_hash(s, addr, size);
-	while (s->slots[h]) h = (h + 1) & (s->nslots - 1);
-	s->slots[h] = idx + 1;
+	s->nblocks++;
 	b->ninsn = icountGoNewBlock(s->handle, addr, size);
-	return idx;
+	return b;
 }
 
-// hook_block runs before every execution of every translated block.
+// hook_block runs before every execution of every translated block: the
+// one piece of icount that runs per block, so it touches one table entry.
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 	ic_state *s = ud;
-	uint32_t h = ic_hash(s, addr, size);
-	int64_t idx;
-	for (;;) {
-		uint32_t slot = s->slots[h];
-		if (slot == 0) {
-			idx = ic_insert(s, addr, size);
-			if (idx < 0) {
+	uint32_t mask = s->nslots - 1;
+	uint32_t h = ic_hash(mask, addr);
+	ic_block *b = &s->table[h];
+	while (__builtin_expect(b->addr != addr || b->size != size, 0)) {
+		if (b->size == 0) {
+			b = ic_insert(s, addr, size);
+			if (!b) {
 				s->oom = 1;
 				uc_emu_stop(uc);
 				return;
 			}
 			break;
 		}
-		ic_block *b = &s->blocks[slot - 1];
-		if (b->addr == addr && b->size == size) {
-			idx = slot - 1;
-			break;
-		}
-		h = (h + 1) & (s->nslots - 1);
+		h = (h + 1) & mask;
+		b = &s->table[h];
 	}
-	ic_block *b = &s->blocks[idx];
 	b->execs++;
-	s->execs++;
 	s->insns += b->ninsn;
-	s->cur = idx;
+	s->cur = b;
 }
 
-// ic_cut takes back the instructions of the current execution of block idx
-// that did not complete.
-void ic_cut(ic_state *s, int64_t idx, uint32_t notrun) {
-	if (idx < 0 || (uint64_t)idx >= s->nblocks) return;
-	s->blocks[idx].cut += notrun;
+// ic_cut takes back the instructions of the current block's execution that
+// did not complete.
+void ic_cut(ic_state *s, uint32_t notrun) {
+	if (!s->cur) return;
+	s->cur->cut += notrun;
 	s->insns -= notrun;
 }
 

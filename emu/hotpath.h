@@ -10,7 +10,8 @@
 #endif
 
 // One translated block as the emulator ran it, keyed by start address and
-// size in bytes.
+// size in bytes. The block table is an open-addressing hash table of these
+// (an entry with size 0 is empty), so that the hot path touches one entry.
 typedef struct ic_block {
 	uint64_t addr;
 	uint64_t execs; // times the block was entered
@@ -23,15 +24,12 @@ typedef struct ic_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go-side CPU
 
-	ic_block *blocks;
-	uint32_t nblocks, capblocks;
-	uint32_t *slots; // open addressing: block index + 1, 0 = empty
-	uint32_t nslots; // power of two
-	uint32_t shift;  // 64 - log2(nslots)
+	ic_block *table;
+	uint32_t nslots;  // power of two
+	uint32_t nblocks; // entries in use
 
 	uint64_t insns; // instructions of entered blocks, less cut-short remainders
-	uint64_t execs; // block executions
-	int64_t cur;    // index of the block executing now, -1 before the first
+	ic_block *cur;  // the block executing now, NULL before the first
 
 	// The last invalid memory access, recorded for Go.
 	int fault_type;
@@ -43,7 +41,7 @@ typedef struct ic_state {
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
 void ic_free(ic_state *s);
 uc_err ic_install_hooks(ic_state *s, int arch);
-void ic_cut(ic_state *s, int64_t idx, uint32_t notrun);
+void ic_cut(ic_state *s, uint32_t notrun);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 
