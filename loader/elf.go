@@ -17,9 +17,16 @@ import (
 
 // Limits of the guest address space icount lays executables out in.
 const (
-	userTop = 1 << 47 // x86-64 and 48-bit arm64 user space both fit below
+	userTop = 1 << 47 // segment addresses before relocation: both arches' user space
 	minAddr = 0x10000 // like vm.mmap_min_addr
 )
+
+// archUserTop is the end of each arch's user address space: 47 bits on
+// x86-64, 48 bits on arm64 (whose PIE base and stack lie above 1<<47).
+var archUserTop = map[emu.Arch]uint64{
+	emu.X86_64: 1 << 47,
+	emu.ARM64:  1 << 48,
+}
 
 // Fixed load bases of position-independent executables, the kernel's
 // ELF_ET_DYN_BASE without address randomisation.
@@ -229,7 +236,7 @@ func checkLayout(exe *Executable) error {
 	if !exe.PIE && lo < minAddr {
 		return errorf(exe.Path, NotRunnable, "malformed ELF file: segment at %#x lies below the lowest mappable address %#x", lo, minAddr)
 	}
-	if base+hi > userTop || hi-lo > 1<<40 {
+	if base+hi > archUserTop[exe.Arch] || hi-lo > 1<<40 {
 		return errorf(exe.Path, NotRunnable, "malformed ELF file: segments span %#x-%#x, outside user space", lo, hi)
 	}
 	if !entryOK {

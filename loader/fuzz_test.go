@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 			if s.Offset+s.Filesz > uint64(len(data)) || s.Filesz > s.Memsz {
 				t.Fatalf("accepted segment %+v of a %d-byte file", s, len(data))
 			}
-			if exe.Base()+s.Vaddr+s.Memsz > userTop {
+			if exe.Base()+s.Vaddr+s.Memsz > archUserTop[exe.Arch] {
 				t.Fatalf("accepted segment %+v outside user space", s)
 			}
 		}
