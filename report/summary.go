@@ -12,8 +12,9 @@ import (
 // is told apart from the guest's.
 const Prefix = "icount: "
 
-// Summary writes the short human summary of a run.
-func Summary(w io.Writer, p *count.Profile) {
+// Summary writes the short human summary of a run, with the top functions
+// by instructions executed in their own code.
+func Summary(w io.Writer, p *count.Profile, top int) {
 	t := p.Totals
 	end := fmt.Sprintf("exit %d", p.Exit.Status)
 	if p.Exit.Signal != "" {
@@ -25,6 +26,12 @@ func Summary(w io.Writer, p *count.Profile) {
 	fmt.Fprintf(w, "%s%s instructions (%s, %s)\n", Prefix, Group(t.Instructions), p.Meta.Arch, end)
 	fmt.Fprintf(w, "%s%s block executions, %s distinct blocks, %s system calls\n",
 		Prefix, Group(t.Blocks), Group(t.DistinctBlocks), Group(t.Syscalls))
+	if n := min(top, len(p.Functions)); n > 0 && t.Instructions > 0 {
+		fmt.Fprintf(w, "%s%16s %6s  %s\n", Prefix, "instructions", "share", "function")
+		for _, f := range p.Functions[:n] {
+			fmt.Fprintf(w, "%s%16s %5.1f%%  %s\n", Prefix, Group(f.Self), 100*float64(f.Self)/float64(t.Instructions), f.Name)
+		}
+	}
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)
 	}

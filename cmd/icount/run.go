@@ -20,6 +20,7 @@ type runFlags struct {
 	inheritEnv bool
 	seed       uint64
 	argv0      string
+	top        int
 }
 
 func newRunCmd() *cobra.Command {
@@ -45,6 +46,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringArrayVar(&f.env, "env", nil, "set `K=V` in the guest's environment (repeatable)")
 	fl.BoolVar(&f.inheritEnv, "inherit-env", false, "give the guest icount's environment (counts then depend on it)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for AT_RANDOM and getrandom")
+	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
 	return cmd
 }
@@ -73,7 +75,7 @@ func runRun(f *runFlags, args []string) error {
 		}
 	}
 	if !f.quiet {
-		report.Summary(os.Stderr, prof)
+		report.Summary(os.Stderr, prof, f.top)
 	}
 	if err != nil {
 		return &exitError{stopStatus(err), err}
