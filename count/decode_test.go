@@ -1,0 +1,38 @@
+package count
+
+import "testing"
+
+func TestX86Len(t *testing.T) {
+	cases := []struct {
+		name string
+		code []byte
+		want int
+	}{
+		{"nop", []byte{0x90}, 1},
+		{"endbr64", []byte{0xf3, 0x0f, 0x1e, 0xfa, 0x90}, 4},
+		{"hint nop with modrm", []byte{0x0f, 0x18, 0x00}, 3},
+		{"rep movsq", []byte{0xf3, 0x48, 0xa5}, 3},
+		{"syscall", []byte{0x0f, 0x05}, 2},
+		{"mov rip-relative", []byte{0x48, 0x8b, 0x05, 1, 2, 3, 4}, 7},
+	}
+	for _, c := range cases {
+		if got, err := x86Len(c.code); err != nil || got != c.want {
+			t.Errorf("%s: x86Len = %d, %v; want %d", c.name, got, err, c.want)
+		}
+	}
+	if _, err := x86Len([]byte{0x0f, 0x0b}); err != nil {
+		t.Errorf("ud2 must decode: %v", err)
+	}
+	if _, err := x86Len([]byte{0x0f}); err == nil {
+		t.Error("a lone 0f must not decode")
+	}
+}
+
+func TestNotRun(t *testing.T) {
+	d := &decoder{blocks: map[blockKey]*decodedBlock{{0x1000, 10}: {starts: []uint32{0, 2, 5, 8}}}}
+	for pc, want := range map[uint64]uint32{0x1000: 4, 0x1002: 3, 0x1005: 2, 0x1008: 1, 0x100a: 0, 0x2000: 0} {
+		if got := d.notRun(0x1000, 10, pc); got != want {
+			t.Errorf("notRun at %#x = %d, want %d", pc, got, want)
+		}
+	}
+}
