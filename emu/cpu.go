@@ -330,9 +330,6 @@ func (c *CPU) pcReg() Reg {
 	return ARM64PC
 }
 
-// Instructions returns the instructions counted so far.
-func (c *CPU) Instructions() uint64 { return uint64(c.st.insns) }
-
 // Block is one translated block's counters, read back from C.
 type Block struct {
 	Addr         uint64

@@ -28,8 +28,7 @@ typedef struct ic_state {
 	uint32_t nslots;  // power of two
 	uint32_t nblocks; // entries in use
 
-	uint64_t insns; // instructions of entered blocks, less cut-short remainders
-	ic_block *cur;  // the block executing now, NULL before the first
+	ic_block *cur; // the block executing now, NULL before the first
 
 	// The last invalid memory access, recorded for Go.
 	int fault_type;
