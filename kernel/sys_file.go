@@ -161,6 +161,17 @@ func (p *Process) hostDir(dirfd uint64) (int, error) {
 	return f.host, nil
 }
 
+// pathAt reads the path argument of an *at call and the host directory it
+// is relative to.
+func (p *Process) pathAt(dirfd, pathAddr uint64) (int, string, error) {
+	path, err := p.readString(pathAddr)
+	if err != nil {
+		return 0, "", err
+	}
+	dir, err := p.hostDir(dirfd)
+	return dir, path, err
+}
+
 func sysOpen(p *Process, a [6]uint64) (uint64, error) {
 	return p.openat(guestFDCWD, a[0], a[1], a[2])
 }
@@ -170,11 +181,7 @@ func sysOpenat(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
-	path, err := p.readString(pathAddr)
-	if err != nil {
-		return 0, err
-	}
-	dir, err := p.hostDir(dirfd)
+	dir, path, err := p.pathAt(dirfd, pathAddr)
 	if err != nil {
 		return 0, err
 	}
@@ -241,11 +248,7 @@ func sysNewfstatat(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func (p *Process) fstatat(dirfd, pathAddr, statAddr, flags uint64) (uint64, error) {
-	path, err := p.readString(pathAddr)
-	if err != nil {
-		return 0, err
-	}
-	dir, err := p.hostDir(dirfd)
+	dir, path, err := p.pathAt(dirfd, pathAddr)
 	if err != nil {
 		return 0, err
 	}
@@ -257,11 +260,7 @@ func (p *Process) fstatat(dirfd, pathAddr, statAddr, flags uint64) (uint64, erro
 }
 
 func sysStatx(p *Process, a [6]uint64) (uint64, error) {
-	path, err := p.readString(a[1])
-	if err != nil {
-		return 0, err
-	}
-	dir, err := p.hostDir(a[0])
+	dir, path, err := p.pathAt(a[0], a[1])
 	if err != nil {
 		return 0, err
 	}
@@ -414,7 +413,7 @@ func sysReadlinkat(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) {
-	path, err := p.readString(pathAddr)
+	dir, path, err := p.pathAt(dirfd, pathAddr)
 	if err != nil {
 		return 0, err
 	}
@@ -422,10 +421,6 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 	if p.isExe(path) {
 		target = p.exePath()
 	} else {
-		dir, err := p.hostDir(dirfd)
-		if err != nil {
-			return 0, err
-		}
 		b := make([]byte, maxPath)
 		n, err := unix.Readlinkat(dir, path, b)
 		if err != nil {
@@ -461,11 +456,7 @@ func sysFaccessat2(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func (p *Process) faccessat(dirfd, pathAddr, mode, flags uint64) (uint64, error) {
-	path, err := p.readString(pathAddr)
-	if err != nil {
-		return 0, err
-	}
-	dir, err := p.hostDir(dirfd)
+	dir, path, err := p.pathAt(dirfd, pathAddr)
 	if err != nil {
 		return 0, err
 	}
@@ -485,11 +476,7 @@ func sysGetcwd(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func sysUnlinkat(p *Process, a [6]uint64) (uint64, error) {
-	path, err := p.readString(a[1])
-	if err != nil {
-		return 0, err
-	}
-	dir, err := p.hostDir(a[0])
+	dir, path, err := p.pathAt(a[0], a[1])
 	if err != nil {
 		return 0, err
 	}

@@ -139,8 +139,10 @@ func (m *memory) Write(addr uint64, b []byte) error {
 	return nil
 }
 
-func TestLoadZeroesBSSAndFindsPhdr(t *testing.T) {
-	exe, err := Parse("min", minimalELF())
+// loadMinimal parses and loads minimalELF as path into a fresh memory.
+func loadMinimal(t *testing.T, path string) (*memory, *Image) {
+	t.Helper()
+	exe, err := Parse(path, minimalELF())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +151,11 @@ func TestLoadZeroesBSSAndFindsPhdr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mem, img
+}
+
+func TestLoadZeroesBSSAndFindsPhdr(t *testing.T) {
+	mem, img := loadMinimal(t, "min")
 	if len(mem.maps) != 2 || mem.maps[0x400000] != emu.ProtRead|emu.ProtExec {
 		t.Errorf("maps %v", mem.maps)
 	}
@@ -162,15 +169,7 @@ func TestLoadZeroesBSSAndFindsPhdr(t *testing.T) {
 
 func TestStackDoesNotDependOnPath(t *testing.T) {
 	build := func(path string) map[uint64][]byte {
-		exe, err := Parse(path, minimalELF())
-		if err != nil {
-			t.Fatal(err)
-		}
-		mem := &memory{maps: map[uint64]emu.Prot{}, writes: map[uint64][]byte{}}
-		img, err := exe.Load(mem)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mem, img := loadMinimal(t, path)
 		if _, err := BuildStack(mem, emu.X86_64, img, StackSpec{Argv: []string{"bench", "-n", "3"}, Platform: "x86_64"}); err != nil {
 			t.Fatal(err)
 		}
