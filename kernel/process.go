@@ -61,6 +61,7 @@ type Process struct {
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	sigmask    uint64
 	altstack   []byte // stack_t given to sigaltstack
+	name       string // the thread name (prctl PR_SET_NAME)
 }
 
 // New prepares a process for exe on cpu: maps the executable and builds
@@ -94,6 +95,7 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 		return nil, err
 	}
 	p.image = img
+	p.name = filepath.Base(opts.Argv[0])
 	p.mm.setBrk(img.End)
 	spec := loader.StackSpec{Argv: opts.Argv, Env: opts.Env, UID: UID, GID: GID,
 		Hwcap: a.hwcap, Platform: a.platform}

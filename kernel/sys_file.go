@@ -509,3 +509,48 @@ func errnoOrNil(err error) error {
 	}
 	return errnoOf(err)
 }
+
+// sysGetdents64 reads directory entries; struct linux_dirent64 has one
+// layout on every arch, so the host's records pass through.
+func sysGetdents64(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, min(a[2], maxIO))
+	n, err := unix.Getdents(f.host, buf)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), p.writeMem(a[1], buf[:n])
+}
+
+// sysSendfile copies between two host descriptors, as the kernel does.
+func sysSendfile(p *Process, a [6]uint64) (uint64, error) {
+	out, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	in, err := p.fds.get(a[1])
+	if err != nil {
+		return 0, err
+	}
+	count := int(min(a[3], maxIO))
+	if a[2] == 0 {
+		n, err := unix.Sendfile(out.host, in.host, nil, count)
+		if err != nil {
+			return 0, errnoOf(err)
+		}
+		return uint64(n), nil
+	}
+	off, err := p.readU64(a[2])
+	if err != nil {
+		return 0, err
+	}
+	o := int64(off)
+	n, err := unix.Sendfile(out.host, in.host, &o, count)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), p.writeU64(a[2], uint64(o))
+}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
@@ -145,3 +146,64 @@ func sysSysinfo(p *Process, a [6]uint64) (uint64, error) {
 	b = append(b, make([]byte, 4)...)
 	return 0, p.writeMem(a[0], b)
 }
+
+// prctl options.
+const (
+	prSetName = 15
+	prGetName = 16
+)
+
+// sysPrctl keeps the thread name; other options are refused with EINVAL,
+// as a kernel without them would.
+func sysPrctl(p *Process, a [6]uint64) (uint64, error) {
+	switch a[0] {
+	case prSetName:
+		b, err := p.readMem(a[1], 16)
+		if err != nil {
+			return 0, err
+		}
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			b = b[:i]
+		}
+		p.name = string(b[:min(len(b), 15)])
+		return 0, nil
+	case prGetName:
+		name := make([]byte, 16)
+		copy(name, p.name)
+		return 0, p.writeMem(a[1], name)
+	}
+	return 0, unix.EINVAL
+}
+
+// sysSetID accepts setting an id to the value it has, and refuses any other
+// with EPERM, as the kernel does for an unprivileged process.
+func sysSetID(p *Process, a [6]uint64) (uint64, error) {
+	if uint32(a[0]) == UID || uint32(a[0]) == GID || int32(a[0]) == -1 {
+		return 0, nil
+	}
+	return 0, unix.EPERM
+}
+
+// sysSetresID is sysSetID for the three ids of setresuid/setresgid.
+func sysSetresID(p *Process, a [6]uint64) (uint64, error) {
+	for _, id := range a[:3] {
+		if _, err := sysSetID(p, [6]uint64{id}); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// sysGetresID writes the fixed ids to the three pointers of getresuid and
+// getresgid (uid and gid are the same number).
+func sysGetresID(p *Process, a [6]uint64) (uint64, error) {
+	for _, addr := range a[:3] {
+		if err := p.writeU32(addr, UID); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// sysGetgroups reports no supplementary groups.
+func sysGetgroups(p *Process, a [6]uint64) (uint64, error) { return 0, nil }
