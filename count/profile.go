@@ -34,10 +34,15 @@ type BlockCount struct {
 	Function     string `json:"function,omitempty"`
 }
 
-// FunctionCount is the instructions executed in one function's own code.
+// FunctionCount is one function's share of the run.
 type FunctionCount struct {
-	Name string `json:"name"`
-	Self uint64 `json:"self"`
+	Name      string `json:"name"`             // as in the symbol table (mangled names kept)
+	Module    string `json:"module,omitempty"` // the mapped object holding it
+	File      string `json:"file,omitempty"`   // source file, from DWARF
+	Line      int    `json:"line,omitempty"`
+	Self      uint64 `json:"self"`      // instructions executed in its own code
+	Inclusive uint64 `json:"inclusive"` // self plus everything it called
+	Calls     uint64 `json:"calls"`     // times it was called
 }
 
 // Meta describes what ran, where and how.

@@ -192,7 +192,7 @@ func functionCounts(blocks []BlockCount, syms *symtab) []FunctionCount {
 	}
 	out := make([]FunctionCount, 0, len(self))
 	for name, n := range self {
-		out = append(out, FunctionCount{Name: name, Self: n})
+		out = append(out, FunctionCount{Name: name, Module: syms.module, Self: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Self != out[j].Self {

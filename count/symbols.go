@@ -3,17 +3,19 @@ package count
 import (
 	"debug/elf"
 	"fmt"
+	"path/filepath"
 	"sort"
 )
 
 // symtab names the function holding an address, from an ELF's symbols.
 type symtab struct {
-	base uint64
+	module string // the object's file name
+	base   uint64
 	syms []elf.Symbol // functions, sorted by address
 }
 
 func loadSymbols(path string, base uint64) *symtab {
-	t := &symtab{base: base}
+	t := &symtab{module: filepath.Base(path), base: base}
 	f, err := elf.Open(path)
 	if err != nil {
 		return t
