@@ -11,7 +11,7 @@ import (
 type symtab struct {
 	module string // the object's file name
 	base   uint64
-	syms []elf.Symbol // functions, sorted by address
+	syms   []elf.Symbol // functions, sorted by address
 }
 
 func loadSymbols(path string, base uint64) *symtab {
