@@ -20,7 +20,7 @@ type locator struct {
 func (l *locator) locate(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint64, uint32) {
 	pc := f.PC
 	if f.Kind == emu.FaultUnmapped || f.Kind == emu.FaultProtection {
-		if at, ok := l.findAccess(blockAddr, blockSize, f.Addr); ok {
+		if at, ok := l.findAccess(blockAddr, blockSize, f); ok {
 			pc = at
 		} else {
 			l.uncertain = "the faulting instruction could not be told within its block: the count of that block is taken as complete"
@@ -30,21 +30,30 @@ func (l *locator) locate(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint
 	return pc, l.dec.notRun(blockAddr, blockSize, pc)
 }
 
-func (l *locator) findAccess(blockAddr uint64, blockSize uint32, addr uint64) (uint64, bool) {
-	if l.dec.arch != emu.X86_64 {
-		return 0, false
-	}
+func (l *locator) findAccess(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint64, bool) {
 	code := make([]byte, blockSize)
 	if l.cpu.Read(blockAddr, code) != nil {
 		return 0, false
 	}
+	switch l.dec.arch {
+	case emu.X86_64:
+		return findAccessX86(code, blockAddr, f.Addr, l.cpu.Reg)
+	case emu.ARM64:
+		return findAccessARM64(code, blockAddr, f, l.cpu.Reg, l.cpu.Read)
+	}
+	return 0, false
+}
+
+// findAccessX86 returns the first instruction of the block whose memory
+// access, from the current registers, covers addr.
+func findAccessX86(code []byte, blockAddr, addr uint64, reg func(emu.Reg) uint64) (uint64, bool) {
 	for off := 0; off < len(code); {
 		inst, err := x86asm.Decode(code[off:], 64)
 		if err != nil || inst.Op == 0 || inst.Len == 0 {
 			return 0, false
 		}
 		pc := blockAddr + uint64(off)
-		for _, acc := range x86Accesses(inst, pc, l.cpu.Reg) {
+		for _, acc := range x86Accesses(inst, pc, reg) {
 			if addr >= acc.addr && addr-acc.addr < acc.size {
 				return pc, true
 			}

@@ -50,13 +50,7 @@ func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error)
 			}
 			return sigSEGV, fmt.Sprintf("CPU exception %d%s", f.Intno, faultingInsn(arch, f.PC, read))
 		}
-		switch f.Intno {
-		case 1:
-			return sigILL, unsupportedInsn(arch, f.PC, read)
-		case 7:
-			return sigTRAP, "breakpoint"
-		}
-		return sigILL, fmt.Sprintf("CPU exception %d at %#x", f.Intno, f.PC)
+		return describeExceptionARM64(f, read)
 	}
 	return sigSEGV, f.Error()
 }
@@ -78,6 +72,9 @@ func unsupportedInsn(arch emu.Arch, pc uint64, read func(uint64, []byte) error) 
 		return fmt.Sprintf("illegal instruction at %#x", pc)
 	}
 	s := disasm(arch, pc, read)
+	if s == "" && arch == emu.ARM64 {
+		return unsupportedARM64(code, pc)
+	}
 	if s == "" {
 		return fmt.Sprintf("illegal instruction (bytes % x) at %#x", code, pc)
 	}
@@ -85,12 +82,15 @@ func unsupportedInsn(arch emu.Arch, pc uint64, read func(uint64, []byte) error) 
 	if arch == emu.X86_64 && (code[0] == 0xc4 || code[0] == 0xc5 || code[0] == 0x62) {
 		return fmt.Sprintf("`%s` at %#x (AVX family) is not supported by the emulated CPU; build for x86-64-v1/v2 (no -mavx, -march=native)", s, pc)
 	}
+	if arch == emu.ARM64 {
+		return fmt.Sprintf("`%s` at %#x is not supported by the emulated CPU; %s", s, pc, buildHintARM64)
+	}
 	return fmt.Sprintf("`%s` at %#x is not supported by the emulated CPU", s, pc)
 }
 
 func disasm(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
-	if arch != emu.X86_64 {
-		return ""
+	if arch == emu.ARM64 {
+		return disasmARM64(pc, read)
 	}
 	code := make([]byte, 15)
 	for n := len(code); n > 0; n-- {
