@@ -203,7 +203,9 @@ func checkLoad(path string, i int, p *elf.Prog, fileSize uint64) (Segment, error
 	switch {
 	case p.Filesz > p.Memsz:
 		return bad("file size %#x exceeds memory size %#x", p.Filesz, p.Memsz)
-	case p.Off > fileSize || p.Filesz > fileSize-p.Off:
+	case p.Filesz > 0 && (p.Off > fileSize || p.Filesz > fileSize-p.Off):
+		// (A segment with no file bytes, all .bss, may name any offset:
+		// linkers put it past the end of the file.)
 		return Segment{}, errorf(path, NotRunnable, "truncated ELF file: segment %d needs bytes %#x-%#x, the file has %#x", i, p.Off, p.Off+p.Filesz, fileSize)
 	case p.Vaddr >= userTop || p.Memsz >= userTop-p.Vaddr:
 		return bad("address range %#x+%#x lies outside user space", p.Vaddr, p.Memsz)
@@ -220,7 +222,11 @@ func checkLoad(path string, i int, p *elf.Prog, fileSize uint64) (Segment, error
 	if p.Flags&elf.PF_X != 0 {
 		prot |= emu.ProtExec
 	}
-	return Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: p.Off, Filesz: p.Filesz, Prot: prot}, nil
+	off := p.Off
+	if p.Filesz == 0 {
+		off = 0 // nothing is read from the file
+	}
+	return Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: off, Filesz: p.Filesz, Prot: prot}, nil
 }
 
 func checkLayout(exe *Executable) error {
