@@ -4,13 +4,15 @@ import (
 	"fmt"
 
 	"github.com/icount-dev/icount/emu"
+	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/x86/x86asm"
 )
 
 // decodedBlock is a translated block decoded once, on first sight.
 type decodedBlock struct {
 	starts []uint32 // offset of each instruction in the block
-	bad    string   // why decoding failed, if it did
+	info   emu.BlockInfo
+	bad    string // why decoding failed, if it did
 }
 
 type blockKey struct {
@@ -22,20 +24,21 @@ type blockKey struct {
 type decoder struct {
 	arch   emu.Arch
 	read   func(addr uint64, b []byte) error
+	funcOf func(addr uint64) uint64 // entry of the function holding addr, 0 if unknown
 	blocks map[blockKey]*decodedBlock
 	failed []string // blocks whose instructions could not all be decoded
 }
 
-func newDecoder(arch emu.Arch, read func(uint64, []byte) error) *decoder {
-	return &decoder{arch: arch, read: read, blocks: map[blockKey]*decodedBlock{}}
+func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
+	return &decoder{arch: arch, read: read, funcOf: funcOf, blocks: map[blockKey]*decodedBlock{}}
 }
 
-// newBlock is the emulator's first-sight hook: it returns the number of
-// instructions in the block.
-func (d *decoder) newBlock(addr uint64, size uint32) uint32 {
+// newBlock is the emulator's first-sight hook: it counts the block's
+// instructions, names its function and classifies how it ends.
+func (d *decoder) newBlock(addr uint64, size uint32) emu.BlockInfo {
 	k := blockKey{addr, size}
 	if b, ok := d.blocks[k]; ok {
-		return uint32(len(b.starts))
+		return b.info
 	}
 	b := &decodedBlock{}
 	code := make([]byte, size)
@@ -62,8 +65,46 @@ func (d *decoder) newBlock(addr uint64, size uint32) uint32 {
 			off += n
 		}
 	}
+	b.info = emu.BlockInfo{Instructions: uint32(len(b.starts)), Func: d.funcOf(addr)}
+	if n := len(b.starts); n > 0 && b.bad == "" {
+		b.info.End = blockEnd(d.arch, code[b.starts[n-1]:])
+	}
 	d.blocks[k] = b
-	return uint32(len(b.starts))
+	return b.info
+}
+
+// blockEnd classifies the last instruction of a block for call tracking.
+func blockEnd(arch emu.Arch, last []byte) emu.BlockEnd {
+	if arch == emu.ARM64 {
+		inst, err := arm64asm.Decode(last)
+		if err != nil {
+			return emu.EndPlain
+		}
+		switch inst.Op {
+		case arm64asm.BL, arm64asm.BLR:
+			return emu.EndCall
+		case arm64asm.RET:
+			return emu.EndReturn
+		case arm64asm.BR:
+			return emu.EndIndirectJump
+		}
+		return emu.EndPlain
+	}
+	inst, err := x86asm.Decode(last, 64)
+	if err != nil {
+		return emu.EndPlain
+	}
+	switch inst.Op {
+	case x86asm.CALL, x86asm.LCALL:
+		return emu.EndCall
+	case x86asm.RET, x86asm.LRET:
+		return emu.EndReturn
+	case x86asm.JMP, x86asm.LJMP:
+		if _, direct := inst.Args[0].(x86asm.Rel); !direct {
+			return emu.EndIndirectJump
+		}
+	}
+	return emu.EndPlain
 }
 
 // notRun is how many instructions of the block at addr, from the one at pc

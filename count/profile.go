@@ -12,6 +12,8 @@ type Profile struct {
 	Totals    Totals            `json:"totals"`
 	Syscalls  map[string]uint64 `json:"syscalls"`
 	Functions []FunctionCount   `json:"functions"`
+	CallTree  []CallNode        `json:"call_tree,omitempty"`
+	Region    *Region           `json:"region,omitempty"`
 	HotBlocks []BlockCount      `json:"hot_blocks"`
 	Exit      Exit              `json:"exit"`
 	Warnings  []string          `json:"warnings,omitempty"`

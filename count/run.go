@@ -21,6 +21,11 @@ type Options struct {
 	Seed      uint64   // seeds AT_RANDOM and getrandom
 	Version   string   // icount's version, for the metadata
 	HotBlocks int      // how many of the hottest blocks to keep
+	// Attribution keeps the calling-context tree: inclusive costs, call
+	// counts and call stacks.
+	Attribution bool
+	// Collect names functions: with it only their dynamic extent is counted.
+	Collect []string
 }
 
 // StoppedError says that icount stopped the guest before it ended, and
@@ -52,18 +57,28 @@ func Run(opts Options) (*Profile, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
+	syms := loadSymbols(exe.Path, exe.Base())
+	var collect []uint64
+	for _, name := range opts.Collect {
+		entry, ok := syms.byName(name)
+		if !ok {
+			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
+		}
+		collect = append(collect, entry)
+	}
+
 	var proc *kernel.Process
 	var dec *decoder
 	cpu, err := emu.New(exe.Arch, emu.Hooks{
-		NewBlock:  func(addr uint64, size uint32) uint32 { return dec.newBlock(addr, size) },
+		NewBlock:  func(addr uint64, size uint32) emu.BlockInfo { return dec.newBlock(addr, size) },
 		Syscall:   func() { proc.Syscall() },
 		Interrupt: func(intno uint32) bool { return proc.Interrupt(intno) },
-	})
+	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer cpu.Close()
-	dec = newDecoder(exe.Arch, cpu.Read)
+	dec = newDecoder(exe.Arch, cpu.Read, syms.entry)
 
 	argv0 := opts.Argv0
 	if argv0 == "" {
@@ -74,7 +89,6 @@ func Run(opts Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	syms := loadSymbols(exe.Path, proc.Image().Base)
 	where := func(pc uint64) string {
 		if n := syms.name(pc); n != "" {
 			return fmt.Sprintf("%s (%s)", n, filepath.Base(exe.Path))
@@ -102,6 +116,13 @@ func Run(opts Options) (*Profile, error) {
 		Syscalls: proc.SyscallCounts(),
 	}
 	fillCounts(prof, cpu, syms, opts.HotBlocks)
+	if tree := cpu.CallTree(); tree != nil {
+		prof.CallTree, prof.Functions = attribute(tree, syms)
+	}
+	if len(opts.Collect) > 0 {
+		insns, execs := cpu.Outside()
+		prof.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
+	}
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
@@ -180,25 +201,20 @@ func fillCounts(prof *Profile, cpu *emu.CPU, syms *symtab, hot int) {
 }
 
 // functionCounts sums the blocks by the function their first instruction
-// lies in, most instructions first.
+// lies in, most instructions first: self costs without the call tree.
 func functionCounts(blocks []BlockCount, syms *symtab) []FunctionCount {
-	self := map[string]uint64{}
+	self := map[uint64]uint64{}
 	for _, b := range blocks {
-		name := syms.function(b.Addr)
-		if name == "" {
-			name = fmt.Sprintf("%#x", b.Addr)
+		entry := syms.entry(b.Addr)
+		if entry == 0 {
+			entry = b.Addr
 		}
-		self[name] += b.Instructions
+		self[entry] += b.Instructions
 	}
 	out := make([]FunctionCount, 0, len(self))
-	for name, n := range self {
-		out = append(out, FunctionCount{Name: name, Module: syms.module, Self: n})
+	for entry, n := range self {
+		out = append(out, FunctionCount{Name: syms.nameOf(entry), Module: syms.module, Self: n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Self != out[j].Self {
-			return out[i].Self > out[j].Self
-		}
-		return out[i].Name < out[j].Name
-	})
+	sortFunctions(out)
 	return out
 }

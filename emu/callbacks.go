@@ -1,6 +1,6 @@
 package emu
 
-// #include <stdint.h>
+// #include "hotpath.h"
 import "C"
 
 import "runtime/cgo"
@@ -22,12 +22,15 @@ func (c *CPU) guard(f func()) {
 }
 
 //export icountGoNewBlock
-func icountGoNewBlock(h C.uintptr_t, addr C.uint64_t, size C.uint32_t) (n C.uint32_t) {
+func icountGoNewBlock(h C.uintptr_t, b *C.ic_block) {
 	c := cpuOf(h)
-	if c.hooks.NewBlock != nil {
-		c.guard(func() { n = C.uint32_t(c.hooks.NewBlock(uint64(addr), uint32(size))) })
+	if c.hooks.NewBlock == nil {
+		return
 	}
-	return n
+	c.guard(func() {
+		info := c.hooks.NewBlock(uint64(b.addr), uint32(b.size))
+		b.ninsn, b._func, b.end = C.uint32_t(info.Instructions), C.uint64_t(info.Func), C.uint32_t(info.End)
+	})
 }
 
 //export icountGoSyscall

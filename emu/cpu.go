@@ -50,10 +50,38 @@ const (
 // PageSize is the granularity of guest memory mappings.
 const PageSize = 4096
 
+// BlockEnd says how a block ends, for call tracking.
+type BlockEnd uint32
+
+// Block endings; the values match hotpath.h.
+const (
+	EndPlain        BlockEnd = C.IC_END_PLAIN // falls through or branches within its function
+	EndCall         BlockEnd = C.IC_END_CALL
+	EndReturn       BlockEnd = C.IC_END_RET
+	EndIndirectJump BlockEnd = C.IC_END_IJMP
+)
+
+// BlockInfo is what the decoder says of a block on first sight.
+type BlockInfo struct {
+	Instructions uint32
+	Func         uint64 // entry address of the function holding it, 0 if unknown
+	End          BlockEnd
+}
+
+// Options choose what the hot path records besides block counts.
+type Options struct {
+	// Attribution keeps a calling-context tree: inclusive costs and call
+	// stacks, at some cost per call and return.
+	Attribution bool
+	// Collect, with Attribution, counts only inside the dynamic extent of
+	// the functions entered at these addresses.
+	Collect []uint64
+}
+
 // Hooks are the Go functions the CPU calls back into. NewBlock is called
-// once per distinct translated block and returns its instruction count.
+// once per distinct translated block.
 type Hooks struct {
-	NewBlock func(addr uint64, size uint32) uint32
+	NewBlock func(addr uint64, size uint32) BlockInfo
 	Syscall  func() // x86-64 syscall instruction; RIP is at the instruction
 	// Interrupt is called for a CPU exception (on arm64, svc is intno 2
 	// with PC past it). It returns false for an exception it does not
@@ -102,7 +130,7 @@ func Version() string {
 }
 
 // New creates a CPU for arch with every hook installed, ready to map memory.
-func New(arch Arch, hooks Hooks) (*CPU, error) {
+func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	c := &CPU{arch: arch, hooks: hooks}
 	var ucArch C.uc_arch
 	var mode C.uc_mode
@@ -129,6 +157,20 @@ func New(arch Arch, hooks Hooks) (*CPU, error) {
 	if c.st == nil {
 		c.Close()
 		return nil, errors.New("emu: out of memory for the block table")
+	}
+	if opts.Attribution {
+		roi := append([]uint64(nil), opts.Collect...)
+		sort.Slice(roi, func(i, j int) bool { return roi[i] < roi[j] })
+		var p *C.uint64_t
+		if len(roi) > 0 {
+			p = (*C.uint64_t)(C.malloc(C.size_t(8 * len(roi))))
+			copy(unsafe.Slice((*uint64)(unsafe.Pointer(p)), len(roi)), roi)
+			defer C.free(unsafe.Pointer(p))
+		}
+		if C.ic_enable_cct(c.st, C.int(c.spReg()), p, C.uint32_t(len(roi))) != 0 {
+			c.Close()
+			return nil, errors.New("emu: out of memory for the calling-context tree")
+		}
 	}
 	if err := check("install hooks", C.ic_install_hooks(c.st, C.int(arch))); err != nil {
 		c.Close()
@@ -281,7 +323,7 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		panic(p)
 	}
 	if c.st.oom != 0 {
-		return errors.New("emu: out of memory for the block table")
+		return errors.New("emu: out of memory for the block table or the call tree")
 	}
 	if err == C.UC_ERR_OK && c.exception == 0 {
 		return nil
@@ -323,6 +365,13 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 	return f
 }
 
+func (c *CPU) spReg() Reg {
+	if c.arch == X86_64 {
+		return X86RSP
+	}
+	return ARM64SP
+}
+
 func (c *CPU) pcReg() Reg {
 	if c.arch == X86_64 {
 		return X86RIP
@@ -354,4 +403,32 @@ func (c *CPU) Blocks() []Block {
 		return out[i].Size < out[j].Size
 	})
 	return out
+}
+
+// Node is one node of the calling-context tree.
+type Node struct {
+	Func         uint64 // entry address of its function
+	Parent       int    // index of the parent; the root (index 0) is its own
+	Instructions uint64 // executed in its own code
+	Calls        uint64
+}
+
+// CallTree returns a copy of the calling-context tree, root first, parents
+// before children; nil without attribution or before the first block.
+func (c *CPU) CallTree() []Node {
+	if c.st.nodes == nil || c.st.depth == 0 {
+		return nil
+	}
+	nodes := unsafe.Slice(c.st.nodes, int(c.st.nnodes))
+	out := make([]Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = Node{Func: uint64(n._func), Parent: int(n.parent), Instructions: uint64(n.insns), Calls: uint64(n.calls)}
+	}
+	return out
+}
+
+// Outside returns the instructions and block executions that fell outside
+// the region collected.
+func (c *CPU) Outside() (instructions, executions uint64) {
+	return uint64(c.st.outside_insns), uint64(c.st.outside_execs)
 }

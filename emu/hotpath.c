@@ -25,6 +25,8 @@ static int ic_grow(ic_state *s, uint32_t nslots) {
 		while (t[h].size) h = (h + 1) & (nslots - 1);
 		t[h] = *b;
 	}
+	// cur points into the old table: move it along.
+	if (s->cur) s->cur = t + (s->cur - s->table);
 	free(s->table);
 	s->table = t;
 	s->nslots = nslots;
@@ -36,6 +38,7 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	if (!s) return NULL;
 	s->uc = uc;
 	s->handle = handle;
+	s->cur_in_roi = 1;
 	if (ic_grow(s, 8192) != 0) {
 		ic_free(s);
 		return NULL;
@@ -45,53 +48,96 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 
 void ic_free(ic_state *s) {
 	if (!s) return;
+	ic_cct_free(s);
 	free(s->table);
 	free(s);
 }
 
 // ic_insert adds a block first seen at addr and asks Go to decode it.
 __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t addr, uint32_t size) {
-	if (2 * (s->nblocks + 1) > s->nslots && ic_grow(s, 2 * s->nslots) != 0) return NULL;
+	if (2 * (s->nblocks + 1) > s->nslots) {
+		if (ic_grow(s, 2 * s->nslots) != 0) return NULL;
+	}
 	uint32_t h = ic_hash(s->nslots - 1, addr);
 	while (s->table[h].size) h = (h + 1) & (s->nslots - 1);
 	ic_block *b = &s->table[h];
 	b->addr = addr;
 	b->size = size;
 	s->nblocks++;
-	b->ninsn = icountGoNewBlock(s->handle, addr, size);
+	icountGoNewBlock(s->handle, b);
 	return b;
 }
 
-// hook_block runs before every execution of every translated block: the
-// one piece of icount that runs per block, so it touches one table entry
-// and keeps no running total (a read-modify-write of one shared counter per
-// block costs 4% of the run); totals are summed from the table.
-static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	ic_state *s = ud;
+// ic_lookup finds the entry of a block, adding it on first sight.
+static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 	uint32_t mask = s->nslots - 1;
 	uint32_t h = ic_hash(mask, addr);
 	ic_block *b = &s->table[h];
 	while (__builtin_expect(b->addr != addr || b->size != size, 0)) {
-		if (b->size == 0) {
-			b = ic_insert(s, addr, size);
-			if (!b) {
-				s->oom = 1;
-				uc_emu_stop(uc);
-				return;
-			}
-			break;
-		}
+		if (b->size == 0) return ic_insert(s, addr, size);
 		h = (h + 1) & mask;
 		b = &s->table[h];
+	}
+	return b;
+}
+
+// hook_block runs before every execution of every translated block when
+// icount only counts: the one piece of icount that runs per block, so it
+// touches one table entry and keeps no running total (a read-modify-write
+// of one shared counter per block costs 4% of the run); totals are summed
+// from the table.
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	ic_state *s = ud;
+	ic_block *b = lookup(s, addr, size);
+	if (__builtin_expect(!b, 0)) {
+		s->oom = 1;
+		uc_emu_stop(uc);
+		return;
 	}
 	b->execs++;
 	s->cur = b;
 }
 
+// hook_block_cct is hook_block with attribution: it follows calls and
+// returns in the calling-context tree and charges the block's instructions
+// to the current context. Only a block that follows a call, return or
+// indirect jump, or that lies in another function than the current
+// context's, takes the slow path.
+static void hook_block_cct(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	ic_state *s = ud;
+	ic_block *b = lookup(s, addr, size);
+	if (__builtin_expect(!b, 0)) {
+		s->oom = 1;
+		uc_emu_stop(uc);
+		return;
+	}
+	ic_block *prev = s->cur; // read after lookup: growing the table moves it
+	s->cur = b;
+	if (__builtin_expect(!prev || prev->end != IC_END_PLAIN || (b->func && b->func != s->top_func), 0)) {
+		ic_cct_enter(s, prev, b);
+	}
+	ic_node *n = &s->nodes[s->top];
+	if (__builtin_expect(n->roi, 1)) {
+		b->execs++;
+		n->insns += b->ninsn;
+		s->cur_in_roi = 1;
+	} else {
+		s->outside_insns += b->ninsn;
+		s->outside_execs++;
+		s->cur_in_roi = 0;
+	}
+}
+
 // ic_cut takes back the instructions of the current block's execution that
 // did not complete.
 void ic_cut(ic_state *s, uint32_t notrun) {
-	if (s->cur) s->cur->cut += notrun;
+	if (!s->cur) return;
+	if (!s->cur_in_roi) {
+		s->outside_insns -= notrun;
+		return;
+	}
+	s->cur->cut += notrun;
+	if (s->nodes) s->nodes[s->top].insns -= notrun;
 }
 
 static void hook_syscall(uc_engine *uc, void *ud) {
@@ -116,7 +162,8 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 // ic_install_hooks installs every hook; it must run before the first
 // uc_emu_start, since hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
-	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_BLOCK, (void *)hook_block, s, 1, 0);
+	void *block = s->nodes ? (void *)hook_block_cct : (void *)hook_block;
+	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_BLOCK, block, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0);
 	if (err != UC_ERR_OK) return err;

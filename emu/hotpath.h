@@ -1,4 +1,5 @@
-// The C hot path of icount: per-block counting and the hooks Unicorn calls.
+// The C hot path of icount: per-block counting, the calling-context tree
+// and the hooks Unicorn calls.
 #ifndef ICOUNT_HOTPATH_H
 #define ICOUNT_HOTPATH_H
 
@@ -9,16 +10,47 @@
 #error "icount needs Unicorn 2.1 or newer: 2.0 sends every guest store through a slow path (6x slower). Run 'make deps'."
 #endif
 
+// How a block ends, as far as call tracking is concerned.
+enum {
+	IC_END_PLAIN = 0, // falls through or branches within the function
+	IC_END_CALL = 1,  // call / bl / blr
+	IC_END_RET = 2,   // ret
+	IC_END_IJMP = 3,  // an indirect jump (switch tables, longjmp)
+};
+
 // One translated block as the emulator ran it, keyed by start address and
 // size in bytes. The block table is an open-addressing hash table of these
 // (an entry with size 0 is empty), so that the hot path touches one entry.
 typedef struct ic_block {
 	uint64_t addr;
-	uint64_t execs; // times the block was entered
+	uint64_t execs; // times the block was entered (inside the region collected)
 	uint64_t cut;   // instructions that did not complete in cut-short executions
+	uint64_t func;  // entry address of the function holding it, 0 if unknown
 	uint32_t size;  // bytes
 	uint32_t ninsn; // instructions, from the Go decoder on first sight
+	uint32_t end;   // IC_END_*
+	uint32_t pad;
 } ic_block;
+
+// A node of the calling-context tree: one function reached by one path of
+// calls from the root.
+typedef struct ic_node {
+	uint64_t func;   // entry address of the function
+	uint64_t insns;  // instructions executed in this context's own code
+	uint64_t calls;  // times this context was entered
+	uint32_t parent; // index of the parent node; the root is its own parent
+	uint32_t depth;  // root is 0
+	uint32_t roi;    // inside the region of interest (--collect)
+	uint32_t pad;
+} ic_node;
+
+// A frame of the shadow stack.
+typedef struct ic_frame {
+	uint64_t ret; // the return address a ret must reach, 0 for a frame entered by a jump
+	uint64_t sp;  // the stack pointer at entry
+	uint32_t node;
+	uint32_t jumped; // entered by a jump (tail call, fall-through), not a call
+} ic_frame;
 
 typedef struct ic_state {
 	uc_engine *uc;
@@ -30,18 +62,39 @@ typedef struct ic_state {
 
 	ic_block *cur; // the block executing now, NULL before the first
 
+	// Calling-context tree, kept only with attribution on.
+	ic_node *nodes;
+	uint32_t nnodes, capnodes;
+	uint32_t *children; // open addressing on (parent, func): node index + 1
+	uint32_t nchild;    // slots, a power of two
+	ic_frame *frames;
+	uint32_t depth, capframes;
+	uint32_t top;      // node of the top frame
+	uint64_t top_func; // its function
+	int sp_reg;        // the stack pointer's Unicorn register id
+	uint64_t *roi;     // sorted entry addresses of the functions to collect
+	uint32_t nroi;
+	int cur_in_roi;         // the current block execution was counted
+	uint64_t outside_insns; // instructions outside the region collected
+	uint64_t outside_execs;
+
 	// The last invalid memory access, recorded for Go.
 	int fault_type;
 	uint64_t fault_addr;
 	int fault_size;
-	int oom; // the block table could not grow
+	int oom; // a table could not grow
 } ic_state;
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
 void ic_free(ic_state *s);
+int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi);
 uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
+
+// Shared between hotpath.c and cct.c.
+void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);
+void ic_cct_free(ic_state *s);
 
 #endif

@@ -21,6 +21,8 @@ type runFlags struct {
 	seed       uint64
 	argv0      string
 	top        int
+	countOnly  bool
+	collect    []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -46,6 +48,8 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringArrayVar(&f.env, "env", nil, "set `K=V` in the guest's environment (repeatable)")
 	fl.BoolVar(&f.inheritEnv, "inherit-env", false, "give the guest icount's environment (counts then depend on it)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for AT_RANDOM and getrandom")
+	fl.BoolVar(&f.countOnly, "count-only", false, "count without the call tree: no inclusive costs or call stacks, a little faster")
+	fl.StringArrayVar(&f.collect, "collect", nil, "count only inside the dynamic extent of function `FUNC` (repeatable)")
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
 	return cmd
@@ -64,7 +68,7 @@ func runRun(f *runFlags, args []string) error {
 	}
 	prof, err := count.Run(count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
-		Version: version, HotBlocks: 20,
+		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect,
 	})
 	if prof == nil {
 		return &exitError{startStatus(err), err}

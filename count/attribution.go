@@ -1,0 +1,92 @@
+package count
+
+import (
+	"sort"
+
+	"github.com/icount-dev/icount/emu"
+)
+
+// CallNode is one node of the calling-context tree: a function reached by
+// one path of calls from the root (the function execution starts in).
+type CallNode struct {
+	Parent    int    `json:"parent"` // index in the tree; the root's is -1
+	Function  string `json:"function"`
+	Module    string `json:"module,omitempty"`
+	Self      uint64 `json:"self"`      // instructions in this context's own code
+	Inclusive uint64 `json:"inclusive"` // self plus every descendant's
+	Calls     uint64 `json:"calls"`
+}
+
+// Region says what --collect counted: only the dynamic extent of these
+// functions; the rest is reported apart.
+type Region struct {
+	Functions           []string `json:"functions"`
+	OutsideInstructions uint64   `json:"outside_instructions"`
+	OutsideBlocks       uint64   `json:"outside_blocks"`
+}
+
+// attribute turns the C calling-context tree into the Profile's tree and
+// per-function costs. A function's inclusive cost counts each instruction
+// once however deep it recurses: only its outermost contexts are summed.
+func attribute(nodes []emu.Node, syms *symtab) ([]CallNode, []FunctionCount) {
+	tree := make([]CallNode, len(nodes))
+	for i, n := range nodes {
+		parent := n.Parent
+		if i == 0 {
+			parent = -1
+		}
+		tree[i] = CallNode{Parent: parent, Function: syms.nameOf(n.Func), Module: syms.module,
+			Self: n.Instructions, Inclusive: n.Instructions, Calls: n.Calls}
+	}
+	// Parents come before their children: one backward pass sums subtrees.
+	for i := len(tree) - 1; i > 0; i-- {
+		tree[tree[i].Parent].Inclusive += tree[i].Inclusive
+	}
+	byFunc := map[uint64]*FunctionCount{}
+	var order []uint64
+	for i, n := range nodes {
+		f := byFunc[n.Func]
+		if f == nil {
+			f = &FunctionCount{Name: tree[i].Function, Module: syms.module}
+			byFunc[n.Func] = f
+			order = append(order, n.Func)
+		}
+		f.Self += n.Instructions
+		f.Calls += n.Calls
+		if !hasAncestor(nodes, i, n.Func) {
+			f.Inclusive += tree[i].Inclusive
+		}
+	}
+	funcs := make([]FunctionCount, 0, len(order))
+	for _, entry := range order {
+		funcs = append(funcs, *byFunc[entry])
+	}
+	sortFunctions(funcs)
+	return tree, funcs
+}
+
+// hasAncestor reports whether a proper ancestor of node i is a context of
+// the function at entry.
+func hasAncestor(nodes []emu.Node, i int, entry uint64) bool {
+	for i != 0 {
+		i = nodes[i].Parent
+		if nodes[i].Func == entry {
+			return true
+		}
+	}
+	return false
+}
+
+// sortFunctions orders functions by self cost, then inclusive, then name.
+func sortFunctions(fs []FunctionCount) {
+	sort.Slice(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Self != b.Self {
+			return a.Self > b.Self
+		}
+		if a.Inclusive != b.Inclusive {
+			return a.Inclusive > b.Inclusive
+		}
+		return a.Name < b.Name
+	})
+}

@@ -1,0 +1,210 @@
+// The calling-context tree: a shadow stack of frames, each pointing at a
+// node of the tree, kept in step with the guest's calls and returns.
+//
+// A call pushes a frame for the callee. A return pops to the frame whose
+// return address it reaches; a return or indirect jump that reaches none
+// (longjmp, exceptions, signal returns) pops every frame entered below the
+// stack pointer, as callgrind does. A block in another function than the
+// current frame's, reached without a call (a tail call, a jump into a .cold
+// part, falling off the end of a function), pushes a frame marked as jumped,
+// or pops back to that function if it is just below on the stack.
+//
+// The tree stays bounded: a function calling itself directly stays in its
+// node (recursion is collapsed), and below depth IC_MAX_DEPTH every call
+// stays in the node reached, so deep mutual recursion adds no nodes.
+#include "hotpath.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define IC_MAX_DEPTH 512
+#define IC_MAX_FRAMES (1u << 22)
+
+static uint32_t child_hash(uint32_t mask, uint32_t parent, uint64_t func) {
+	uint64_t k = func ^ ((uint64_t)parent << 40) ^ parent;
+	return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static int grow_children(ic_state *s, uint32_t n) {
+	uint32_t *t = calloc(n, sizeof *t);
+	if (!t) return -1;
+	for (uint32_t i = 1; i < s->nnodes; i++) {
+		uint32_t h = child_hash(n - 1, s->nodes[i].parent, s->nodes[i].func);
+		while (t[h]) h = (h + 1) & (n - 1);
+		t[h] = i + 1;
+	}
+	free(s->children);
+	s->children = t;
+	s->nchild = n;
+	return 0;
+}
+
+static int in_roi(const ic_state *s, uint64_t func) {
+	uint32_t lo = 0, hi = s->nroi;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (s->roi[mid] < func) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo < s->nroi && s->roi[lo] == func;
+}
+
+// new_node adds a node for func under parent; returns its index or -1.
+static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func) {
+	if (s->nnodes == s->capnodes) {
+		ic_node *n = realloc(s->nodes, 2 * (size_t)s->capnodes * sizeof *n);
+		if (!n) return -1;
+		s->nodes = n;
+		s->capnodes *= 2;
+	}
+	if (2 * (s->nnodes + 1) > s->nchild && grow_children(s, 2 * s->nchild) != 0) return -1;
+	uint32_t i = s->nnodes++;
+	ic_node *n = &s->nodes[i];
+	memset(n, 0, sizeof *n);
+	n->func = func;
+	n->parent = parent;
+	n->depth = s->nodes[parent].depth + 1;
+	n->roi = s->nodes[parent].roi || in_roi(s, func);
+	uint32_t h = child_hash(s->nchild - 1, parent, func);
+	while (s->children[h]) h = (h + 1) & (s->nchild - 1);
+	s->children[h] = i + 1;
+	return i;
+}
+
+// child returns the node for func called from parent.
+static int64_t child(ic_state *s, uint32_t parent, uint64_t func) {
+	const ic_node *p = &s->nodes[parent];
+	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
+	uint32_t h = child_hash(s->nchild - 1, parent, func);
+	for (uint32_t slot; (slot = s->children[h]) != 0; h = (h + 1) & (s->nchild - 1)) {
+		const ic_node *n = &s->nodes[slot - 1];
+		if (n->parent == parent && n->func == func) return slot - 1;
+	}
+	return new_node(s, parent, func);
+}
+
+static uint64_t read_sp(ic_state *s) {
+	uint64_t sp = 0;
+	uc_reg_read(s->uc, s->sp_reg, &sp);
+	return sp;
+}
+
+static void set_top(ic_state *s) {
+	s->top = s->frames[s->depth - 1].node;
+	s->top_func = s->nodes[s->top].func;
+}
+
+static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t sp, int jumped) {
+	uint32_t parent = s->depth ? s->top : 0;
+	int64_t node = s->depth ? child(s, parent, func) : 0;
+	if (node < 0 || s->depth == IC_MAX_FRAMES) {
+		s->oom = 1;
+		uc_emu_stop(s->uc);
+		return;
+	}
+	if (s->depth == s->capframes) {
+		ic_frame *f = realloc(s->frames, 2 * (size_t)s->capframes * sizeof *f);
+		if (!f) {
+			s->oom = 1;
+			uc_emu_stop(s->uc);
+			return;
+		}
+		s->frames = f;
+		s->capframes *= 2;
+	}
+	if (s->depth == 0) {
+		// The root: the function execution starts in.
+		s->nodes[0].func = func;
+		s->nodes[0].roi = in_roi(s, func) || s->nroi == 0;
+	}
+	s->nodes[node].calls++;
+	s->frames[s->depth++] = (ic_frame){.ret = ret, .sp = sp, .node = (uint32_t)node, .jumped = jumped};
+	set_top(s);
+}
+
+static void pop_to(ic_state *s, uint32_t depth) {
+	if (depth < 1) depth = 1; // the root frame stays
+	if (depth < s->depth) {
+		s->depth = depth;
+		set_top(s);
+	}
+}
+
+// pop_return pops to the frame a return to target leaves; it reports
+// whether one was found.
+static int pop_return(ic_state *s, uint64_t target) {
+	for (uint32_t d = s->depth; d > 1; d--) {
+		if (s->frames[d - 1].ret == target) {
+			pop_to(s, d - 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+// unwind pops every frame entered below sp: the guest has left them.
+static void unwind(ic_state *s, uint64_t sp) {
+	uint32_t d = s->depth;
+	while (d > 1 && s->frames[d - 1].sp < sp) d--;
+	pop_to(s, d);
+}
+
+// jump_into handles reaching func without a call: back to it if it is the
+// function of a frame reached only through jumps from it, else a new frame.
+static void jump_into(ic_state *s, uint64_t func, uint64_t sp) {
+	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].jumped; d--) {
+		if (s->nodes[s->frames[d - 2].node].func == func) {
+			pop_to(s, d - 1);
+			return;
+		}
+	}
+	push(s, func, 0, sp, 1);
+}
+
+void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
+	uint64_t func = b->func ? b->func : b->addr;
+	if (!prev || s->depth == 0) {
+		push(s, func, 0, read_sp(s), 0);
+		return;
+	}
+	switch (prev->end) {
+	case IC_END_CALL:
+		push(s, func, prev->addr + prev->size, read_sp(s), 0);
+		return;
+	case IC_END_RET:
+		if (!pop_return(s, b->addr)) {
+			unwind(s, read_sp(s));
+		}
+		break;
+	case IC_END_IJMP:
+		unwind(s, read_sp(s));
+		break;
+	}
+	if (b->func && b->func != s->top_func) {
+		jump_into(s, b->func, read_sp(s));
+	}
+}
+
+// ic_enable_cct turns attribution on; call it before ic_install_hooks.
+int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi) {
+	s->sp_reg = sp_reg;
+	s->capnodes = 1024;
+	s->nodes = calloc(s->capnodes, sizeof *s->nodes);
+	s->capframes = 1024;
+	s->frames = calloc(s->capframes, sizeof *s->frames);
+	if (nroi) {
+		s->roi = malloc(nroi * sizeof *roi);
+		if (s->roi) memcpy(s->roi, roi, nroi * sizeof *roi);
+		s->nroi = nroi;
+	}
+	if (!s->nodes || !s->frames || (nroi && !s->roi) || grow_children(s, 2048) != 0) return -1;
+	s->nnodes = 1; // the root, filled in by the first block
+	return 0;
+}
+
+void ic_cct_free(ic_state *s) {
+	free(s->nodes);
+	free(s->frames);
+	free(s->children);
+	free(s->roi);
+}
