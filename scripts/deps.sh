@@ -52,35 +52,18 @@ if pkg-config --atleast-version=2.1 unicorn 2>/dev/null; then
   say "system Unicorn $(pkg-config --modversion unicorn) has no static library; fetching 2.1.1 instead"
 fi
 
-# The mirror this machine already uses for Debian (deb822 or one-line format).
-mirror=$(
-  { cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-      awk '/^URIs:/ {print $2}'
-    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-      awk '$1=="deb" {for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
-  } | grep -v -e security -e '^$' | grep -E '/debian/?$' | head -n 1
-) || true
-if [ -z "$mirror" ]; then
+# The mirror this machine already uses for Debian, and a private apt state
+# for trixie's amd64 packages (scripts/apt-private.sh).
+. "$top/scripts/apt-private.sh"
+if ! mirror=$(debian_mirror); then
   say "no Debian mirror found in /etc/apt/sources.list*; cannot fetch libunicorn-dev from trixie"
   say "install libunicorn-dev >= 2.1 yourself (pkg-config must find it) and run make again"
   exit 1
 fi
 
 apt="$deps/apt"
-rm -rf "$apt"
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
-: > "$apt/status"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$apt/sources.list"
-aptopts=(
-  -o Dir::Etc::SourceList="$apt/sources.list"
-  -o Dir::Etc::SourceParts=/dev/null
-  -o Dir::State::Lists="$apt/lists"
-  -o Dir::State::status="$apt/status"
-  -o Dir::Cache="$apt/cache"
-  -o APT::Architecture=amd64
-  -o APT::Sandbox::User=root
-  -o Acquire::Languages=none
-)
+apt_private "$apt" "$mirror" trixie amd64
+aptopts=("${APT_OPTS[@]}")
 say "fetching Unicorn 2.1.1 (libunicorn-dev) from Debian trixie via $mirror"
 apt-get -qq "${aptopts[@]}" update >/dev/null
 (cd "$apt/debs" && apt-get -qq "${aptopts[@]}" download libunicorn-dev libunicorn2t64 >/dev/null)
