@@ -23,12 +23,27 @@ C_PROGS  := textstat crunch empty
 C_BINS   := $(foreach p,$(C_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc) $(BUILD)/c/empty-dynamic
 BENCH    := $(BUILD)/c/bench
 
-TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH)
+# arm64 guests: the hand-written assembly of testdata/arm64 (static and
+# static PIE) and the C programs glibc-static, cross-built with Debian's
+# aarch64-linux-gnu-gcc into $(BUILD)/arm64.
+A64CC      := aarch64-linux-gnu-gcc
+A64_SRCS   := $(wildcard testdata/arm64/*.S)
+A64_BINS   := $(patsubst testdata/arm64/%.S,$(BUILD)/arm64/%,$(A64_SRCS))
+A64_PIES   := $(addsuffix -pie,$(A64_BINS))
+A64_C_BINS := $(foreach p,$(C_PROGS),$(BUILD)/arm64/c/$(p)-glibc)
+A64_BENCH  := $(BUILD)/arm64/c/bench
+
+TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) \
+             $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH)
+
+# Debian's busybox-static for amd64 and arm64 (a real program nobody here
+# wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
+BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
 
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
 
-.PHONY: all deps build testprogs test demo bench clean distclean
+.PHONY: all deps build testprogs busybox test demo bench clean distclean
 
 all: build
 
@@ -67,7 +82,28 @@ $(BENCH): testdata/c/bench.c | deps
 	@mkdir -p $(@D)
 	$(CC) -static $(CFLAGS) -o $@ $<
 
-test: deps testprogs
+$(BUILD)/arm64/%: testdata/arm64/%.S | deps
+	@mkdir -p $(@D)
+	$(A64CC) -nostdlib -static -o $@ $<
+
+$(BUILD)/arm64/%-pie: testdata/arm64/%.S | deps
+	@mkdir -p $(@D)
+	$(A64CC) -nostdlib -static-pie -o $@ $<
+
+$(BUILD)/arm64/c/%-glibc: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+$(A64_BENCH): testdata/c/bench.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+busybox: $(BUSYBOX)
+
+$(BUSYBOX): | deps
+	scripts/fetch-busybox.sh
+
+test: deps testprogs busybox
 	$(GO) test ./...
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=10s ./loader
 
