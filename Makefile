@@ -2,11 +2,12 @@
 # fresh Debian machine (as root, missing packages are installed).
 
 # Debian packages icount's build and tests need (installed by `make deps`).
-DEBIAN_PACKAGES := musl-tools gcc pkg-config valgrind binutils \
+DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils \
                    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
 GO      ?= go
 CC      := gcc
+CXX     := g++
 MUSLCC  := musl-gcc
 CFLAGS  := -O2 -Wall -Wextra
 BUILD   := testdata/build
@@ -19,9 +20,11 @@ ASM_PIES := $(addsuffix -pie,$(ASM_BINS))
 
 # C test programs, each built musl-static (NAME-musl) and glibc-static
 # (NAME-glibc); the benchmark workload is built glibc-static only.
-C_PROGS  := textstat crunch empty
+C_PROGS  := textstat crunch empty callgraph longjmp
 C_BINS   := $(foreach p,$(C_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc) $(BUILD)/c/empty-dynamic
 BENCH    := $(BUILD)/c/bench
+# C++ test programs, g++ -static.
+CXX_BINS := $(patsubst testdata/cxx/%.cc,$(BUILD)/cxx/%,$(wildcard testdata/cxx/*.cc))
 
 # arm64 guests: the hand-written assembly of testdata/arm64 (static and
 # static PIE) and the C programs glibc-static, cross-built with Debian's
@@ -33,7 +36,7 @@ A64_PIES   := $(addsuffix -pie,$(A64_BINS))
 A64_C_BINS := $(foreach p,$(C_PROGS),$(BUILD)/arm64/c/$(p)-glibc)
 A64_BENCH  := $(BUILD)/arm64/c/bench
 
-TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) \
+TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
              $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH)
 
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
@@ -72,6 +75,10 @@ $(BUILD)/c/%-musl: testdata/c/%.c | deps
 $(BUILD)/c/%-glibc: testdata/c/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/cxx/%: testdata/cxx/%.cc | deps
+	@mkdir -p $(@D)
+	$(CXX) -static $(CFLAGS) -o $@ $<
 
 # A dynamically linked program, which icount refuses for now.
 $(BUILD)/c/%-dynamic: testdata/c/%.c | deps

@@ -176,13 +176,16 @@ func fillCounts(prof *Profile, cpu *emu.CPU, syms *symtab, hot int) {
 	blocks := cpu.Blocks()
 	counts := make([]BlockCount, 0, len(blocks))
 	for _, b := range blocks {
+		if b.Executions == 0 {
+			continue // translated, but run only outside the region collected
+		}
 		bc := BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
 			Instructions: b.Executions*uint64(b.Instructions) - b.Cut}
 		prof.Totals.Instructions += bc.Instructions
 		prof.Totals.Blocks += b.Executions
 		counts = append(counts, bc)
 	}
-	prof.Totals.DistinctBlocks = uint64(len(blocks))
+	prof.Totals.DistinctBlocks = uint64(len(counts))
 	prof.Functions = functionCounts(counts, syms)
 	for _, n := range prof.Syscalls {
 		prof.Totals.Syscalls += n
