@@ -121,6 +121,8 @@ demo: build testprogs
 
 bench: build testprogs
 	scripts/bench.sh
+	@echo
+	scripts/bench_arm64.sh
 
 clean:
 	rm -rf bin $(BUILD)
