@@ -98,6 +98,9 @@ type CPU struct {
 	handle cgo.Handle
 	hooks  Hooks
 	until  uint64
+
+	// counter serves the instructions that read the CPU's counter.
+	counter counterHooks
 	// exception is the unhandled CPU exception number + 1, 0 for none.
 	exception uint32
 	// panicked holds a panic raised in a Go hook, re-raised after the run
@@ -173,6 +176,10 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		}
 	}
 	if err := check("install hooks", C.ic_install_hooks(c.st, C.int(arch))); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.installInsnHooks(); err != nil {
 		c.Close()
 		return nil, err
 	}

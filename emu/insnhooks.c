@@ -1,0 +1,93 @@
+// Hooks on single instructions icount emulates itself: cpuid, and the
+// instructions that read the CPU's counter (rdtsc, rdtscp). None of them
+// runs per block; each enters Go once per execution of the instruction.
+#include "hotpath.h"
+#include "insnhooks.h"
+
+#include "_cgo_export.h"
+
+// ic_counter_insn tells a counter-reading instruction at the start of code
+// (avail bytes) from its bytes: legacy and REX prefixes, then 0F 31 (rdtsc)
+// or 0F 01 F9 (rdtscp). It sets *len to the instruction's length.
+int ic_counter_insn(const uint8_t *code, uint32_t avail, uint32_t *len) {
+	uint32_t i = 0;
+	while (i < avail && i < 14 &&
+	       (code[i] == 0x66 || code[i] == 0x67 || code[i] == 0xf2 || code[i] == 0xf3 || code[i] == 0x2e ||
+	        code[i] == 0x36 || code[i] == 0x3e || code[i] == 0x26 || code[i] == 0x64 || code[i] == 0x65 ||
+	        (code[i] & 0xf0) == 0x40))
+		i++;
+	if (i + 2 <= avail && code[i] == 0x0f && code[i + 1] == 0x31) {
+		*len = i + 2;
+		return IC_RDTSC;
+	}
+	if (i + 3 <= avail && code[i] == 0x0f && code[i + 1] == 0x01 && code[i + 2] == 0xf9) {
+		*len = i + 3;
+		return IC_RDTSCP;
+	}
+	return 0;
+}
+
+// hook_counter runs before an rdtsc or rdtscp at a site Go registered. It
+// does the instruction's work (EDX:EAX, and ECX = IA32_TSC_AUX for rdtscp)
+// with the value Go gives, and moves RIP past it. Writing RIP ends the
+// translated block here: Unicorn goes on at the new RIP with a new block,
+// which the block hook counts, so the instructions of this block after the
+// site are taken back from it. The instruction itself counts as one.
+static void hook_counter(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	ic_state *s = ud;
+	// size is the instruction's length, except for an instruction the
+	// emulated CPU does not have (rdtscp on qemu64, which ends its block
+	// and would raise #UD after this hook): then it is a placeholder, and
+	// the length comes from the bytes.
+	uint8_t code[15];
+	uint32_t avail = sizeof code, len = 0;
+	if (addr / 4096 != (addr + avail - 1) / 4096) avail = 4096 - addr % 4096; // not past the page
+	if (size < avail) avail = size;
+	if (uc_mem_read(uc, addr, code, avail) != UC_ERR_OK) return;
+	int kind = ic_counter_insn(code, avail, &len);
+	if (kind == 0) return; // the code here changed since the site was found
+	size = len;
+	uint64_t value = 0;
+	uint32_t aux = 0;
+	uint32_t notrun = icountGoCounter(s->handle, addr, size, kind, &value, &aux);
+	uint64_t rax = (uint32_t)value, rdx = value >> 32, rcx = aux, rip = addr + size;
+	uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+	uc_reg_write(uc, UC_X86_REG_RDX, &rdx);
+	if (kind == IC_RDTSCP) uc_reg_write(uc, UC_X86_REG_RCX, &rcx);
+	ic_cut(s, notrun);
+	uc_reg_write(uc, UC_X86_REG_RIP, &rip);
+}
+
+// ic_watch_counter installs hook_counter at one instruction and discards
+// the translated code holding it, which was translated without the hook.
+uc_err ic_watch_counter(ic_state *s, uint64_t pc, uint32_t size) {
+	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_CODE, (void *)hook_counter, s, pc, pc);
+	if (err != UC_ERR_OK) return err;
+	return uc_ctl_remove_cache(s->uc, pc, pc + size);
+}
+
+// hook_cpuid answers cpuid from icount's fixed table and skips the
+// instruction (returning 1); the block goes on.
+static int hook_cpuid(uc_engine *uc, void *ud) {
+	ic_state *s = ud;
+	uint64_t rax = 0, rcx = 0;
+	uc_reg_read(uc, UC_X86_REG_RAX, &rax);
+	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+	uint32_t out[4] = {0};
+	icountGoCPUID(s->handle, (uint32_t)rax, (uint32_t)rcx, out);
+	uint64_t r[4] = {out[0], out[1], out[2], out[3]};
+	uc_reg_write(uc, UC_X86_REG_RAX, &r[0]);
+	uc_reg_write(uc, UC_X86_REG_RBX, &r[1]);
+	uc_reg_write(uc, UC_X86_REG_RCX, &r[2]);
+	uc_reg_write(uc, UC_X86_REG_RDX, &r[3]);
+	return 1;
+}
+
+// ic_install_insn_hooks installs the hooks of whole instruction classes;
+// like every hook, before the first uc_emu_start.
+uc_err ic_install_insn_hooks(ic_state *s, int arch) {
+	if (arch == 1) { // x86-64
+		return uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID);
+	}
+	return UC_ERR_OK;
+}

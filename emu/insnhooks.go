@@ -1,0 +1,172 @@
+package emu
+
+/*
+#include <stdlib.h>
+#include "insnhooks.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// CounterInsn is an instruction that reads the CPU's counter, which icount
+// emulates from the guest's clock.
+type CounterInsn int
+
+// Counter-reading instructions; the values match insnhooks.h.
+const (
+	RDTSC  CounterInsn = C.IC_RDTSC
+	RDTSCP CounterInsn = C.IC_RDTSCP
+)
+
+func (k CounterInsn) String() string {
+	switch k {
+	case RDTSC:
+		return "rdtsc"
+	case RDTSCP:
+		return "rdtscp"
+	}
+	return fmt.Sprintf("counter(%d)", int(k))
+}
+
+// TSCAux is IA32_TSC_AUX, what rdtscp returns in ECX: CPU 0 of node 0, as
+// Linux sets it for the first CPU.
+const TSCAux = 0
+
+// counterHooks are the Go functions behind the counter instructions.
+type counterHooks struct {
+	read func(insn CounterInsn) uint64
+	// remaining says how many instructions of a block lie at or after pc.
+	remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32
+	watched   map[uint64]bool // addresses with a counter hook
+}
+
+// SetCounter gives the CPU what its counter-reading instructions return.
+// read returns the counter's value for one execution of insn. remaining
+// says how many instructions of the translated block at blockAddr
+// (blockSize bytes) lie at or after pc: an emulated counter read ends its
+// block, and the instructions after it are taken back from the block's
+// count (they run, and count, as a block of their own).
+func (c *CPU) SetCounter(read func(insn CounterInsn) uint64, remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32) {
+	c.counter.read, c.counter.remaining = read, remaining
+}
+
+// WatchCounters finds the counter-reading instructions (rdtsc, rdtscp, with
+// any prefixes) in guest memory [addr, addr+size) and hooks each, so that
+// it reads the guest's clock instead of the host's. Call it whenever code
+// appears in guest memory: when an executable mapping is filled, made
+// executable or written, before the guest runs it. The sites are found by
+// their bytes: a match that is not an instruction's start costs a hook
+// that never fires. Translated code holding a new site is discarded.
+// Unmapped pages in the range are skipped. It returns the new sites.
+func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
+	if c.arch != X86_64 || size == 0 {
+		return 0, nil
+	}
+	// A pattern may straddle the start: look from a little before it.
+	const back = 16
+	start := addr - min(addr, back)
+	end := addr + size
+	if end < addr {
+		end = ^uint64(0)
+	}
+	var code []byte
+	base, n := start, 0
+	for page := start &^ (PageSize - 1); page < end; page += PageSize {
+		lo, hi := max(page, start), min(page+PageSize, end)
+		buf := make([]byte, hi-lo)
+		if c.Read(lo, buf) != nil {
+			// Unmapped: what came before ends here.
+			k, err := c.watchIn(base, code)
+			if n += k; err != nil {
+				return n, err
+			}
+			code, base = nil, hi
+			continue
+		}
+		code = append(code, buf...)
+	}
+	k, err := c.watchIn(base, code)
+	return n + k, err
+}
+
+// watchIn hooks every counter-reading instruction in code, which is guest
+// memory at base.
+func (c *CPU) watchIn(base uint64, code []byte) (int, error) {
+	n := 0
+	for i := 0; i+1 < len(code); i++ {
+		if code[i] != 0x0f {
+			continue
+		}
+		var l int
+		switch {
+		case code[i+1] == 0x31:
+			l = 2
+		case i+2 < len(code) && code[i+1] == 0x01 && code[i+2] == 0xf9:
+			l = 3
+		default:
+			continue
+		}
+		// The instruction may start at any of the prefixes before it.
+		for j := i; j >= 0 && i-j < 15; j-- {
+			if j < i && !isPrefix(code[j]) {
+				break
+			}
+			pc := base + uint64(j)
+			if c.counter.watched[pc] {
+				continue
+			}
+			if c.counter.watched == nil {
+				c.counter.watched = map[uint64]bool{}
+			}
+			if err := check("hook counter read", C.ic_watch_counter(c.st, C.uint64_t(pc), C.uint32_t(i-j+l))); err != nil {
+				return n, err
+			}
+			c.counter.watched[pc] = true
+			n++
+		}
+	}
+	return n, nil
+}
+
+func isPrefix(b byte) bool {
+	switch b {
+	case 0x66, 0x67, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65:
+		return true
+	}
+	return b&0xf0 == 0x40 // REX
+}
+
+// CounterSites returns how many addresses have a counter hook.
+func (c *CPU) CounterSites() int { return len(c.counter.watched) }
+
+// installInsnHooks installs the hooks of whole instruction classes (cpuid).
+func (c *CPU) installInsnHooks() error {
+	return check("install instruction hooks", C.ic_install_insn_hooks(c.st, C.int(c.arch)))
+}
+
+//export icountGoCounter
+func icountGoCounter(h C.uintptr_t, pc C.uint64_t, size C.uint32_t, kind C.int, value *C.uint64_t, aux *C.uint32_t) (notrun C.uint32_t) {
+	c := cpuOf(h)
+	c.guard(func() {
+		var v uint64
+		if c.counter.read != nil {
+			v = c.counter.read(CounterInsn(kind))
+		}
+		*value, *aux = C.uint64_t(v), TSCAux
+		next := uint64(pc) + uint64(size)
+		if b := c.st.cur; b != nil && c.counter.remaining != nil &&
+			uint64(pc) >= uint64(b.addr) && next <= uint64(b.addr)+uint64(b.size) {
+			notrun = C.uint32_t(c.counter.remaining(uint64(b.addr), uint32(b.size), next))
+		}
+	})
+	return notrun
+}
+
+//export icountGoCPUID
+func icountGoCPUID(h C.uintptr_t, leaf, sub C.uint32_t, out *C.uint32_t) {
+	r := unsafe.Slice((*uint32)(unsafe.Pointer(out)), 4)
+	r[0], r[1], r[2], r[3] = CPUID(uint32(leaf), uint32(sub))
+}
