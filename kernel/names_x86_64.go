@@ -12,7 +12,7 @@ var namesX86_64 = map[uint64]string{
 	68: "msgget", 69: "msgsnd", 70: "msgrcv", 71: "msgctl", 73: "flock", 76: "truncate",
 	78: "getdents", 80: "chdir", 81: "fchdir", 82: "rename", 83: "mkdir", 84: "rmdir", 85: "creat",
 	86: "link", 88: "symlink", 90: "chmod", 91: "fchmod", 92: "chown", 93: "fchown", 94: "lchown",
-	95: "umask", 98: "getrusage", 100: "times", 101: "ptrace", 103: "syslog", 109: "setpgid", 111: "getpgrp", 112: "setsid", 113: "setreuid", 114: "setregid", 116: "setgroups", 121: "getpgid", 122: "setfsuid", 123: "setfsgid", 124: "getsid", 125: "capget",
+	95: "umask", 101: "ptrace", 103: "syslog", 109: "setpgid", 111: "getpgrp", 112: "setsid", 113: "setreuid", 114: "setregid", 116: "setgroups", 121: "getpgid", 122: "setfsuid", 123: "setfsgid", 124: "getsid", 125: "capget",
 	126: "capset", 127: "rt_sigpending", 128: "rt_sigtimedwait", 129: "rt_sigqueueinfo",
 	130: "rt_sigsuspend", 132: "utime", 133: "mknod", 135: "personality", 136: "ustat",
 	137: "statfs", 138: "fstatfs", 139: "sysfs", 140: "getpriority", 141: "setpriority",

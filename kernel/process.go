@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/loader"
 )
 
@@ -37,6 +38,11 @@ type Options struct {
 	Argv []string // Argv[0] is the name the guest sees
 	Env  []string
 	Seed uint64 // seeds AT_RANDOM and getrandom
+
+	// Clock serves every read of the time; nil gives the host's.
+	Clock *fixedclock.Clock
+	// CPUs is how many CPUs the guest is told it has (1 when 0).
+	CPUs int
 }
 
 // Process is one guest process.
@@ -57,7 +63,7 @@ type Process struct {
 	calls map[string]uint64 // syscalls made, by name
 	files []string          // files the guest opened, in order
 
-	clockReads uint64            // reads of any clock
+	clk        clockState        // where time comes from, and its reads
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	sigmask    uint64
 	altstack   []byte // stack_t given to sigaltstack
@@ -89,12 +95,16 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 		rng:        rand.NewChaCha8(seed),
 		calls:      map[string]uint64{},
 		sigactions: map[uint64][]byte{},
+		clk:        clockState{fixed: opts.Clock},
 	}
 	img, err := exe.Load(p.mm)
 	if err != nil {
 		return nil, err
 	}
 	p.image = img
+	if err := p.mm.watchExecutable(); err != nil {
+		return nil, err
+	}
 	p.name = filepath.Base(opts.Argv[0])
 	p.mm.setBrk(img.End)
 	spec := loader.StackSpec{Argv: opts.Argv, Env: opts.Env, UID: UID, GID: GID,
@@ -125,9 +135,6 @@ func (p *Process) Failure() error { return p.failure }
 
 // SyscallCounts returns how many times each system call was made.
 func (p *Process) SyscallCounts() map[string]uint64 { return p.calls }
-
-// ClockReads is how many times the guest read a clock.
-func (p *Process) ClockReads() uint64 { return p.clockReads }
 
 // FilesOpened lists the files the guest opened, first open first, once each.
 func (p *Process) FilesOpened() []string { return p.files }

@@ -113,6 +113,11 @@ func sysMmap(p *Process, a [6]uint64) (uint64, error) {
 		if err := p.cpu.Write(addr, buf[:n]); err != nil {
 			return 0, err
 		}
+		if prot&emu.ProtExec != 0 {
+			if err := watchCode(p.cpu, addr, uint64(n)); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return addr, nil
 }
@@ -177,6 +182,11 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 	}
 	if err := p.cpu.Write(addr, data); err != nil {
 		return 0, err
+	}
+	if prot&emu.ProtExec != 0 {
+		if err := watchCode(p.cpu, addr, oldSize); err != nil {
+			return 0, err
+		}
 	}
 	return addr, m.unmap(old, old+oldSize)
 }

@@ -127,7 +127,7 @@ func (e errorString) Error() string { return string(e) }
 // from the memory size, so a host figure would change the work done.
 func sysSysinfo(p *Process, a [6]uint64) (uint64, error) {
 	le := binary.LittleEndian
-	b := le.AppendUint64(nil, 0) // uptime in seconds
+	b := le.AppendUint64(nil, p.uptime()) // seconds
 	for i := 0; i < 3; i++ {
 		b = le.AppendUint64(b, 0) // load averages
 	}

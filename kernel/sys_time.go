@@ -2,83 +2,219 @@ package kernel
 
 import (
 	"encoding/binary"
-	"time"
+	"math"
 
 	"golang.org/x/sys/unix"
 )
 
-// Time system calls. Every read of a clock is counted: a count that
-// depends on how long the program took is not pinned.
+// Time system calls. Every read of a clock goes through readClock: the
+// fixed clock under --fixed-clock, the host's otherwise, counted by source
+// either way. Sleeps advance the fixed clock and return at once.
 
-func putTimespec(b []byte, ns int64) []byte {
-	b = binary.LittleEndian.AppendUint64(b, uint64(ns/1e9))
-	return binary.LittleEndian.AppendUint64(b, uint64(ns%1e9))
+// Clock ids (include/uapi/linux/time.h).
+var clockNames = map[int32]string{
+	0: "CLOCK_REALTIME", 1: "CLOCK_MONOTONIC", 2: "CLOCK_PROCESS_CPUTIME_ID",
+	3: "CLOCK_THREAD_CPUTIME_ID", 4: "CLOCK_MONOTONIC_RAW", 5: "CLOCK_REALTIME_COARSE",
+	6: "CLOCK_MONOTONIC_COARSE", 7: "CLOCK_BOOTTIME", 8: "CLOCK_REALTIME_ALARM",
+	9: "CLOCK_BOOTTIME_ALARM", 11: "CLOCK_TAI",
+}
+
+// clockID checks a guest clock id and names it. A negative id is a CPU-time
+// clock of a process or thread (clock_getcpuclockid): only the guest's own
+// are valid. host is the host clock that stands for it in host time.
+func clockID(id int32) (name string, host int32, err error) {
+	if id >= 0 {
+		name, ok := clockNames[id]
+		if !ok {
+			return "", 0, unix.EINVAL
+		}
+		return name, id, nil
+	}
+	// ~pid << 3 | thread << 2 | type, type 3 is invalid.
+	pid := ^(id >> 3)
+	if id&3 == 3 || (pid != 0 && pid != PID) {
+		return "", 0, unix.EINVAL
+	}
+	return "CPU-time clock", unix.CLOCK_PROCESS_CPUTIME_ID, nil
+}
+
+// timespec encodes nanoseconds as struct timespec (and, with usec, as
+// struct timeval): seconds and a non-negative remainder.
+func timespec(ns int64, usec bool) []byte {
+	sec, rem := ns/1e9, ns%1e9
+	if rem < 0 {
+		sec, rem = sec-1, rem+1e9
+	}
+	if usec {
+		rem /= 1000
+	}
+	b := binary.LittleEndian.AppendUint64(nil, uint64(sec))
+	return binary.LittleEndian.AppendUint64(b, uint64(rem))
+}
+
+// readTimespec decodes a struct timespec a guest passes; EINVAL if it is
+// not a valid duration or time.
+func (p *Process) readTimespec(addr uint64) (int64, error) {
+	b, err := p.readMem(addr, 16)
+	if err != nil {
+		return 0, err
+	}
+	sec, nsec := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
+	if sec < 0 || nsec < 0 || nsec >= 1e9 {
+		return 0, unix.EINVAL
+	}
+	if sec >= math.MaxInt64/int64(1e9) {
+		return math.MaxInt64, nil
+	}
+	return sec*1e9 + nsec, nil
 }
 
 func sysClockGettime(p *Process, a [6]uint64) (uint64, error) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(int32(a[0]), &ts); err != nil {
-		return 0, errnoOf(err)
+	name, host, err := clockID(int32(a[0]))
+	if err != nil {
+		return 0, err
 	}
-	p.clockReads++
-	return 0, p.writeMem(a[1], putTimespec(nil, ts.Nano()))
+	ns, err := p.readClock("clock_gettime("+name+")", host)
+	if err != nil {
+		return 0, err
+	}
+	return 0, p.writeMem(a[1], timespec(ns, false))
 }
 
+// Resolutions clock_getres reports: the same on every host.
+const (
+	resHigh   = 1         // nanoseconds
+	resCoarse = 4_000_000 // a 250 Hz tick
+)
+
 func sysClockGetres(p *Process, a [6]uint64) (uint64, error) {
-	var ts unix.Timespec
-	if err := unix.ClockGetres(int32(a[0]), &ts); err != nil {
-		return 0, errnoOf(err)
+	id := int32(a[0])
+	if _, _, err := clockID(id); err != nil {
+		return 0, err
 	}
 	if a[1] == 0 {
 		return 0, nil
 	}
-	return 0, p.writeMem(a[1], putTimespec(nil, ts.Nano()))
+	res := int64(resHigh)
+	if id == 5 || id == 6 {
+		res = resCoarse
+	}
+	return 0, p.writeMem(a[1], timespec(res, false))
 }
 
 func sysGettimeofday(p *Process, a [6]uint64) (uint64, error) {
-	p.clockReads++
-	if a[0] == 0 {
-		return 0, nil
-	}
-	now := time.Now()
-	b := binary.LittleEndian.AppendUint64(nil, uint64(now.Unix()))
-	b = binary.LittleEndian.AppendUint64(b, uint64(now.Nanosecond()/1000))
-	return 0, p.writeMem(a[0], b)
-}
-
-func sysTime(p *Process, a [6]uint64) (uint64, error) {
-	p.clockReads++
-	now := uint64(time.Now().Unix())
-	if a[0] != 0 {
-		if err := p.writeU64(a[0], now); err != nil {
+	if a[1] != 0 {
+		// struct timezone: UTC, no daylight saving.
+		if err := p.writeMem(a[1], make([]byte, 8)); err != nil {
 			return 0, err
 		}
 	}
-	return now, nil
+	if a[0] == 0 {
+		return 0, nil
+	}
+	ns, err := p.readClock("gettimeofday", unix.CLOCK_REALTIME)
+	if err != nil {
+		return 0, err
+	}
+	return 0, p.writeMem(a[0], timespec(ns, true))
 }
 
-func (p *Process) sleep(reqAddr uint64) error {
-	b, err := p.readMem(reqAddr, 16)
+func sysTime(p *Process, a [6]uint64) (uint64, error) {
+	ns, err := p.readClock("time", unix.CLOCK_REALTIME)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	sec, nsec := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
-	if sec < 0 || nsec < 0 || nsec >= 1e9 {
-		return unix.EINVAL
+	sec := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		sec--
 	}
-	time.Sleep(time.Duration(sec)*time.Second + time.Duration(nsec))
-	return nil
+	if a[0] != 0 {
+		if err := p.writeU64(a[0], uint64(sec)); err != nil {
+			return 0, err
+		}
+	}
+	return uint64(sec), nil
+}
+
+// userHz is the unit of times(): clock ticks of 10 ms.
+const userHz = 100
+
+// sysTimes answers with the clock read as both the time since boot and
+// the process's user time.
+func sysTimes(p *Process, a [6]uint64) (uint64, error) {
+	ns, err := p.readClock("times", unix.CLOCK_PROCESS_CPUTIME_ID)
+	if err != nil {
+		return 0, err
+	}
+	ticks := uint64(max(ns, 0) / (1e9 / userHz))
+	if a[0] != 0 {
+		// struct tms: utime, stime, cutime, cstime.
+		b := binary.LittleEndian.AppendUint64(nil, ticks)
+		if err := p.writeMem(a[0], append(b, make([]byte, 24)...)); err != nil {
+			return 0, err
+		}
+	}
+	return ticks, nil
+}
+
+// getrusage's who.
+const (
+	rusageSelf     = 0
+	rusageChildren = -1
+	rusageThread   = 1
+)
+
+// sysGetrusage answers with the clock read as the user time; the system
+// time and every other figure are zero (there are no children either).
+func sysGetrusage(p *Process, a [6]uint64) (uint64, error) {
+	ru := make([]byte, 144)
+	switch int32(a[0]) {
+	case rusageSelf, rusageThread:
+		ns, err := p.readClock("getrusage", unix.CLOCK_PROCESS_CPUTIME_ID)
+		if err != nil {
+			return 0, err
+		}
+		copy(ru, timespec(max(ns, 0), true))
+	case rusageChildren:
+	default:
+		return 0, unix.EINVAL
+	}
+	return 0, p.writeMem(a[1], ru)
+}
+
+// uptime is sysinfo's uptime in seconds: from the clock under a fixed
+// clock, else a fixed 0 (no read of the host).
+func (p *Process) uptime() uint64 {
+	if c := p.clk.fixed; c != nil {
+		return uint64(max(c.Read("sysinfo"), 0) / 1e9)
+	}
+	return 0
 }
 
 func sysNanosleep(p *Process, a [6]uint64) (uint64, error) {
-	return 0, p.sleep(a[0])
+	d, err := p.readTimespec(a[0])
+	if err != nil {
+		return 0, err
+	}
+	p.sleep(d)
+	return 0, nil
 }
 
 const timerAbstime = 1
 
 func sysClockNanosleep(p *Process, a [6]uint64) (uint64, error) {
-	if a[1]&timerAbstime != 0 {
-		return 0, errUnsupported("clock_nanosleep with TIMER_ABSTIME")
+	id := int32(a[0])
+	_, host, err := clockID(id)
+	if err != nil || id == unix.CLOCK_THREAD_CPUTIME_ID {
+		return 0, unix.EINVAL
 	}
-	return 0, p.sleep(a[2])
+	t, err := p.readTimespec(a[2])
+	if err != nil {
+		return 0, err
+	}
+	if a[1]&timerAbstime != 0 {
+		return 0, p.sleepUntil(host, t)
+	}
+	p.sleep(t)
+	return 0, nil
 }

@@ -1,0 +1,167 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/fixedclock"
+	"golang.org/x/sys/unix"
+)
+
+// Where the guest's time comes from. Under --fixed-clock every read, of any
+// clock by any means (system call or counter instruction), consumes the
+// next entry of the fixed clock; otherwise it is the host's, and every
+// read is counted so that the summary can say the count may depend on
+// timing. Reads are counted by source either way.
+
+// clockState is the guest's time.
+type clockState struct {
+	fixed     *fixedclock.Clock // nil: the host's time
+	hostReads map[string]uint64 // host time: reads by source
+	hostTotal uint64
+}
+
+// readClock returns the time in nanoseconds for one read by source, of the
+// host clock hostID when the time is the host's.
+func (p *Process) readClock(source string, hostID int32) (int64, error) {
+	if c := p.clk.fixed; c != nil {
+		return c.Read(source), nil
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(hostID, &ts); err != nil {
+		return 0, errnoOf(err)
+	}
+	if p.clk.hostReads == nil {
+		p.clk.hostReads = map[string]uint64{}
+	}
+	p.clk.hostReads[source]++
+	p.clk.hostTotal++
+	return ts.Nano(), nil
+}
+
+// counterHz is the nominal frequency of the guest's counter instructions.
+func (p *Process) counterHz() uint64 {
+	if p.exe.Arch == emu.ARM64 {
+		return fixedclock.CNTFRQHz
+	}
+	return fixedclock.TSCHz
+}
+
+// ReadCounter serves one execution of a counter-reading instruction
+// (rdtsc, rdtscp, mrs CNTVCT_EL0): the clock's time as a counter ticking
+// at the nominal frequency.
+func (p *Process) ReadCounter(insn emu.CounterInsn) uint64 {
+	ns, err := p.readClock(insn.String(), unix.CLOCK_MONOTONIC)
+	if err != nil {
+		return 0
+	}
+	return fixedclock.Counter(ns, p.counterHz())
+}
+
+// ClockReads is how many times the guest read a clock, by any means.
+func (p *Process) ClockReads() uint64 {
+	if p.clk.fixed != nil {
+		return p.clk.fixed.Stats().Reads
+	}
+	return p.clk.hostTotal
+}
+
+// ClockInfo describes the guest's use of time.
+type ClockInfo struct {
+	Fixed    bool
+	Reads    uint64
+	BySource map[string]uint64
+	Stats    fixedclock.Stats // under a fixed clock
+	HostHz   uint64           // the counter's nominal frequency
+}
+
+// ClockInfo returns the guest's use of time so far.
+func (p *Process) ClockInfo() ClockInfo {
+	info := ClockInfo{Fixed: p.clk.fixed != nil, Reads: p.ClockReads(), HostHz: p.counterHz()}
+	if p.clk.fixed != nil {
+		info.Stats = p.clk.fixed.Stats()
+		info.BySource = info.Stats.BySource
+	} else {
+		info.BySource = map[string]uint64{}
+		for k, v := range p.clk.hostReads {
+			info.BySource[k] = v
+		}
+	}
+	return info
+}
+
+// DescribeReads lists the reads by source, most first: "clock_gettime(CLOCK_MONOTONIC) 4, rdtsc 2".
+func DescribeReads(by map[string]uint64) string {
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if by[keys[i]] != by[keys[j]] {
+			return by[keys[i]] > by[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %d", k, by[k])
+	}
+	return s
+}
+
+// sleep waits d nanoseconds of the guest's time: under a fixed clock it
+// advances the clock and returns at once.
+func (p *Process) sleep(d int64) {
+	if c := p.clk.fixed; c != nil {
+		c.Sleep(d)
+		return
+	}
+	if d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+}
+
+// sleepUntil waits until clock id reads t.
+func (p *Process) sleepUntil(id int32, t int64) error {
+	if c := p.clk.fixed; c != nil {
+		c.SleepUntil(t)
+		return nil
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(id, &ts); err != nil {
+		return errnoOf(err)
+	}
+	p.sleep(t - ts.Nano())
+	return nil
+}
+
+// watchCode finds the counter-reading instructions in guest memory that
+// holds code, before the guest runs it, so that they read the guest's
+// clock (emu.CPU.WatchCounters).
+func watchCode(cpu CPU, addr, size uint64) error {
+	w, ok := cpu.(interface {
+		WatchCounters(addr, size uint64) (int, error)
+	})
+	if !ok || size == 0 {
+		return nil
+	}
+	_, err := w.WatchCounters(addr, size)
+	return err
+}
+
+// watchExecutable watches every executable mapping.
+func (m *addressSpace) watchExecutable() error {
+	for _, v := range m.vmas {
+		if v.prot&emu.ProtExec != 0 {
+			if err := watchCode(m.cpu, v.start, v.end-v.start); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
