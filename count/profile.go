@@ -58,6 +58,7 @@ type Meta struct {
 	Env            []string `json:"env"`
 	Seed           uint64   `json:"seed"`
 	Clock          Clock    `json:"clock"`
+	CPUs           int      `json:"cpus"` // the CPU count the guest was told
 	FilesOpened    []string `json:"files_opened,omitempty"`
 }
 
@@ -71,8 +72,27 @@ type Binary struct {
 
 // Clock says where the guest's time came from and how often it read it.
 type Clock struct {
-	Mode  string `json:"mode"` // "host"
-	Reads uint64 `json:"reads"`
+	Mode string `json:"mode"` // "host" or "fixed" (--fixed-clock)
+	// Under a fixed clock: the first value and the step in nanoseconds (a
+	// table's last step), or the table's file, SHA-256 and length, and
+	// whether the guest read past its end.
+	StartNs     *int64 `json:"start_ns,omitempty"`
+	StepNs      int64  `json:"step_ns,omitempty"`
+	Table       string `json:"table,omitempty"`
+	TableSHA256 string `json:"table_sha256,omitempty"`
+	TableValues int    `json:"table_values,omitempty"`
+	TableRanOut bool   `json:"table_ran_out,omitempty"`
+	// Reads of any clock, in all and by source: a system call (with the
+	// clock id for clock_gettime) or a counter instruction (rdtsc, ...).
+	Reads         uint64            `json:"reads"`
+	ReadsBySource map[string]uint64 `json:"reads_by_source,omitempty"`
+	// Sleeps the guest made and the virtual time they advanced the fixed
+	// clock by.
+	Sleeps  uint64 `json:"sleeps,omitempty"`
+	SleptNs int64  `json:"slept_ns,omitempty"`
+	// CounterHz is the nominal frequency of the CPU's counter (rdtsc on
+	// x86-64, CNTVCT_EL0 on arm64).
+	CounterHz uint64 `json:"counter_hz"`
 }
 
 // Exit is how the run ended.

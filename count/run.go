@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
 )
@@ -26,6 +27,11 @@ type Options struct {
 	Attribution bool
 	// Collect names functions: with it only their dynamic extent is counted.
 	Collect []string
+
+	// Clock serves every read of the time (--fixed-clock); nil gives the
+	// host's.
+	Clock *fixedclock.Clock
+	CPUs  int // the CPU count the guest is told (1 when 0)
 }
 
 // StoppedError says that icount stopped the guest before it ended, and
@@ -85,10 +91,13 @@ func Run(opts Options) (*Profile, error) {
 		argv0 = filepath.Base(opts.Path)
 	}
 	argv := append([]string{argv0}, opts.Args...)
-	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed})
+	cpus := max(opts.CPUs, 1)
+	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
+		Clock: opts.Clock, CPUs: cpus})
 	if err != nil {
 		return nil, err
 	}
+	cpu.SetCounter(proc.ReadCounter, dec.notRun)
 	where := func(pc uint64) string {
 		if n := syms.name(pc); n != "" {
 			return fmt.Sprintf("%s (%s)", n, filepath.Base(exe.Path))
@@ -110,7 +119,8 @@ func Run(opts Options) (*Profile, error) {
 			Args:           argv,
 			Env:            nonNil(opts.Env),
 			Seed:           opts.Seed,
-			Clock:          Clock{Mode: "host", Reads: proc.ClockReads()},
+			Clock:          clockMeta(opts.Clock, proc.ClockInfo()),
+			CPUs:           cpus,
 			FilesOpened:    proc.FilesOpened(),
 		},
 		Syscalls: proc.SyscallCounts(),
@@ -129,9 +139,7 @@ func Run(opts Options) (*Profile, error) {
 	if loc.uncertain != "" {
 		prof.Warnings = append(prof.Warnings, loc.uncertain)
 	}
-	if n := proc.ClockReads(); n > 0 {
-		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the guest read the host clock %d times: its count may depend on timing", n))
-	}
+	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock)...)
 
 	var fault *emu.Fault
 	switch exited, status := proc.Exited(); {

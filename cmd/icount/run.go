@@ -23,6 +23,8 @@ type runFlags struct {
 	top        int
 	countOnly  bool
 	collect    []string
+
+	clock clockFlags // --fixed-clock and the rest of clockflags.go
 }
 
 func newRunCmd() *cobra.Command {
@@ -39,7 +41,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
   icount run --json prof.json ./bench --iterations 5
   icount run -q ./sort < input.txt > sorted.txt`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(&f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, &f, args) },
 	}
 	cmd.Flags().SetInterspersed(false)
 	fl := cmd.Flags()
@@ -52,10 +54,15 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringArrayVar(&f.collect, "collect", nil, "count only inside the dynamic extent of function `FUNC` (repeatable)")
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
+	f.clock.register(fl)
 	return cmd
 }
 
-func runRun(f *runFlags, args []string) error {
+func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
+	clock, err := f.clock.clock(cmd.Flags())
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
 	env := []string{}
 	if f.inheritEnv {
 		env = os.Environ()
@@ -69,6 +76,7 @@ func runRun(f *runFlags, args []string) error {
 	prof, err := count.Run(count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect,
+		Clock: clock, CPUs: f.clock.cpus,
 	})
 	if prof == nil {
 		return &exitError{startStatus(err), err}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/icount-dev/icount/fixedclock"
+	"github.com/spf13/pflag"
+)
+
+// clockFlags are the flags that pin the guest's time and CPU count.
+type clockFlags struct {
+	fixed bool
+	table string
+	step  time.Duration
+	start string
+	cpus  int
+}
+
+func (f *clockFlags) register(fl *pflag.FlagSet) {
+	fl.BoolVar(&f.fixed, "fixed-clock", false, "serve every clock read (clock_gettime, gettimeofday, time, rdtsc, ...) from a fixed sequence: read k returns start + k*step; sleeps return at once")
+	fl.StringVar(&f.table, "clock-table", "", "with --fixed-clock: read k returns line k of `FILE` (integer nanoseconds, increasing), then goes on by its last step")
+	fl.DurationVar(&f.step, "clock-step", time.Duration(fixedclock.DefaultStep), "with --fixed-clock: the step between reads (Go `duration`: 1s, 250ms)")
+	fl.StringVar(&f.start, "clock-start", "0", "with --fixed-clock: the first read, as nanoseconds, a duration or an RFC 3339 `time`")
+	fl.IntVar(&f.cpus, "cpus", 1, "the number of `N` CPUs the guest is told it has")
+}
+
+// clock builds the fixed clock the flags ask for, nil for the host's time.
+// --clock-table, --clock-step and --clock-start imply --fixed-clock.
+func (f *clockFlags) clock(fl *pflag.FlagSet) (*fixedclock.Clock, error) {
+	if f.cpus < 1 || f.cpus > 1024 {
+		return nil, fmt.Errorf("--cpus %d: want 1 to 1024", f.cpus)
+	}
+	fixed := f.fixed || f.table != "" || fl.Changed("clock-step") || fl.Changed("clock-start")
+	if !fixed {
+		return nil, nil
+	}
+	if f.step <= 0 {
+		return nil, fmt.Errorf("--clock-step %v: want a positive duration", f.step)
+	}
+	if f.table != "" {
+		if fl.Changed("clock-start") {
+			return nil, fmt.Errorf("--clock-start and --clock-table: the table's first value is the start")
+		}
+		t, err := fixedclock.ReadTable(f.table)
+		if err != nil {
+			return nil, err
+		}
+		return fixedclock.NewTable(t, int64(f.step)), nil
+	}
+	start, err := fixedclock.ParseTime(f.start)
+	if err != nil {
+		return nil, fmt.Errorf("--clock-start: %v", err)
+	}
+	return fixedclock.New(start, int64(f.step)), nil
+}
