@@ -20,6 +20,17 @@ const (
 	excpSMC           = 13 // smc
 )
 
+// exceptionPCARM64 is the address of the instruction that raised the CPU
+// exception f. QEMU takes hvc and smc, like svc, with the PC past the
+// instruction; Linux refuses both at EL0 as undefined, so the instruction
+// is the fault and did not complete.
+func exceptionPCARM64(f *emu.Fault) uint64 {
+	if f.Intno == excpHVC || f.Intno == excpSMC {
+		return f.PC - 4
+	}
+	return f.PC
+}
+
 // describeExceptionARM64 says which signal Linux would deliver for an arm64
 // CPU exception, and what happened.
 func describeExceptionARM64(f *emu.Fault, read func(uint64, []byte) error) (signal, string) {
@@ -78,6 +89,10 @@ func unsupportedARM64(code []byte, pc uint64) string {
 		what = fmt.Sprintf("`cas%s%s` (ARMv8.1 LSE atomics)", [...]string{"", "l", "a", "al"}[field(w, 22, 22)<<1|field(w, 15, 15)], sizeSuffix(w))
 	case w&0x3f200000 == 0x08200000 && field(w, 31, 31) == 0:
 		what = fmt.Sprintf("`casp%s` (ARMv8.1 LSE atomics)", [...]string{"", "l", "a", "al"}[field(w, 22, 22)<<1|field(w, 15, 15)])
+	case w&0xffe0001e == 0xd4000002:
+		// hvc and smc: calls to a hypervisor or secure monitor.
+		name := [...]string{"hvc", "smc"}[w&1]
+		return fmt.Sprintf("`%s #%#x` (bytes % x) at %#x: a user program cannot call the hypervisor or secure monitor", name, field(w, 20, 5), code, pc)
 	}
 	if what == "" {
 		return fmt.Sprintf("illegal instruction (bytes % x) at %#x", code, pc)

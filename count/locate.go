@@ -19,6 +19,9 @@ type locator struct {
 
 func (l *locator) locate(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint64, uint32) {
 	pc := f.PC
+	if f.Kind == emu.FaultException && l.dec.arch == emu.ARM64 {
+		pc = exceptionPCARM64(f)
+	}
 	if f.Kind == emu.FaultUnmapped || f.Kind == emu.FaultProtection {
 		if at, ok := l.findAccess(blockAddr, blockSize, f); ok {
 			pc = at
