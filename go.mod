@@ -3,6 +3,7 @@ module github.com/icount-dev/icount
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.32.0

@@ -1,0 +1,628 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/icount-dev/icount/count"
+)
+
+// DiffSchema names the version of the diff's JSON form.
+const DiffSchema = "icount-diff/1"
+
+// Verdict kinds, from worst to best. A Report's verdict is its worst
+// comparison's, except that a regression outranks "none".
+const (
+	VerdictRegression = "regression" // a gate failed
+	VerdictNone       = "none"       // the profiles cannot be compared
+	VerdictChanged    = "changed"    // counts grew, within the gates
+	VerdictImproved   = "improved"   // the total fell and nothing failed
+	VerdictUnchanged  = "unchanged"  // every count is exactly equal
+)
+
+// Side names one side of a comparison for the report header.
+type Side struct {
+	Label  string `json:"label"`            // "base.json", "HEAD~1", ...
+	Commit string `json:"commit,omitempty"` // the commit it was built from
+}
+
+// Pair is one benchmark's two Profiles. Base is nil for a benchmark the
+// base does not have.
+type Pair struct {
+	Name       string // the benchmark; "" for a lone pair
+	Base, Head *count.Profile
+}
+
+// Report is the comparison of one or more pairs of Profiles, with the
+// gates applied. It is a pure function of its inputs (see Compare); every
+// diff format renders a Report.
+type Report struct {
+	Schema      string       `json:"schema"`
+	Base        Side         `json:"base"`
+	Head        Side         `json:"head"`
+	Gates       GateSummary  `json:"gates"`
+	Verdict     Verdict      `json:"verdict"`
+	Notes       []string     `json:"notes,omitempty"`
+	Comparisons []Comparison `json:"benchmarks"`
+}
+
+// GateSummary says which gates were applied.
+type GateSummary struct {
+	FailAbove string            `json:"fail_above,omitempty"`
+	Budgets   map[string]string `json:"budgets,omitempty"`
+	Ignore    []string          `json:"ignore,omitempty"`
+}
+
+// Verdict is the outcome with the line that says it.
+type Verdict struct {
+	Kind string `json:"kind"`
+	Line string `json:"line"`
+}
+
+// Comparison is one benchmark's diff.
+type Comparison struct {
+	Name    string     `json:"name,omitempty"`
+	Base    *ProfileID `json:"base"` // nil: a new benchmark
+	Head    ProfileID  `json:"head"`
+	Verdict Verdict    `json:"verdict"`
+	Totals  []CountRow `json:"totals"`
+	// Functions lists every function on either side but the ignored ones,
+	// largest absolute change first.
+	Functions []FunctionRow `json:"functions"`
+	Ignored   []FunctionRow `json:"ignored,omitempty"`
+	Renames   []Rename      `json:"possible_renames,omitempty"`
+	// Inclusive and Calls say whether either Profile has those counts.
+	Inclusive bool `json:"has_inclusive"`
+	Calls     bool `json:"has_calls"`
+	// Identical: both binaries have the same SHA-256.
+	Identical bool `json:"identical_binaries"`
+	// Incomparable says why there is no verdict; empty when there is one.
+	Incomparable []string `json:"incomparable,omitempty"`
+	// Failures are the gates that failed; Notes are everything else worth
+	// saying (an unused budget, ...).
+	Failures []string `json:"failures,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// ProfileID says which run a side is.
+type ProfileID struct {
+	Binary string `json:"binary"`
+	SHA256 string `json:"sha256"`
+	Exit   string `json:"exit"`
+}
+
+// Delta is one count on both sides.
+type Delta struct {
+	Base uint64 `json:"base"`
+	Head uint64 `json:"head"`
+}
+
+// Change is head minus base.
+func (d Delta) Change() int64 { return int64(d.Head - d.Base) }
+
+// Abs is the size of the change.
+func (d Delta) Abs() uint64 {
+	if d.Head >= d.Base {
+		return d.Head - d.Base
+	}
+	return d.Base - d.Head
+}
+
+// MarshalJSON adds the change, so that a reader need not subtract.
+func (d Delta) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Base   uint64 `json:"base"`
+		Head   uint64 `json:"head"`
+		Change int64  `json:"change"`
+	}{d.Base, d.Head, d.Change()})
+}
+
+// CountRow is one total.
+type CountRow struct {
+	Name string `json:"name"`
+	Delta
+}
+
+// MarshalJSON keeps the name beside the counts (Delta's own method would
+// hide it).
+func (c CountRow) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name   string `json:"name"`
+		Base   uint64 `json:"base"`
+		Head   uint64 `json:"head"`
+		Change int64  `json:"change"`
+	}{c.Name, c.Base, c.Head, c.Change()})
+}
+
+// FunctionRow is one function's counts on both sides.
+type FunctionRow struct {
+	Name      string `json:"name"`
+	Module    string `json:"module,omitempty"` // only when not the main binary
+	Status    string `json:"status"`           // "changed", "unchanged", "new", "vanished"
+	Self      Delta  `json:"self"`
+	Inclusive Delta  `json:"inclusive"`
+	Calls     Delta  `json:"calls"`
+	Budget    string `json:"budget,omitempty"`      // as configured
+	OverBy    string `json:"over_budget,omitempty"` // what failed
+	ignored   bool   // matched an ignore pattern
+}
+
+// Rename is a vanished and a new function with exactly the same costs.
+type Rename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Self uint64 `json:"self"`
+}
+
+// Compare diffs each pair and applies the gates (nil for none).
+func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
+	r := &Report{Schema: DiffSchema, Base: base, Head: head, Gates: summarize(g)}
+	used := map[string]bool{}
+	for _, p := range pairs {
+		c := compareOne(p, g)
+		for _, f := range c.Functions {
+			used[f.Name] = used[f.Name] || f.Budget != ""
+		}
+		r.Comparisons = append(r.Comparisons, c)
+	}
+	r.Verdict = overall(r.Comparisons)
+	if g != nil {
+		var unused []string
+		for fn := range g.Budgets {
+			if !used[fn] {
+				unused = append(unused, fn)
+			}
+		}
+		slices.Sort(unused)
+		for _, fn := range unused {
+			r.Notes = append(r.Notes, fmt.Sprintf("the budget for %q matches no function on either side", fn))
+		}
+	}
+	return r
+}
+
+func summarize(g *Gates) GateSummary {
+	var s GateSummary
+	if g == nil {
+		return s
+	}
+	if g.FailAbove != nil {
+		s.FailAbove = g.FailAbove.String()
+	}
+	if len(g.Budgets) > 0 {
+		s.Budgets = map[string]string{}
+		for fn, b := range g.Budgets {
+			s.Budgets[fn] = b.String()
+		}
+	}
+	s.Ignore = g.Ignore
+	return s
+}
+
+// String is the budget as the report shows it.
+func (b Budget) String() string {
+	var parts []string
+	if b.Self != nil {
+		parts = append(parts, "self "+b.Self.String())
+	}
+	if b.Inclusive != nil {
+		parts = append(parts, "inclusive "+b.Inclusive.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+func identify(p *count.Profile) ProfileID {
+	exit := fmt.Sprintf("exit %d", p.Exit.Status)
+	switch {
+	case !p.Exit.Complete:
+		exit = "stopped early"
+	case p.Exit.Signal != "":
+		exit = "killed by " + p.Exit.Signal
+	}
+	return ProfileID{Binary: p.Meta.Binary.Path, SHA256: p.Meta.Binary.SHA256, Exit: exit}
+}
+
+func compareOne(p Pair, g *Gates) Comparison {
+	c := Comparison{Name: p.Name, Head: identify(p.Head)}
+	if p.Base == nil {
+		c.Verdict = Verdict{Kind: VerdictNone, Line: "new benchmark: nothing to compare it with"}
+		c.Incomparable = []string{"the base has no such benchmark"}
+		return c
+	}
+	b, h := p.Base, p.Head
+	id := identify(b)
+	c.Base = &id
+	c.Identical = b.Meta.Binary.SHA256 != "" && b.Meta.Binary.SHA256 == h.Meta.Binary.SHA256
+	c.Totals = []CountRow{
+		{"instructions", Delta{b.Totals.Instructions, h.Totals.Instructions}},
+		{"block executions", Delta{b.Totals.Blocks, h.Totals.Blocks}},
+		{"distinct blocks", Delta{b.Totals.DistinctBlocks, h.Totals.DistinctBlocks}},
+		{"system calls", Delta{b.Totals.Syscalls, h.Totals.Syscalls}},
+	}
+	c.Functions, c.Ignored = functionRows(b, h, g)
+	for _, f := range append(slices.Clone(c.Functions), c.Ignored...) {
+		c.Inclusive = c.Inclusive || f.Inclusive.Base != 0 || f.Inclusive.Head != 0
+		c.Calls = c.Calls || f.Calls.Base != 0 || f.Calls.Head != 0
+	}
+	c.Renames = renames(c.Functions)
+	c.Incomparable = Comparability(b, h)
+	if c.Identical && !sameCounts(c) {
+		c.Incomparable = append(c.Incomparable,
+			"the binaries are identical but the counts differ: the runs were not deterministic (an icount bug, or an input that changed)")
+	}
+	c.applyGates(g)
+	c.Verdict = c.verdict(g)
+	return c
+}
+
+// functionKey identifies a function across Profiles: its name, and its
+// module unless that is the main binary (whose file name may differ).
+func functionKey(p *count.Profile, f count.FunctionCount) (key, module string) {
+	if f.Module == "" || f.Module == filepath.Base(p.Meta.Binary.Path) {
+		return f.Name, ""
+	}
+	return f.Module + "\x00" + f.Name, f.Module
+}
+
+func functionRows(b, h *count.Profile, g *Gates) (rows, ignored []FunctionRow) {
+	byKey := map[string]*FunctionRow{}
+	var order []string
+	add := func(p *count.Profile, f count.FunctionCount, head bool) {
+		key, mod := functionKey(p, f)
+		r := byKey[key]
+		if r == nil {
+			r = &FunctionRow{Name: f.Name, Module: mod}
+			byKey[key] = r
+			order = append(order, key)
+		}
+		if head {
+			r.Self.Head += f.Self
+			r.Inclusive.Head += f.Inclusive
+			r.Calls.Head += f.Calls
+		} else {
+			r.Self.Base += f.Self
+			r.Inclusive.Base += f.Inclusive
+			r.Calls.Base += f.Calls
+		}
+	}
+	inBase, inHead := map[string]bool{}, map[string]bool{}
+	for _, f := range b.Functions {
+		add(b, f, false)
+		k, _ := functionKey(b, f)
+		inBase[k] = true
+	}
+	for _, f := range h.Functions {
+		add(h, f, true)
+		k, _ := functionKey(h, f)
+		inHead[k] = true
+	}
+	for _, key := range order {
+		r := byKey[key]
+		switch {
+		case !inBase[key]:
+			r.Status = "new"
+		case !inHead[key]:
+			r.Status = "vanished"
+		case r.Self.Abs() != 0 || r.Inclusive.Abs() != 0 || r.Calls.Abs() != 0:
+			r.Status = "changed"
+		default:
+			r.Status = "unchanged"
+		}
+		if g.Ignored(r.Name) {
+			r.ignored = true
+			ignored = append(ignored, *r)
+		} else {
+			rows = append(rows, *r)
+		}
+	}
+	sortRows(rows)
+	sortRows(ignored)
+	return rows, ignored
+}
+
+// sortRows puts the largest absolute change first (self, then
+// inclusive), then the largest function, then by name.
+func sortRows(rows []FunctionRow) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if c := cmp.Compare(b.Self.Abs(), a.Self.Abs()); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(b.Inclusive.Abs(), a.Inclusive.Abs()); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(max(b.Self.Base, b.Self.Head), max(a.Self.Base, a.Self.Head)); c != 0 {
+			return c < 0
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Module < b.Module
+	})
+}
+
+// renames pairs each vanished function with a new one of exactly the same
+// costs, when exactly one such new function exists.
+func renames(rows []FunctionRow) []Rename {
+	type cost struct{ self, incl, calls uint64 }
+	news := map[cost][]string{}
+	for _, r := range rows {
+		if r.Status == "new" && r.Self.Head > 0 {
+			c := cost{r.Self.Head, r.Inclusive.Head, r.Calls.Head}
+			news[c] = append(news[c], r.Name)
+		}
+	}
+	olds := map[cost][]string{}
+	for _, r := range rows {
+		if r.Status == "vanished" && r.Self.Base > 0 {
+			c := cost{r.Self.Base, r.Inclusive.Base, r.Calls.Base}
+			olds[c] = append(olds[c], r.Name)
+		}
+	}
+	var out []Rename
+	for c, from := range olds {
+		if to := news[c]; len(from) == 1 && len(to) == 1 {
+			out = append(out, Rename{From: from[0], To: to[0], Self: c.self})
+		}
+	}
+	slices.SortFunc(out, func(a, b Rename) int {
+		if c := cmp.Compare(b.Self, a.Self); c != 0 {
+			return c
+		}
+		return strings.Compare(a.From, b.From)
+	})
+	return out
+}
+
+func sameCounts(c Comparison) bool {
+	for _, t := range c.Totals {
+		if t.Abs() != 0 {
+			return false
+		}
+	}
+	for _, f := range append(slices.Clone(c.Functions), c.Ignored...) {
+		if f.Status != "unchanged" {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Comparison) applyGates(g *Gates) {
+	if g == nil {
+		return
+	}
+	total := c.Totals[0].Delta
+	if g.FailAbove != nil && !g.FailAbove.Allows(total.Base, total.Head) {
+		c.Failures = append(c.Failures, fmt.Sprintf("total instructions %s (%s) is above the limit %s",
+			SignedGroup(total.Change()), Percent(total), g.FailAbove))
+	}
+	for i := range c.Functions {
+		r := &c.Functions[i]
+		b, ok := g.Budgets[r.Name]
+		if !ok {
+			continue
+		}
+		r.Budget = b.String()
+		var over []string
+		if b.Self != nil && !b.Self.Allows(r.Self.Base, r.Self.Head) {
+			over = append(over, fmt.Sprintf("self %s (%s) is over its budget %s", SignedGroup(r.Self.Change()), Percent(r.Self), b.Self))
+		}
+		if b.Inclusive != nil {
+			if !c.Inclusive {
+				c.Notes = append(c.Notes, fmt.Sprintf("the inclusive budget for %s was not checked: these profiles have no inclusive counts", r.Name))
+			} else if !b.Inclusive.Allows(r.Inclusive.Base, r.Inclusive.Head) {
+				over = append(over, fmt.Sprintf("inclusive %s (%s) is over its budget %s", SignedGroup(r.Inclusive.Change()), Percent(r.Inclusive), b.Inclusive))
+			}
+		}
+		if len(over) > 0 {
+			r.OverBy = strings.Join(over, "; ")
+			c.Failures = append(c.Failures, r.Name+": "+r.OverBy)
+		}
+	}
+}
+
+func (c *Comparison) verdict(g *Gates) Verdict {
+	total := c.Totals[0].Delta
+	if len(c.Incomparable) > 0 {
+		return Verdict{VerdictNone, "no verdict: the profiles cannot be compared: " + strings.Join(c.Incomparable, "; ")}
+	}
+	if len(c.Failures) > 0 {
+		return Verdict{VerdictRegression, "regression: " + strings.Join(c.Failures, "; ")}
+	}
+	if sameCounts(*c) {
+		line := "no change: every count is exactly equal"
+		if c.Identical {
+			line = "no change: the binaries are identical, so every count must be equal, and every count is equal"
+		}
+		return Verdict{VerdictUnchanged, line}
+	}
+	moved := fmt.Sprintf("%s instructions (%s)", SignedGroup(total.Change()), Percent(total))
+	switch {
+	case total.Head < total.Base:
+		return Verdict{VerdictImproved, "improvement: " + moved}
+	case total.Head == total.Base:
+		return Verdict{VerdictChanged, "total unchanged; functions moved (see below)"}
+	case g == nil || (g.FailAbove == nil && len(g.Budgets) == 0):
+		return Verdict{VerdictChanged, moved + "; no gate is set"}
+	default:
+		return Verdict{VerdictChanged, moved + ", within the gates"}
+	}
+}
+
+// overall is the Report's verdict: a regression anywhere wins, then no
+// verdict, then growth, improvement, no change.
+func overall(cs []Comparison) Verdict {
+	rank := map[string]int{VerdictRegression: 0, VerdictNone: 1, VerdictChanged: 2, VerdictImproved: 3, VerdictUnchanged: 4}
+	if len(cs) == 0 {
+		return Verdict{VerdictNone, "no verdict: nothing was compared"}
+	}
+	if len(cs) == 1 {
+		return cs[0].Verdict
+	}
+	worst := cs[0].Verdict.Kind
+	count := map[string][]string{}
+	for _, c := range cs {
+		count[c.Verdict.Kind] = append(count[c.Verdict.Kind], c.Name)
+		if rank[c.Verdict.Kind] < rank[worst] {
+			worst = c.Verdict.Kind
+		}
+	}
+	var parts []string
+	for _, k := range []string{VerdictRegression, VerdictNone, VerdictChanged, VerdictImproved, VerdictUnchanged} {
+		if names := count[k]; len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", kindWord(k), strings.Join(names, ", ")))
+		}
+	}
+	lead := map[string]string{
+		VerdictRegression: "regression",
+		VerdictNone:       "no verdict for some benchmarks",
+		VerdictChanged:    "counts grew, within the gates",
+		VerdictImproved:   "improvement",
+		VerdictUnchanged:  "no change in any benchmark",
+	}[worst]
+	return Verdict{worst, fmt.Sprintf("%s (%d benchmarks; %s)", lead, len(cs), strings.Join(parts, "; "))}
+}
+
+func kindWord(k string) string {
+	return map[string]string{VerdictRegression: "regressed", VerdictNone: "no verdict",
+		VerdictChanged: "grew", VerdictImproved: "improved", VerdictUnchanged: "unchanged"}[k]
+}
+
+// Comparability lists why two Profiles' counts cannot be compared: the
+// settings in their metadata that differ (everything but the binary and
+// what the run did, compared field by field, so fields added to Meta are
+// compared too), a side not pinned (it read the host clock), a side that
+// was stopped early, or runs that ended differently.
+func Comparability(b, h *count.Profile) []string {
+	var why []string
+	bm, hm := metaMap(b.Meta), metaMap(h.Meta)
+	for _, k := range unionKeys(bm, hm) {
+		if metaOutcomes[k] {
+			continue
+		}
+		if k == "clock" {
+			why = append(why, clockDiffs(asMap(bm[k]), asMap(hm[k]), "clock")...)
+			continue
+		}
+		if !reflect.DeepEqual(bm[k], hm[k]) {
+			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", metaWords[k], show(bm[k]), show(hm[k])))
+		}
+	}
+	for _, s := range []struct {
+		side string
+		p    *count.Profile
+	}{{"base", b}, {"head", h}} {
+		if s.p.Meta.Clock.Mode == "host" && s.p.Meta.Clock.Reads > 0 {
+			why = append(why, fmt.Sprintf("the %s run is not pinned: it read the host clock %d times (use a fixed clock)", s.side, s.p.Meta.Clock.Reads))
+		}
+		if !s.p.Exit.Complete {
+			why = append(why, fmt.Sprintf("the %s run was stopped early: its counts are partial", s.side))
+		}
+	}
+	if b.Exit.Complete && h.Exit.Complete && (b.Exit.Status != h.Exit.Status || b.Exit.Signal != h.Exit.Signal) {
+		why = append(why, fmt.Sprintf("the runs ended differently: base %s, head %s", identify(b).Exit, identify(h).Exit))
+	}
+	return why
+}
+
+// metaOutcomes are Meta fields that describe what ran or what it did,
+// not how: they may differ between comparable runs.
+var metaOutcomes = map[string]bool{"binary": true, "files_opened": true}
+
+// clockOutcomes are clock fields that count what the run did.
+var clockOutcomes = map[string]bool{"reads": true, "by_source": true, "reads_by_source": true,
+	"ran_out": true, "table_ran_out": true, "sleeps": true, "slept_ns": true}
+
+// metaWords names Meta fields in messages; unknown fields go by their key.
+var metaWords = map[string]string{
+	"icount_version": "icount versions", "unicorn_version": "Unicorn versions", "arch": "guest architectures",
+	"cpu_model": "CPU models", "args": "arguments", "env": "environments", "seed": "seeds", "cpus": "CPU counts",
+}
+
+// clockDiffs compares clock settings. A file's identity is its digest: a
+// key ending in "sha256" makes the other keys of its prefix (a table's
+// path or name) not compared, so the same table in two places compares
+// equal.
+func clockDiffs(b, h map[string]any, prefix string) []string {
+	var why []string
+	skip := map[string]bool{}
+	for _, k := range unionKeys(b, h) {
+		if stem, ok := strings.CutSuffix(k, "sha256"); ok {
+			stem = strings.TrimSuffix(stem, "_")
+			for _, other := range unionKeys(b, h) {
+				if other != k && (stem == "" && (other == "path" || other == "name" || other == "file") ||
+					stem != "" && (other == stem || strings.HasPrefix(other, stem+"_"))) {
+					skip[other] = true
+				}
+			}
+		}
+	}
+	for _, k := range unionKeys(b, h) {
+		if clockOutcomes[k] || skip[k] {
+			continue
+		}
+		bv, hv := b[k], h[k]
+		bm, bok := bv.(map[string]any)
+		hm, hok := hv.(map[string]any)
+		if bok && hok {
+			why = append(why, clockDiffs(bm, hm, prefix+"."+k)...)
+			continue
+		}
+		if !reflect.DeepEqual(bv, hv) {
+			what := prefix + "." + k
+			if k == "mode" {
+				what = "clock modes"
+			}
+			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", what, show(bv), show(hv)))
+		}
+	}
+	return why
+}
+
+func metaMap(m count.Meta) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func asMap(v any) map[string]any {
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return map[string]any{}
+}
+
+func unionKeys(a, b map[string]any) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// show prints a metadata value briefly: JSON, cut at 80 characters.
+func show(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}

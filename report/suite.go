@@ -1,0 +1,97 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Suite is a set of benchmarks gated together, read from a TOML file:
+//
+//	[[bench]]
+//	name = "crunch"              # letters, digits, . _ -; unique
+//	binary = "build/crunch"      # relative to the suite file's directory
+//	args = ["-n", "1000"]        # optional
+//	stdin = "data/input.txt"     # optional; default: empty
+//	env = ["MODE=fast"]          # optional, added to the run's --env
+type Suite struct {
+	Benches []Bench
+}
+
+// Bench is one member of a Suite. Paths are as written in the file.
+type Bench struct {
+	Name   string   `toml:"name"`
+	Binary string   `toml:"binary"`
+	Args   []string `toml:"args"`
+	Stdin  string   `toml:"stdin"`
+	Env    []string `toml:"env"`
+}
+
+// MaxSuite bounds the number of benchmarks in a suite.
+const MaxSuite = 1000
+
+var benchName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+
+// ValidName reports whether s may name a benchmark or a saved baseline:
+// it becomes a file name under .icount/.
+func ValidName(s string) bool { return len(s) <= 100 && benchName.MatchString(s) }
+
+// ReadSuite loads a suite file; errors name it.
+func ReadSuite(file string) (*Suite, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSuite(file, b)
+}
+
+// ParseSuite reads a suite; name labels it in errors. Unknown keys,
+// missing or duplicate names, a missing binary and malformed env entries
+// are refused.
+func ParseSuite(name string, data []byte) (*Suite, error) {
+	var sf struct {
+		Bench []Bench `toml:"bench"`
+	}
+	md, err := toml.Decode(string(data), &sf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, tomlError(err))
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		return nil, fmt.Errorf("%s: unknown key %q (a suite has [[bench]] entries with name, binary, args, stdin, env)", name, un[0].String())
+	}
+	if len(sf.Bench) == 0 {
+		return nil, fmt.Errorf("%s: no benchmarks: add [[bench]] entries with a name and a binary", name)
+	}
+	if len(sf.Bench) > MaxSuite {
+		return nil, fmt.Errorf("%s: %d benchmarks, at most %d", name, len(sf.Bench), MaxSuite)
+	}
+	seen := map[string]int{}
+	for i, b := range sf.Bench {
+		where := fmt.Sprintf("%s: benchmark %d", name, i+1)
+		if b.Name != "" {
+			where = fmt.Sprintf("%s: benchmark %q", name, b.Name)
+		}
+		switch {
+		case b.Name == "":
+			return nil, fmt.Errorf("%s: no name", where)
+		case !ValidName(b.Name):
+			return nil, fmt.Errorf("%s: the name may hold only letters, digits, '.', '_' and '-' (it names a file)", where)
+		case seen[b.Name] > 0:
+			return nil, fmt.Errorf("%s: the name is used twice (benchmarks %d and %d)", where, seen[b.Name], i+1)
+		case b.Binary == "":
+			return nil, fmt.Errorf("%s: no binary", where)
+		case strings.ContainsRune(b.Binary+b.Stdin, 0):
+			return nil, fmt.Errorf("%s: a path holds a NUL byte", where)
+		}
+		for _, kv := range b.Env {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				return nil, fmt.Errorf("%s: env entry %q: want K=V", where, kv)
+			}
+		}
+		seen[b.Name] = i + 1
+	}
+	return &Suite{Benches: sf.Bench}, nil
+}
