@@ -15,6 +15,9 @@ type file struct {
 	pipe     bool // a pipe icount made: non-blocking on the host
 	nonblock bool // the guest asked for O_NONBLOCK
 	refs     int
+
+	// virt says when icount answers the contents itself (virtfiles.go).
+	virt virtual
 }
 
 // fdTable maps guest descriptors to open files.

@@ -24,7 +24,7 @@ func sysRead(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	buf := make([]byte, min(a[2], maxIO))
-	n, err := p.hostIO(f, func() (int, error) { return unix.Read(f.host, buf) })
+	n, err := p.readFile(f, buf)
 	if err != nil {
 		return 0, err
 	}
@@ -50,9 +50,11 @@ func sysPread64(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	buf := make([]byte, min(a[2], maxIO))
-	n, err := unix.Pread(f.host, buf, int64(a[3]))
-	if err != nil {
-		return 0, errnoOf(err)
+	n, virt := p.readVirtual(f, buf)
+	if !virt {
+		if n, err = unix.Pread(f.host, buf, int64(a[3])); err != nil {
+			return 0, errnoOf(err)
+		}
 	}
 	return uint64(n), p.writeMem(a[1], buf[:n])
 }
@@ -88,7 +90,7 @@ func sysReadv(p *Process, a [6]uint64) (uint64, error) {
 			continue
 		}
 		buf := make([]byte, min(v.len, maxIO))
-		n, err := p.hostIO(f, func() (int, error) { return unix.Read(f.host, buf) })
+		n, err := p.readFile(f, buf)
 		if err != nil {
 			if total > 0 {
 				break
@@ -187,6 +189,17 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	}
 	if p.isExe(path) {
 		path = p.exe.Path
+	}
+	if f, ok, err := p.openVirtual(path, flags); ok {
+		if err != nil {
+			return 0, err
+		}
+		p.noteOpen(path)
+		gfd, err := p.fds.install(f, 0)
+		if err != nil {
+			unix.Close(f.host)
+		}
+		return uint64(gfd), err
 	}
 	hostFlags := p.abi.openFlags(flags)
 	fd, err := unix.Openat(dir, path, hostFlags|unix.O_CLOEXEC, uint32(mode))

@@ -62,12 +62,16 @@ func sysGetrlimit(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func sysSchedGetaffinity(p *Process, a [6]uint64) (uint64, error) {
-	if a[1] < 8 {
+	// One bit per CPU (--cpus), in whole longs, as the kernel copies it.
+	n := uint64((p.cpus() + 63) / 64 * 8)
+	if a[1] < n {
 		return 0, unix.EINVAL
 	}
-	mask := make([]byte, 8)
-	mask[0] = 1 // one CPU
-	return 8, p.writeMem(a[2], mask)
+	mask := make([]byte, n)
+	for i := 0; i < p.cpus(); i++ {
+		mask[i/8] |= 1 << (i % 8)
+	}
+	return n, p.writeMem(a[2], mask)
 }
 
 // Fixed uname fields, 65 bytes each.
