@@ -33,7 +33,7 @@ A64CC      := aarch64-linux-gnu-gcc
 A64_SRCS   := $(wildcard testdata/arm64/*.S)
 A64_BINS   := $(patsubst testdata/arm64/%.S,$(BUILD)/arm64/%,$(A64_SRCS))
 A64_PIES   := $(addsuffix -pie,$(A64_BINS))
-A64_C_BINS := $(foreach p,$(C_PROGS),$(BUILD)/arm64/c/$(p)-glibc)
+A64_C_BINS := $(foreach p,$(C_PROGS),$(BUILD)/arm64/c/$(p)-glibc) $(BUILD)/arm64/c/auxv-glibc
 A64_BENCH  := $(BUILD)/arm64/c/bench
 
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
@@ -98,6 +98,11 @@ $(BUILD)/arm64/%-pie: testdata/arm64/%.S | deps
 	$(A64CC) -nostdlib -static-pie -o $@ $<
 
 $(BUILD)/arm64/c/%-glibc: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+# An arm64-only C program: what a program sees of its start-up.
+$(BUILD)/arm64/c/auxv-glibc: testdata/arm64/auxv.c | deps
 	@mkdir -p $(@D)
 	$(A64CC) -static $(CFLAGS) -o $@ $<
 

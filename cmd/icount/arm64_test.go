@@ -35,6 +35,18 @@ func TestARM64Profile(t *testing.T) {
 	}
 }
 
+// TestARM64Startup checks what an arm64 program sees of its start-up: the
+// arm64 auxiliary vector (AT_HWCAP with only what the emulated CPU runs,
+// AT_HWCAP2, AT_PLATFORM), a 16-byte aligned initial stack pointer, TLS in
+// TPIDR_EL0 and the fixed identity.
+func TestARM64Startup(t *testing.T) {
+	r := runIcount(t, nil, nil, testProgram(t, "arm64/c/auxv-glibc"))
+	want := "argc=1 sp%16=0\nhwcap=0xfb hwcap2=0 platform=aarch64\npagesz=4096 random=yes tls=yes\npid=1000 uid=1000 gid=1000\n"
+	if r.status != 0 || r.stdout != want {
+		t.Errorf("status %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+}
+
 // TestARM64Messages checks the one message that ends a run on an
 // instruction the emulated CPU lacks, and on a system call icount does not
 // emulate: each names it, its address and its function.
