@@ -2,6 +2,8 @@ package count
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/kernel"
@@ -34,5 +36,26 @@ func clockWarnings(m Clock) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("the guest read the host clock %d times (%s): its count may depend on timing; --fixed-clock pins it",
-		m.Reads, kernel.DescribeReads(m.ReadsBySource))}
+		m.Reads, m.Sources())}
+}
+
+// Sources lists the reads by source, most first:
+// "clock_gettime(CLOCK_MONOTONIC) 4, rdtsc 2".
+func (m Clock) Sources() string {
+	keys := make([]string, 0, len(m.ReadsBySource))
+	for k := range m.ReadsBySource {
+		keys = append(keys, k)
+	}
+	by := m.ReadsBySource
+	sort.Slice(keys, func(i, j int) bool {
+		if by[keys[i]] != by[keys[j]] {
+			return by[keys[i]] > by[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+	}
+	return strings.Join(parts, ", ")
 }

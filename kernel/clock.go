@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"fmt"
-	"sort"
 	"time"
 
 	"github.com/icount-dev/icount/emu"
@@ -90,28 +88,6 @@ func (p *Process) ClockInfo() ClockInfo {
 		}
 	}
 	return info
-}
-
-// DescribeReads lists the reads by source, most first: "clock_gettime(CLOCK_MONOTONIC) 4, rdtsc 2".
-func DescribeReads(by map[string]uint64) string {
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if by[keys[i]] != by[keys[j]] {
-			return by[keys[i]] > by[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	s := ""
-	for i, k := range keys {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%s %d", k, by[k])
-	}
-	return s
 }
 
 // sleep waits d nanoseconds of the guest's time: under a fixed clock it

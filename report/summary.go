@@ -32,6 +32,7 @@ func Summary(w io.Writer, p *count.Profile, top int) {
 			fmt.Fprintf(w, "%s%16s %5.1f%%  %s\n", Prefix, Group(f.Self), 100*float64(f.Self)/float64(t.Instructions), f.Name)
 		}
 	}
+	clockLine(w, p)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)
 	}

@@ -1,0 +1,42 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/icount-dev/icount/count"
+)
+
+// clockLine says, under --fixed-clock, how the guest used the fixed clock:
+// how many reads, from which sources, and whether a table ran out.
+func clockLine(w io.Writer, p *count.Profile) {
+	c := p.Meta.Clock
+	if c.Mode != "fixed" {
+		return
+	}
+	from := fmt.Sprintf("from %d ns by %v", startOf(c), time.Duration(c.StepNs))
+	if c.Table != "" {
+		from = fmt.Sprintf("from table %s (%d values", c.Table, c.TableValues)
+		if c.TableRanOut {
+			from += fmt.Sprintf(", ran out: went on by its last step, %v", time.Duration(c.StepNs))
+		}
+		from += ")"
+	}
+	reads := fmt.Sprintf("%s reads", Group(c.Reads))
+	if c.Reads > 0 {
+		reads += " (" + c.Sources() + ")"
+	}
+	fmt.Fprintf(w, "%sfixed clock: %s %s", Prefix, reads, from)
+	if c.Sleeps > 0 {
+		fmt.Fprintf(w, "; %s sleeps advanced it %v", Group(c.Sleeps), time.Duration(c.SleptNs))
+	}
+	fmt.Fprintln(w)
+}
+
+func startOf(c count.Clock) int64 {
+	if c.StartNs == nil {
+		return 0
+	}
+	return *c.StartNs
+}
