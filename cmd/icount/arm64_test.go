@@ -6,7 +6,6 @@ package main
 // same programs built for amd64, run natively.
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,22 +75,7 @@ func TestARM64CProgramsMatchAMD64(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			native := testProgram(t, filepath.Join("c", p.name+"-glibc"))
 			guest := testProgram(t, filepath.Join("arm64", "c", p.name+"-glibc"))
-			stdin, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "c", p.stdin))
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := filepath.Join(repoRoot, "testdata", "c", "crunch.c")
-			nd, gd := t.TempDir(), t.TempDir()
-			wantOut, wantStatus := runNative(t, nd, stdin, native, in, filepath.Join(nd, "out"))
-			r := runIcount(t, stdin, nil, guest, in, filepath.Join(gd, "out"))
-			if r.stdout != wantOut || r.status != wantStatus {
-				t.Errorf("stdout or status differ: amd64 native %d, arm64 under icount %d\nicount stderr:\n%s", wantStatus, r.status, r.stderr)
-			}
-			a, _ := os.ReadFile(filepath.Join(nd, "out"))
-			b, _ := os.ReadFile(filepath.Join(gd, "out"))
-			if len(a) == 0 || !bytes.Equal(a, b) {
-				t.Errorf("output files differ (%d bytes from amd64, %d from arm64 under icount)", len(a), len(b))
-			}
+			r := matchNative(t, p, native, guest)
 			if r.profile == nil || r.profile.Meta.Arch != "aarch64" || r.profile.Totals.Instructions == 0 {
 				t.Errorf("profile %+v", r.profile)
 			}

@@ -197,23 +197,32 @@ func TestCProgramsMatchNative(t *testing.T) {
 		for _, libc := range []string{"musl", "glibc"} {
 			t.Run(p.name+"-"+libc, func(t *testing.T) {
 				prog := testProgram(t, filepath.Join("c", p.name+"-"+libc))
-				stdin, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "c", p.stdin))
-				if err != nil {
-					t.Fatal(err)
-				}
-				in := filepath.Join(repoRoot, "testdata", "c", "crunch.c")
-				native, guest := t.TempDir(), t.TempDir()
-				wantOut, wantStatus := runNative(t, native, stdin, prog, in, filepath.Join(native, "out"))
-				r := runIcount(t, stdin, nil, prog, in, filepath.Join(guest, "out"))
-				if r.stdout != wantOut || r.status != wantStatus {
-					t.Errorf("stdout or status differ: native %d, icount %d\nicount stderr:\n%s", wantStatus, r.status, r.stderr)
-				}
-				a, _ := os.ReadFile(filepath.Join(native, "out"))
-				b, _ := os.ReadFile(filepath.Join(guest, "out"))
-				if len(a) == 0 || !bytes.Equal(a, b) {
-					t.Errorf("output files differ (%d native bytes, %d under icount)", len(a), len(b))
-				}
+				matchNative(t, p, prog, prog)
 			})
 		}
 	}
+}
+
+// matchNative runs the C program p built as native natively and built as
+// guest under icount, on the same stdin, arguments and input file, and
+// compares their stdout, exit status and output file byte for byte.
+func matchNative(t *testing.T, p cProgram, native, guest string) result {
+	t.Helper()
+	stdin, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "c", p.stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(repoRoot, "testdata", "c", "crunch.c")
+	nd, gd := t.TempDir(), t.TempDir()
+	wantOut, wantStatus := runNative(t, nd, stdin, native, in, filepath.Join(nd, "out"))
+	r := runIcount(t, stdin, nil, guest, in, filepath.Join(gd, "out"))
+	if r.stdout != wantOut || r.status != wantStatus {
+		t.Errorf("stdout or status differ: native %d, icount %d\nicount stderr:\n%s", wantStatus, r.status, r.stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(nd, "out"))
+	b, _ := os.ReadFile(filepath.Join(gd, "out"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("output files differ (%d native bytes, %d under icount)", len(a), len(b))
+	}
+	return r
 }
