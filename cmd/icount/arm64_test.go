@@ -47,8 +47,9 @@ func TestARM64Startup(t *testing.T) {
 }
 
 // TestARM64Messages checks the one message that ends a run on an
-// instruction the emulated CPU lacks, and on a system call icount does not
-// emulate: each names it, its address and its function.
+// instruction the emulated CPU lacks, on a system call icount does not
+// emulate, and on each kind of fault and CPU exception: each names the
+// instruction or call, its address and its function.
 func TestARM64Messages(t *testing.T) {
 	for _, c := range []struct {
 		prog   string
@@ -58,6 +59,9 @@ func TestARM64Messages(t *testing.T) {
 		{"arm64/lse", 132, "icount: SIGILL: `ldaddal` (ARMv8.1 LSE atomics) (bytes 23 00 e2 f8) at 0x400158 is not supported by the emulated CPU; build for -march=armv8-a (the emulated CPU is a cortex-a72: ARMv8.0-A with crypto and CRC), in add_atomic (lse)\n"},
 		{"arm64/unsupported", exitUnsupported, "icount: system call clone (220) at pc 0x400118 is not emulated by icount (see 'icount syscalls'), in _start+0xc (unsupported)\n"},
 		{"arm64/fault", 139, "icount: SIGSEGV: access to unmapped address 0x412000 by `ldr x3, [x1,#8]!` at 0x400164, in _start+0x20 (fault)\n"},
+		{"arm64/brk", 133, "icount: SIGTRAP: breakpoint by `brk #0x3e8` at 0x400114, in _start+0x8 (brk)\n"},
+		{"arm64/align", 135, "icount: SIGBUS: alignment fault by `ldxr x3, [x1]` at 0x40015c, in load+0x4 (align)\n"},
+		{"arm64/smc", 132, "icount: SIGILL: `smc #0x0` (bytes 03 00 00 d4) at 0x400114: a user program cannot call the hypervisor or secure monitor, in _start+0x8 (smc)\n"},
 	} {
 		r := runIcount(t, nil, []string{"-q"}, testProgram(t, c.prog))
 		if r.status != c.status || r.stderr != c.want {
