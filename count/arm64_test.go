@@ -269,6 +269,22 @@ func TestFindAccessARM64(t *testing.T) {
 			want:  0,
 		},
 		{
+			name: "pointer chasing: the load that overwrote the base is taken",
+			// ldr x1, [x1]; ldr x2, [x1]
+			code:  block(0xf9400021, 0xf9400022),
+			regs:  func(f *fakeARM64) { f.x[1] = 0x10 },
+			fault: emu.Fault{Addr: 0x10},
+			want:  0,
+		},
+		{
+			name: "pointer chasing: a later load at another offset is told apart",
+			// ldr x1, [x1]; ldr x2, [x1, #8]
+			code:  block(0xf9400021, 0xf9400422),
+			regs:  func(f *fakeARM64) { f.x[1] = 0x10 },
+			fault: emu.Fault{Addr: 0x18},
+			want:  1,
+		},
+		{
 			name: "pair crossing into an unmapped page",
 			// mov x2, #5; ldp x0, x1, [x1]
 			code:  block(0xd28000a2, 0xa9400420),

@@ -3,6 +3,7 @@ package count
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 
 	"github.com/icount-dev/icount/emu"
 )
@@ -24,7 +25,10 @@ import (
 // writebacks and `add/sub #imm` between k and j (anything else that writes
 // a register makes it unknown); if k, so placed, would itself have faulted
 // (it touches the faulting address the same way, or unmapped memory), or
-// loaded a value its destination does not hold, j is not the one.
+// loaded a value its destination does not hold, j is not the one. Nor is
+// it when an earlier candidate's registers cannot be recovered (a load
+// overwrote its base, as in `ldr x1, [x1]; ldr x2, [x1]`): nothing then
+// explains why that one computes the faulting address, so it is taken.
 
 // a64Mem is what one arm64 instruction does to memory, decoded from its
 // encoding (the Arm ARM's load/store encoding classes, and DC ZVA) for the
@@ -418,7 +422,7 @@ func findAccessARM64(code []byte, blockAddr uint64, f *emu.Fault, reg func(emu.R
 		return 0, false
 	}
 	for c := len(cands) - 1; c > 0; c-- {
-		if !contradicted(insns, cands[c], now, f, read) {
+		if !contradicted(insns, cands, c, now, f, read) {
 			return insns[cands[c]].pc, true
 		}
 	}
@@ -438,9 +442,13 @@ func covers(in *a64Insn, regs *a64Regs, f *emu.Fault) bool {
 	return f.Addr-addr < in.mem.size
 }
 
-// contradicted reports whether the instructions before insns[j], replayed
-// backwards from the registers now, show that j cannot be the faulting one.
-func contradicted(insns []a64Insn, j int, now a64Regs, f *emu.Fault, read func(uint64, []byte) error) bool {
+// contradicted reports whether the instructions before insns[cands[c]],
+// replayed backwards from the registers now, show that it cannot be the
+// faulting one, or leave unexplained why an earlier candidate computes the
+// faulting address (its own registers before it cannot be recovered): then
+// the earlier one is taken.
+func contradicted(insns []a64Insn, cands []int, c int, now a64Regs, f *emu.Fault, read func(uint64, []byte) error) bool {
+	j := cands[c]
 	regs := now // the registers before insns[k], for k going down from j
 	for k := j - 1; k >= 0; k-- {
 		in := &insns[k]
@@ -453,6 +461,9 @@ func contradicted(insns []a64Insn, j int, now a64Regs, f *emu.Fault, read func(u
 		}
 		addr, ok := in.mem.address(in.pc, &regs)
 		if !ok {
+			if slices.Contains(cands[:c], k) {
+				return true
+			}
 			continue
 		}
 		probe := make([]byte, in.mem.size)
