@@ -31,7 +31,7 @@ func DiffText(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "head: %s\n", sideText(r.Head))
 	if len(r.Comparisons) > 1 {
 		b.WriteString("\n")
-		b.WriteString(alignTable(suiteRows(r, false), 1, "  "))
+		b.WriteString(AlignTable(suiteRows(r, false), 1, "  "))
 	}
 	for _, c := range r.Comparisons {
 		b.WriteString("\n")
@@ -72,7 +72,7 @@ func textComparison(b *strings.Builder, c Comparison) {
 	for _, t := range c.Totals {
 		rows = append(rows, []string{t.Name, Group(t.Base), Group(t.Head), SignedGroup(t.Change()), Percent(t.Delta)})
 	}
-	b.WriteString(alignTable(rows, 1, "  "))
+	b.WriteString(AlignTable(rows, 1, "  "))
 	b.WriteString("\n")
 	var shown []FunctionRow
 	unchanged := 0
@@ -84,7 +84,7 @@ func textComparison(b *strings.Builder, c Comparison) {
 		}
 	}
 	if len(shown) > 0 {
-		b.WriteString(alignTable(functionTable(c, shown, false), 1, "  "))
+		b.WriteString(AlignTable(functionTable(c, shown, false), 1, "  "))
 	}
 	if unchanged > 0 {
 		fmt.Fprintf(b, "%s unchanged\n", plural(unchanged, "other function", "other functions"))
@@ -176,9 +176,9 @@ func suiteRows(r *Report, md bool) [][]string {
 	return rows
 }
 
-// alignTable pads columns: the first left columns to the left, the rest to
+// AlignTable pads columns: the first left columns to the left, the rest to
 // the right; trailing blanks are trimmed.
-func alignTable(rows [][]string, left int, sep string) string {
+func AlignTable(rows [][]string, left int, sep string) string {
 	var width []int
 	for _, r := range rows {
 		for i, cell := range r {

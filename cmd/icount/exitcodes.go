@@ -17,7 +17,14 @@ Otherwise:
   125    icount stopped the guest: it made a system call or used a feature
          icount does not emulate, or it would wait forever
   70     an internal error in icount
-  2      the command line is wrong
+  3      a comparison found a regression: a gate failed (icount diff, icount
+         ab, icount run --baseline); improvements and comparisons with no
+         verdict exit 0
+  2      the command line is wrong, or an input it names (a Profile, the
+         gate file, a suite file) is missing or malformed
+
+icount ab exits 126 when a build fails or does not produce the binary, and
+with a benchmark's own status when it fails; 130 after SIGINT or SIGTERM.
 
 Guest exit statuses that equal one of these are not told apart from them:
 the summary line on stderr says which it was.`

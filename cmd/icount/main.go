@@ -16,6 +16,7 @@ var version = "dev"
 // Exit statuses of icount itself; any other status is the guest's.
 const (
 	exitUsage       = 2   // bad command line
+	exitRegression  = 3   // a comparison found a regression (diff, ab, run --baseline)
 	exitInternal    = 70  // a bug or resource failure in icount
 	exitUnsupported = 125 // the guest needed something icount does not emulate
 	exitCannotRun   = 126 // the file is not an executable icount can run
@@ -57,6 +58,6 @@ bit-identical on any machine, under any load.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
+	root.AddCommand(newRunCmd(), newDiffCmd(), newABCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
 	return root
 }

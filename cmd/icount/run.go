@@ -25,6 +25,7 @@ type runFlags struct {
 	collect    []string
 
 	clock clockFlags // --fixed-clock and the rest of clockflags.go
+	ci    ciFlags    // --save, --baseline, --suite, --jobs (diff.go, suite.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -55,6 +56,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
 	f.clock.register(fl)
+	f.ci.register(cmd, &f)
 	return cmd
 }
 
@@ -95,8 +97,15 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if prof.Exit.Signal != "" {
 		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, prof.Exit.Message)
 	}
+	regressed, err := f.ci.afterRun(prof, f.quiet)
+	if err != nil {
+		return err
+	}
 	if prof.Exit.Status != 0 {
 		return &exitError{status: prof.Exit.Status}
+	}
+	if regressed {
+		return &exitError{status: exitRegression}
 	}
 	return nil
 }

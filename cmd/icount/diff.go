@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/report"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// defaultConfig is the gate file read when --config is not given and it
+// exists in the current directory.
+const defaultConfig = "icount.toml"
+
+// baselineDir holds the Profiles --save keeps.
+const baselineDir = ".icount"
+
+// gateFlags are the flags of every command that compares: what to gate on
+// and how to print the result.
+type gateFlags struct {
+	failAbove string
+	config    string
+	format    string
+	output    string
+}
+
+func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
+	fl.StringVar(&g.failAbove, "fail-above", "", "fail when total instructions grow by more than `PCT` percent (0: any growth)")
+	fl.StringVar(&g.config, "config", "", "gate file with per-function budgets (default: ./"+defaultConfig+" if it exists)")
+	if withOutput {
+		fl.StringVar(&g.format, "format", "text", "report format: text, markdown or json")
+		fl.StringVarP(&g.output, "output", "o", "", "write the report to `FILE` (default: standard output)")
+	}
+}
+
+// gates loads the gate file and applies --fail-above over its fail_above.
+func (g *gateFlags) gates() (*report.Gates, error) {
+	var gates *report.Gates
+	file := g.config
+	if file == "" {
+		if _, err := os.Stat(defaultConfig); err == nil {
+			file = defaultConfig
+		}
+	}
+	if file != "" {
+		var err error
+		if gates, err = report.ReadConfig(file); err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+	}
+	if g.failAbove != "" {
+		pct := strings.TrimSuffix(strings.TrimSpace(g.failAbove), "%")
+		l, err := report.ParseLimit(pct + "%")
+		if err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--fail-above %q: want a percentage such as 0.5", g.failAbove)}
+		}
+		if gates == nil {
+			gates = &report.Gates{}
+		}
+		gates.FailAbove = l
+	}
+	if g.format != "" && !slices.Contains(report.DiffFormats, g.format) && g.format != "md" {
+		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown or json", g.format)}
+	}
+	return gates, nil
+}
+
+// emit writes the report where --output says and turns its verdict into
+// an exit status: a regression is exitRegression; anything else is 0.
+func (g *gateFlags) emit(r *report.Report) error {
+	var b bytes.Buffer
+	if err := report.WriteDiff(&b, r, g.format); err != nil {
+		return &exitError{exitInternal, err}
+	}
+	if g.output == "" {
+		os.Stdout.Write(b.Bytes())
+	} else if err := os.WriteFile(g.output, b.Bytes(), 0o644); err != nil {
+		return &exitError{exitUsage, fmt.Errorf("writing the report: %w", err)}
+	}
+	return verdictStatus(r, g.output != "" || g.format != "text")
+}
+
+// verdictStatus prints the verdict on stderr (when the report went
+// elsewhere or in another format) and returns exitRegression for a
+// regression.
+func verdictStatus(r *report.Report, say bool) error {
+	if say {
+		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, r.Verdict.Line)
+	}
+	if r.Verdict.Kind == report.VerdictRegression {
+		return &exitError{status: exitRegression}
+	}
+	return nil
+}
+
+func newDiffCmd() *cobra.Command {
+	var g gateFlags
+	cmd := &cobra.Command{
+		Use:   "diff [flags] BASE HEAD",
+		Short: "Compare two saved Profiles (or two directories of them) and apply the gates",
+		Long: `Compare two Profiles saved with 'icount run --json' or '--save': the totals and
+every function's self (and, when the Profiles have them, inclusive and call)
+counts, exactly, largest change first. New and vanished functions are named;
+a vanished and a new function of exactly equal cost are called out as a
+possible rename.
+
+BASE and HEAD may also be directories of Profiles (as 'icount run --suite
+--save NAME' writes under .icount/NAME/): benchmarks are matched by file name.
+
+Gates: --fail-above on the total, and per-function budgets in icount.toml.
+A regression exits with status 3; an improvement never fails. When the two
+Profiles cannot be compared (other arguments, environment, arch, versions,
+clock settings, or a run that read the host clock) the report says why and
+gives no verdict.`,
+		Example: `  icount diff base.json head.json
+  icount diff --fail-above 0.5 --format markdown -o comment.md base.json head.json
+  icount diff .icount/main .icount/pr`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gates, err := g.gates()
+			if err != nil {
+				return err
+			}
+			pairs, notes, err := loadPairs(args[0], args[1])
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			r := report.Compare(report.Side{Label: args[0]}, report.Side{Label: args[1]}, pairs, gates)
+			r.Notes = append(r.Notes, notes...)
+			return g.emit(r)
+		},
+	}
+	g.register(cmd.Flags(), true)
+	return cmd
+}
+
+// loadPairs reads two Profiles, or two directories of Profiles matched by
+// name.
+func loadPairs(base, head string) ([]report.Pair, []string, error) {
+	bi, err := os.Stat(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	hi, err := os.Stat(head)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bi.IsDir() != hi.IsDir() {
+		return nil, nil, fmt.Errorf("%s and %s: compare two Profiles or two directories of them, not one of each", base, head)
+	}
+	if !bi.IsDir() {
+		b, err := report.ReadJSON(base)
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := report.ReadJSON(head)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []report.Pair{{Base: b, Head: h}}, nil, nil
+	}
+	bs, err := readProfileDir(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs, err := readProfileDir(head)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(hs) == 0 {
+		return nil, nil, fmt.Errorf("%s: no Profiles (*.json)", head)
+	}
+	var pairs []report.Pair
+	for _, name := range sortedKeys(hs) {
+		pairs = append(pairs, report.Pair{Name: name, Base: bs[name], Head: hs[name]})
+	}
+	var notes []string
+	for _, name := range sortedKeys(bs) {
+		if hs[name] == nil {
+			notes = append(notes, fmt.Sprintf("benchmark %s is only in the base", name))
+		}
+	}
+	return pairs, notes, nil
+}
+
+// readProfileDir reads every NAME.json of a directory.
+func readProfileDir(dir string) (map[string]*count.Profile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*count.Profile{}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue
+		}
+		p, err := report.ReadJSON(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// ciFlags are the flags 'icount run' gains for baselines and suites.
+type ciFlags struct {
+	save     string
+	baseline string
+	suite    string
+	jobs     int
+	gate     gateFlags
+}
+
+// register adds the flags to run and routes --suite to the suite runner;
+// a lone run calls afterRun with its Profile.
+func (c *ciFlags) register(cmd *cobra.Command, f *runFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&c.save, "save", "", "keep the Profile as .icount/`NAME`.json (a directory of them with --suite)")
+	fl.StringVar(&c.baseline, "baseline", "", "compare with the Profile saved as `NAME` and print the diff")
+	fl.StringVar(&c.suite, "suite", "", "run every benchmark of the suite `FILE` instead of one BINARY")
+	fl.IntVar(&c.jobs, "jobs", defaultJobs(), "run up to `N` benchmarks of a suite at once")
+	c.gate.register(fl, false)
+	args, runE := cmd.Args, cmd.RunE
+	cmd.Args = func(cmd *cobra.Command, a []string) error {
+		if c.suite != "" {
+			if len(a) > 0 {
+				return fmt.Errorf("--suite %s runs the suite's binaries: give no BINARY (%s)", c.suite, a[0])
+			}
+			return nil
+		}
+		return args(cmd, a)
+	}
+	cmd.RunE = func(cmd *cobra.Command, a []string) error {
+		for _, n := range []string{c.save, c.baseline} {
+			if n != "" && !report.ValidName(n) {
+				return &exitError{exitUsage, fmt.Errorf("baseline name %q: use letters, digits, '.', '_' and '-'", n)}
+			}
+		}
+		if c.jobs < 1 {
+			return &exitError{exitUsage, fmt.Errorf("--jobs %d: want at least 1", c.jobs)}
+		}
+		if c.suite != "" {
+			return runSuiteCmd(cmd, f, c)
+		}
+		return runE(cmd, a)
+	}
+}
+
+// afterRun saves and compares a lone run's Profile. It is called once the
+// guest has run to its end; regressed says a gate failed.
+func (c *ciFlags) afterRun(prof *count.Profile, quiet bool) (regressed bool, err error) {
+	if c.baseline != "" {
+		gates, err := c.gate.gates()
+		if err != nil {
+			return false, err
+		}
+		file := filepath.Join(baselineDir, c.baseline+".json")
+		base, err := report.ReadJSON(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, &exitError{exitUsage, fmt.Errorf("no baseline %q: %s does not exist (keep one with --save %s)", c.baseline, file, c.baseline)}
+		} else if err != nil {
+			return false, &exitError{exitUsage, err}
+		}
+		r := report.Compare(report.Side{Label: "baseline " + c.baseline}, report.Side{Label: "this run"},
+			[]report.Pair{{Base: base, Head: prof}}, gates)
+		printReport(os.Stderr, r, quiet)
+		regressed = r.Verdict.Kind == report.VerdictRegression
+	}
+	if c.save != "" {
+		if err := os.MkdirAll(baselineDir, 0o755); err != nil {
+			return regressed, &exitError{exitInternal, err}
+		}
+		file := filepath.Join(baselineDir, c.save+".json")
+		if err := report.WriteJSON(file, prof); err != nil {
+			return regressed, &exitError{exitInternal, fmt.Errorf("%s: %w", file, err)}
+		}
+		if !quiet {
+			fmt.Fprintf(os.Stderr, "%ssaved as baseline %s (%s)\n", report.Prefix, c.save, file)
+		}
+	}
+	return regressed, nil
+}
+
+// printReport writes a text diff on stderr, every line under icount's
+// prefix; quiet leaves only a regression's verdict.
+func printReport(w io.Writer, r *report.Report, quiet bool) {
+	if quiet {
+		if r.Verdict.Kind == report.VerdictRegression {
+			fmt.Fprintf(w, "%s%s\n", report.Prefix, r.Verdict.Line)
+		}
+		return
+	}
+	var b bytes.Buffer
+	report.DiffText(&b, r)
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if line != "" {
+			io.WriteString(w, report.Prefix+line)
+		}
+	}
+}
