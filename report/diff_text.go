@@ -86,8 +86,10 @@ func textComparison(b *strings.Builder, c Comparison) {
 	if len(shown) > 0 {
 		b.WriteString(AlignTable(functionTable(c, shown, false), 1, "  "))
 	}
-	if unchanged > 0 {
+	if unchanged > 0 && len(shown) > 0 {
 		fmt.Fprintf(b, "%s unchanged\n", plural(unchanged, "other function", "other functions"))
+	} else if unchanged > 0 {
+		fmt.Fprintf(b, "%s, all unchanged\n", plural(unchanged, "function", "functions"))
 	}
 	for _, rn := range c.Renames {
 		fmt.Fprintf(b, "possible rename: %s -> %s (same cost: %s instructions)\n", rn.From, rn.To, Group(rn.Self))

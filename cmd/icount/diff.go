@@ -313,7 +313,11 @@ func printReport(w io.Writer, r *report.Report, quiet bool) {
 	var b bytes.Buffer
 	report.DiffText(&b, r)
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
-		if line != "" {
+		switch line {
+		case "":
+		case "\n":
+			io.WriteString(w, strings.TrimSpace(report.Prefix)+"\n")
+		default:
 			io.WriteString(w, report.Prefix+line)
 		}
 	}

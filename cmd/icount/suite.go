@@ -168,11 +168,17 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 		if errors.As(err, &ee) && ee.ExitCode() > 0 {
 			status = ee.ExitCode()
 		}
-		msg := lastLines(stderr.String(), 5)
-		if msg == "" {
-			msg = err.Error()
+		msg := fmt.Sprintf("exit status %d", status)
+		if p, _ := report.ReadJSON(jsonPath); p != nil && p.Exit.Complete {
+			msg = fmt.Sprintf("the program exited with status %d (a benchmark must exit 0)", p.Exit.Status)
+			if p.Exit.Signal != "" {
+				msg = "the program was killed: " + p.Exit.Message
+			}
 		}
-		return nil, &exitError{status, &runFailure{m: m, status: status, msg: fmt.Sprintf("exit status %d: %s", status, msg)}}
+		if tail := lastLines(stderr.String(), 5); tail != "" {
+			msg += ": " + tail
+		}
+		return nil, &exitError{status, &runFailure{m: m, status: status, msg: msg}}
 	}
 	p, err := report.ReadJSON(jsonPath)
 	if err != nil {
