@@ -119,6 +119,8 @@ $(BUSYBOX) &: | deps
 test: deps testprogs busybox
 	$(GO) test ./...
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=10s ./loader
+	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=5s ./report
+	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=5s ./report
 
 demo: build testprogs
 	@echo
