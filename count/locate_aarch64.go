@@ -64,6 +64,11 @@ const (
 	a64None = -1
 )
 
+// simdStructRegs is how many registers a SIMD multiple-structure load or
+// store transfers, by its opcode field (LD4/ST4, LD1 x4, LD3, LD1 x3,
+// LD1 x1, LD2, LD1 x2); 0 for unallocated opcodes.
+var simdStructRegs = [16]uint64{0: 4, 2: 4, 4: 3, 6: 3, 7: 1, 8: 2, 10: 2}
+
 // field extracts bits hi..lo of an instruction word.
 func field(w uint32, hi, lo uint) uint32 { return w >> lo & (1<<(hi-lo+1) - 1) }
 
@@ -84,7 +89,7 @@ func decodeA64Mem(w uint32) (m a64Mem, ok bool) {
 
 	case w&0xbfbf0000 == 0x0c000000, w&0xbfa00000 == 0x0c800000:
 		// SIMD load/store multiple structures, without and with post-index.
-		regs := map[uint32]uint64{0: 4, 2: 4, 4: 3, 6: 3, 7: 1, 8: 2, 10: 2}[field(w, 15, 12)]
+		regs := simdStructRegs[field(w, 15, 12)]
 		if regs == 0 {
 			return m, false
 		}
