@@ -146,11 +146,7 @@ gives no verdict.`,
 // loadPairs reads two Profiles, or two directories of Profiles matched by
 // name.
 func loadPairs(base, head string) ([]report.Pair, []string, error) {
-	bi, err := os.Stat(base)
-	if err != nil {
-		return nil, nil, err
-	}
-	hi, err := os.Stat(head)
+	bi, hi, err := both(os.Stat, base, head)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,21 +154,13 @@ func loadPairs(base, head string) ([]report.Pair, []string, error) {
 		return nil, nil, fmt.Errorf("%s and %s: compare two Profiles or two directories of them, not one of each", base, head)
 	}
 	if !bi.IsDir() {
-		b, err := report.ReadJSON(base)
-		if err != nil {
-			return nil, nil, err
-		}
-		h, err := report.ReadJSON(head)
+		b, h, err := both(report.ReadJSON, base, head)
 		if err != nil {
 			return nil, nil, err
 		}
 		return []report.Pair{{Base: b, Head: h}}, nil, nil
 	}
-	bs, err := readProfileDir(base)
-	if err != nil {
-		return nil, nil, err
-	}
-	hs, err := readProfileDir(head)
+	bs, hs, err := both(readProfileDir, base, head)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,6 +178,16 @@ func loadPairs(base, head string) ([]report.Pair, []string, error) {
 		}
 	}
 	return pairs, notes, nil
+}
+
+// both applies read to base and then to head.
+func both[T any](read func(string) (T, error), base, head string) (T, T, error) {
+	b, err := read(base)
+	if err != nil {
+		return b, b, err
+	}
+	h, err := read(head)
+	return b, h, err
 }
 
 // readProfileDir reads every NAME.json of a directory.

@@ -94,7 +94,7 @@ func TestSuiteMemberFails(t *testing.T) {
 	write(t, filepath.Join(dir, "suite.toml"), `
 [[bench]]
 name = "ok"
-binary = "`+testProgram(t, "amd64/loop")+`"
+binary = "`+testProgram(t, "c/empty-musl")+`"
 
 [[bench]]
 name = "missing"
