@@ -47,7 +47,12 @@ var notOwnFlags = map[string]bool{
 	"json": true, "quiet": true, "top": true, "save": true, "baseline": true, "suite": true,
 	"jobs": true, "fail-above": true, "config": true, "format": true, "output": true,
 	"base": true, "build": true, "bin": true, "help": true,
+	"pprof": true, "callgrind": true, "bench": true,
 }
+
+// oneFileFlags write one run's output to a file: a suite, whose members
+// would all write the same file, refuses them.
+var oneFileFlags = []string{"json", "pprof", "callgrind", "bench"}
 
 // passThrough rebuilds the run flags the user set, so every member runs
 // under the same settings: any flag of run (those added later included)
@@ -238,8 +243,10 @@ func suiteMembers(s *report.Suite, dir, rel, side string) []member {
 // runSuiteCmd is 'icount run --suite FILE': every benchmark, a row each
 // on stderr, saved and compared as a set.
 func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
-	if f.jsonPath != "" {
-		return &exitError{exitUsage, fmt.Errorf("--json with --suite: use --save NAME, which writes .icount/NAME/BENCH.json")}
+	for _, name := range oneFileFlags {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			return &exitError{exitUsage, fmt.Errorf("--%s with --suite: every benchmark would write the same file (--save NAME keeps each Profile as .icount/NAME/BENCH.json)", name)}
+		}
 	}
 	s, err := report.ReadSuite(c.suite)
 	if err != nil {

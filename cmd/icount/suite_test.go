@@ -118,6 +118,10 @@ binary = "no/such/program"
 	if status != 20 || !strings.Contains(stderr, "icount: loop: the program exited with status 20 (a benchmark must exit 0)") {
 		t.Errorf("member exiting 20: status %d\n%s", status, stderr)
 	}
+	status, _, stderr = icountIn(t, dir, "run", "--suite", "suite.toml", "--json", "one.json")
+	if status != exitUsage || !strings.Contains(stderr, "--json with --suite: every benchmark would write the same file") {
+		t.Errorf("--json with a suite: status %d\n%s", status, stderr)
+	}
 	status, _, stderr = icountIn(t, dir, "run", "--suite", "suite.toml", "extra")
 	if status != exitUsage {
 		t.Errorf("suite with a BINARY: status %d\n%s", status, stderr)
