@@ -47,7 +47,7 @@ func attribute(nodes []emu.Node, syms *symtab) ([]CallNode, []FunctionCount) {
 	for i, n := range nodes {
 		f := byFunc[n.Func]
 		if f == nil {
-			f = &FunctionCount{Name: tree[i].Function, Module: syms.module}
+			f = &FunctionCount{Name: tree[i].Function, Module: syms.module, Addr: n.Func}
 			byFunc[n.Func] = f
 			order = append(order, n.Func)
 		}

@@ -11,8 +11,13 @@ import (
 // decodedBlock is a translated block decoded once, on first sight.
 type decodedBlock struct {
 	starts []uint32 // offset of each instruction in the block
+	code   []byte   // its bytes when first seen
+	kind   []kind   // what each instruction does, for the mix (see kinds)
 	info   emu.BlockInfo
 	bad    string // why decoding failed, if it did
+	// cuts counts the executions cut short, by the index of the first
+	// instruction that did not complete (see notRun).
+	cuts map[int]uint64
 }
 
 type blockKey struct {
@@ -44,6 +49,8 @@ func (d *decoder) newBlock(addr uint64, size uint32) emu.BlockInfo {
 	code := make([]byte, size)
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
+	} else {
+		b.code = code
 	}
 	switch d.arch {
 	case emu.ARM64:
@@ -108,7 +115,9 @@ func blockEnd(arch emu.Arch, last []byte) emu.BlockEnd {
 }
 
 // notRun is how many instructions of the block at addr, from the one at pc
-// on, did not complete when the guest stopped at pc.
+// on, did not complete when the guest stopped at pc. Every cut the emulator
+// takes back is asked for here, so the decoder also records where each
+// execution stopped, for per-instruction counts.
 func (d *decoder) notRun(addr uint64, size uint32, pc uint64) uint32 {
 	b, ok := d.blocks[blockKey{addr, size}]
 	if !ok || pc < addr || pc >= addr+uint64(size) {
@@ -117,6 +126,10 @@ func (d *decoder) notRun(addr uint64, size uint32, pc uint64) uint32 {
 	off := uint32(pc - addr)
 	for i, s := range b.starts {
 		if s >= off {
+			if b.cuts == nil {
+				b.cuts = map[int]uint64{}
+			}
+			b.cuts[i]++
 			return uint32(len(b.starts) - i)
 		}
 	}

@@ -14,9 +14,18 @@ type Profile struct {
 	Functions []FunctionCount   `json:"functions"`
 	CallTree  []CallNode        `json:"call_tree,omitempty"`
 	Region    *Region           `json:"region,omitempty"`
+	Mix       *Mix              `json:"mix,omitempty"`
 	HotBlocks []BlockCount      `json:"hot_blocks"`
-	Exit      Exit              `json:"exit"`
-	Warnings  []string          `json:"warnings,omitempty"`
+	// Mappings are the executable segments of the objects the guest ran,
+	// as loaded.
+	Mappings []Mapping `json:"mappings,omitempty"`
+	// Lines and Blocks are filled only when the run was asked for per-line
+	// attribution (Options.Lines): self costs by function and source line,
+	// and every block that ran, so that a saved run can be annotated.
+	Lines    []LineCount `json:"lines,omitempty"`
+	Blocks   []BlockRuns `json:"blocks,omitempty"`
+	Exit     Exit        `json:"exit"`
+	Warnings []string    `json:"warnings,omitempty"`
 }
 
 // Totals are the run's counts.
@@ -36,15 +45,65 @@ type BlockCount struct {
 	Function     string `json:"function,omitempty"`
 }
 
+// BlockRuns is a block that ran, with the executions cut short by the
+// first instruction that did not complete.
+type BlockRuns struct {
+	BlockCount
+	Cuts []Cut `json:"cuts,omitempty"`
+}
+
+// Cut is a number of executions of a block that stopped before its
+// instruction Index (counted from 0): that instruction and those after it
+// did not complete.
+type Cut struct {
+	Index      int    `json:"index"`
+	Executions uint64 `json:"executions"`
+}
+
 // FunctionCount is one function's share of the run.
 type FunctionCount struct {
 	Name      string `json:"name"`             // as in the symbol table (mangled names kept)
 	Module    string `json:"module,omitempty"` // the mapped object holding it
+	Addr      uint64 `json:"addr,omitempty"`   // entry address, as loaded
 	File      string `json:"file,omitempty"`   // source file, from DWARF
-	Line      int    `json:"line,omitempty"`
-	Self      uint64 `json:"self"`      // instructions executed in its own code
-	Inclusive uint64 `json:"inclusive"` // self plus everything it called
-	Calls     uint64 `json:"calls"`     // times it was called
+	Line      int    `json:"line,omitempty"`   // its declaration, else its first line
+	Self      uint64 `json:"self"`             // instructions executed in its own code
+	Inclusive uint64 `json:"inclusive"`        // self plus everything it called
+	Calls     uint64 `json:"calls"`            // times it was called
+	Blocks    uint64 `json:"blocks,omitempty"` // block executions in its own code
+	Mix       *Mix   `json:"mix,omitempty"`    // its self instructions by kind
+}
+
+// LineCount is the self cost of one source line within one function: the
+// instructions executed at addresses DWARF's line table gives to File:Line.
+// Code without line information has an empty File and Line 0. Inlined names
+// the function whose inlined body the line lies in (the innermost), when
+// DWARF says the code was inlined into Function.
+type LineCount struct {
+	Function string `json:"function"`
+	Module   string `json:"module,omitempty"`
+	Inlined  string `json:"inlined,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Self     uint64 `json:"self"`
+}
+
+// Mix is a set of instructions by what they do, from the decoded blocks.
+// The properties overlap: a load into an SSE or NEON register is a load and
+// SIMD/FP; an instruction that reads and writes memory (add to memory,
+// movs, push of a memory operand) is a load and a store. Push, enter and
+// string stores are stores, pop and leave loads; the return address a call
+// stores and a return loads is not counted as data. Other counts the
+// instructions with none of the properties.
+type Mix struct {
+	Loads    uint64 `json:"loads"`
+	Stores   uint64 `json:"stores"`
+	Branches uint64 `json:"branches"` // jumps, conditional or not; not calls or returns
+	Calls    uint64 `json:"calls"`
+	Returns  uint64 `json:"returns"`
+	Syscalls uint64 `json:"syscalls"`
+	SIMDFP   uint64 `json:"simd_fp"` // operates on x87, MMX, SSE or NEON/FP registers
+	Other    uint64 `json:"other"`
 }
 
 // Meta describes what ran, where and how.
@@ -60,6 +119,19 @@ type Meta struct {
 	Clock          Clock    `json:"clock"`
 	CPUs           int      `json:"cpus"` // the CPU count the guest was told
 	FilesOpened    []string `json:"files_opened,omitempty"`
+}
+
+// Mapping is an executable segment of a mapped object: [Start, Limit)
+// holds the bytes of the file from Offset on. Bias is what loading added to
+// the file's own addresses (its symbols and DWARF): 0 for a fixed-address
+// executable, the load base for a PIE.
+type Mapping struct {
+	Start   uint64 `json:"start"`
+	Limit   uint64 `json:"limit"`
+	Offset  uint64 `json:"offset"`
+	Bias    uint64 `json:"bias"`
+	File    string `json:"file"`
+	BuildID string `json:"build_id,omitempty"`
 }
 
 // Binary identifies the executable.

@@ -27,6 +27,9 @@ type Options struct {
 	Attribution bool
 	// Collect names functions: with it only their dynamic extent is counted.
 	Collect []string
+	// Lines adds per-line costs and every block that ran to the Profile
+	// (its Lines and Blocks), from the binary's DWARF line tables.
+	Lines bool
 
 	// Clock serves every read of the time (--fixed-clock); nil gives the
 	// host's.
@@ -125,10 +128,12 @@ func Run(opts Options) (*Profile, error) {
 		},
 		Syscalls: proc.SyscallCounts(),
 	}
-	fillCounts(prof, cpu, syms, opts.HotBlocks)
+	blocks := dec.ran(cpu.Blocks(), syms.entry)
+	fillCounts(prof, blocks, syms, opts.HotBlocks)
 	if tree := cpu.CallTree(); tree != nil {
 		prof.CallTree, prof.Functions = attribute(tree, syms)
 	}
+	describe(prof, exe, blocks, syms, opts.Lines)
 	if len(opts.Collect) > 0 {
 		insns, execs := cpu.Outside()
 		prof.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
@@ -180,13 +185,9 @@ func pcOfFailure(err error, cpu *emu.CPU) uint64 {
 }
 
 // fillCounts reads the block table back from C into the Profile.
-func fillCounts(prof *Profile, cpu *emu.CPU, syms *symtab, hot int) {
-	blocks := cpu.Blocks()
+func fillCounts(prof *Profile, blocks []ranBlock, syms *symtab, hot int) {
 	counts := make([]BlockCount, 0, len(blocks))
 	for _, b := range blocks {
-		if b.Executions == 0 {
-			continue // translated, but run only outside the region collected
-		}
 		bc := BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
 			Instructions: b.Executions*uint64(b.Instructions) - b.Cut}
 		prof.Totals.Instructions += bc.Instructions
@@ -224,7 +225,7 @@ func functionCounts(blocks []BlockCount, syms *symtab) []FunctionCount {
 	}
 	out := make([]FunctionCount, 0, len(self))
 	for entry, n := range self {
-		out = append(out, FunctionCount{Name: syms.nameOf(entry), Module: syms.module, Self: n})
+		out = append(out, FunctionCount{Name: syms.nameOf(entry), Module: syms.module, Addr: entry, Self: n})
 	}
 	sortFunctions(out)
 	return out

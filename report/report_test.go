@@ -55,8 +55,9 @@ func TestSummary(t *testing.T) {
 	Summary(&b, sample(), 1)
 	want := `icount: 1,234,567 instructions (x86_64, exit 0)
 icount: 2,345 block executions, 12 distinct blocks, 3 system calls
-icount:     instructions  share  function
-icount:        1,000,000  81.0%  main
+icount: top 1 functions by self cost:
+icount:             self  share  module  function
+icount:        1,000,000  81.0%          main
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)

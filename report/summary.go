@@ -13,7 +13,8 @@ import (
 const Prefix = "icount: "
 
 // Summary writes the short human summary of a run, with the top functions
-// by instructions executed in their own code.
+// by instructions executed in their own code and, when the run kept the
+// call tree, by inclusive cost (see topFunctions).
 func Summary(w io.Writer, p *count.Profile, top int) {
 	t := p.Totals
 	end := fmt.Sprintf("exit %d", p.Exit.Status)
@@ -26,12 +27,7 @@ func Summary(w io.Writer, p *count.Profile, top int) {
 	fmt.Fprintf(w, "%s%s instructions (%s, %s)\n", Prefix, Group(t.Instructions), p.Meta.Arch, end)
 	fmt.Fprintf(w, "%s%s block executions, %s distinct blocks, %s system calls\n",
 		Prefix, Group(t.Blocks), Group(t.DistinctBlocks), Group(t.Syscalls))
-	if n := min(top, len(p.Functions)); n > 0 && t.Instructions > 0 {
-		fmt.Fprintf(w, "%s%16s %6s  %s\n", Prefix, "instructions", "share", "function")
-		for _, f := range p.Functions[:n] {
-			fmt.Fprintf(w, "%s%16s %5.1f%%  %s\n", Prefix, Group(f.Self), 100*float64(f.Self)/float64(t.Instructions), f.Name)
-		}
-	}
+	topFunctions(w, p, top)
 	clockLine(w, p)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)

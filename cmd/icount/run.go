@@ -24,8 +24,9 @@ type runFlags struct {
 	countOnly  bool
 	collect    []string
 
-	clock clockFlags // --fixed-clock and the rest of clockflags.go
-	ci    ciFlags    // --save, --baseline, --suite, --jobs (diff.go, suite.go)
+	clock clockFlags  // --fixed-clock and the rest of clockflags.go
+	ci    ciFlags     // --save, --baseline, --suite, --jobs (diff.go, suite.go)
+	out   outputFlags // --lines, --mix, --pprof, --callgrind, --bench (outputs.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -57,12 +58,16 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
 	f.clock.register(fl)
 	f.ci.register(cmd, &f)
+	f.out.register(fl)
 	return cmd
 }
 
 func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	clock, err := f.clock.clock(cmd.Flags())
 	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if err := f.out.check(); err != nil {
 		return &exitError{exitUsage, err}
 	}
 	env := []string{}
@@ -78,18 +83,22 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	prof, err := count.Run(count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect,
-		Clock: clock, CPUs: f.clock.cpus,
+		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(),
 	})
 	if prof == nil {
 		return &exitError{startStatus(err), err}
 	}
 	if f.jsonPath != "" {
-		if werr := report.WriteJSON(f.jsonPath, prof); werr != nil {
+		if werr := report.WriteJSON(f.jsonPath, f.out.forJSON(prof)); werr != nil {
 			return &exitError{exitInternal, werr}
 		}
 	}
+	if werr := f.out.write(prof); werr != nil {
+		return &exitError{exitInternal, werr}
+	}
 	if !f.quiet {
 		report.Summary(os.Stderr, prof, f.top)
+		f.out.summary(os.Stderr, prof)
 	}
 	if err != nil {
 		return &exitError{stopStatus(err), err}

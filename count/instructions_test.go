@@ -1,0 +1,81 @@
+package count
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestCuts checks where cut executions are taken from: the decoder's record
+// when it agrees with the C table's total, else as few executions as can
+// lose that many, each to the block's end.
+func TestCuts(t *testing.T) {
+	dec := &decodedBlock{cuts: map[int]uint64{3: 2, 1: 1}} // 2 x 2 + 1 x 4 = 8
+	for _, c := range []struct {
+		cut  uint64
+		want []Cut
+	}{
+		{8, []Cut{{1, 1}, {3, 2}}},
+		{0, nil},
+		{3, []Cut{{2, 1}}},          // outside a --collect region: one execution lost its last 3
+		{11, []Cut{{0, 2}, {4, 1}}}, // two executions lost all 5, one its last 1
+	} {
+		var got []Cut
+		if c.cut > 0 {
+			got = cutsOf(dec, 5, c.cut)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("cut %d: %v, want %v", c.cut, got, c.want)
+		}
+	}
+	if got := cutsOf(nil, 5, 8); !reflect.DeepEqual(got, []Cut{{0, 1}, {2, 1}}) {
+		t.Errorf("without a record: %v", got)
+	}
+}
+
+func TestRuns(t *testing.T) {
+	b := BlockRuns{BlockCount: BlockCount{Executions: 10}, Cuts: []Cut{{1, 1}, {3, 2}}}
+	if got := b.Runs(5); !reflect.DeepEqual(got, []uint64{10, 9, 9, 7, 7}) {
+		t.Errorf("runs %v", got)
+	}
+	var sum uint64
+	for _, n := range b.Runs(5) {
+		sum += n
+	}
+	if sum != 10*5-8 {
+		t.Errorf("runs sum to %d", sum)
+	}
+}
+
+func TestInnermost(t *testing.T) {
+	got := innermost([]span{
+		{lo: 10, hi: 50, name: "outer", depth: 1},
+		{lo: 20, hi: 30, name: "inner", depth: 2},
+		{lo: 22, hi: 24, name: "deepest", depth: 3},
+		{lo: 60, hi: 70, name: "other", depth: 1},
+	})
+	want := []span{
+		{lo: 10, hi: 20, name: "outer"}, {lo: 20, hi: 22, name: "inner"}, {lo: 22, hi: 24, name: "deepest"},
+		{lo: 24, hi: 30, name: "inner"}, {lo: 30, hi: 50, name: "outer"}, {lo: 60, hi: 70, name: "other"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	di := &debugInfo{inlined: got}
+	for addr, name := range map[uint64]string{5: "", 10: "outer", 23: "deepest", 29: "inner", 55: "", 69: "other", 70: ""} {
+		if n := di.inlinedAt(addr); n != name {
+			t.Errorf("inlinedAt(%d) = %q, want %q", addr, n, name)
+		}
+	}
+}
+
+func TestLineLookup(t *testing.T) {
+	di := &debugInfo{rows: []lineRow{
+		{addr: 100, pos: srcPos{"a.c", 1}}, {addr: 104, pos: srcPos{"a.c", 2}}, {addr: 104, pos: srcPos{"a.c", 3}},
+		{addr: 110, end: true}, {addr: 110, pos: srcPos{"b.c", 9}}, {addr: 120, end: true},
+	}}
+	for addr, want := range map[uint64]srcPos{99: {}, 100: {"a.c", 1}, 103: {"a.c", 1}, 104: {"a.c", 3}, 110: {"b.c", 9}, 125: {}} {
+		if got, _ := di.line(addr); got != want {
+			t.Errorf("line(%d) = %v, want %v", addr, got, want)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math/bits"
+	"sort"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+	"github.com/icount-dev/icount/count"
+)
+
+// Pprof converts the Profile to pprof's profile.proto: sample types
+// instructions/count (the default) and blocks/count, one sample per node of
+// the call tree with its full stack (one per function without a tree),
+// mappings with file names and build IDs, functions with their raw and
+// demangled names, file and first line. A location is a function's entry.
+//
+// Instructions are exact per context. Block executions are exact per
+// function; icount's tree does not count them per context, so a function
+// with several contexts has its block executions shared among them in
+// proportion to their instructions (the comments say so).
+func Pprof(p *count.Profile) (*pprofile.Profile, error) {
+	out := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "instructions", Unit: "count"}, {Type: "blocks", Unit: "count"}},
+		DefaultSampleType: "instructions",
+		PeriodType:        &pprofile.ValueType{Type: "instructions", Unit: "count"},
+		Period:            1,
+		Comments: []string{
+			fmt.Sprintf("icount %s, %s guest (%s)", p.Meta.IcountVersion, p.Meta.Arch, p.Meta.CPUModel),
+			"command: " + strings.Join(p.Meta.Args, " "),
+			"blocks/count is exact per function; split among a function's calling contexts in proportion to their instructions",
+		},
+	}
+	hasLines := false
+	for _, f := range p.Functions {
+		hasLines = hasLines || f.File != ""
+	}
+	for i, m := range p.Mappings {
+		out.Mapping = append(out.Mapping, &pprofile.Mapping{ID: uint64(i + 1), Start: m.Start, Limit: m.Limit,
+			Offset: m.Offset, File: m.File, BuildID: m.BuildID,
+			HasFunctions: true, HasFilenames: hasLines, HasLineNumbers: hasLines})
+	}
+
+	type fkey struct{ module, name string }
+	locs := map[fkey]*pprofile.Location{}
+	blocks := map[fkey]uint64{}
+	location := func(module, name string) *pprofile.Location {
+		k := fkey{module, name}
+		if l := locs[k]; l != nil {
+			return l
+		}
+		fn := &pprofile.Function{ID: uint64(len(out.Function) + 1), Name: DisplayName(name), SystemName: name}
+		l := &pprofile.Location{ID: uint64(len(out.Location) + 1)}
+		for _, f := range p.Functions {
+			if f.Module == module && f.Name == name {
+				fn.Filename, fn.StartLine = f.File, int64(f.Line)
+				l.Address = f.Addr
+				blocks[k] = f.Blocks
+			}
+		}
+		for _, m := range out.Mapping {
+			if l.Address >= m.Start && l.Address < m.Limit {
+				l.Mapping = m
+			}
+		}
+		l.Line = []pprofile.Line{{Function: fn, Line: fn.StartLine}}
+		out.Function = append(out.Function, fn)
+		out.Location = append(out.Location, l)
+		locs[k] = l
+		return l
+	}
+
+	if len(p.CallTree) == 0 {
+		for _, f := range p.Functions {
+			if f.Self > 0 || f.Blocks > 0 {
+				out.Sample = append(out.Sample, &pprofile.Sample{Location: []*pprofile.Location{location(f.Module, f.Name)},
+					Value: []int64{int64(f.Self), int64(f.Blocks)}})
+			}
+		}
+		return out, out.CheckValid()
+	}
+	for _, n := range p.CallTree {
+		location(n.Module, n.Function)
+	}
+	nodeBlocks := shareBlocks(p.CallTree, func(module, name string) uint64 { return blocks[fkey{module, name}] })
+	for i, n := range p.CallTree {
+		if n.Self == 0 && nodeBlocks[i] == 0 {
+			continue
+		}
+		var stack []*pprofile.Location
+		for j := i; j >= 0; j = p.CallTree[j].Parent {
+			stack = append(stack, locs[fkey{p.CallTree[j].Module, p.CallTree[j].Function}])
+		}
+		out.Sample = append(out.Sample, &pprofile.Sample{Location: stack, Value: []int64{int64(n.Self), int64(nodeBlocks[i])}})
+	}
+	return out, out.CheckValid()
+}
+
+// shareBlocks shares each function's block executions among its contexts
+// in proportion to their instructions, by largest remainder, so that the
+// shares of a function sum to its block executions exactly.
+func shareBlocks(tree []count.CallNode, blocksOf func(module, name string) uint64) []uint64 {
+	type fkey struct{ module, name string }
+	nodes := map[fkey][]int{}
+	var order []fkey
+	for i, n := range tree {
+		k := fkey{n.Module, n.Function}
+		if nodes[k] == nil {
+			order = append(order, k)
+		}
+		nodes[k] = append(nodes[k], i)
+	}
+	share := make([]uint64, len(tree))
+	for _, k := range order {
+		idx := nodes[k]
+		total := blocksOf(k.module, k.name)
+		var self uint64
+		for _, i := range idx {
+			self += tree[i].Self
+		}
+		if self == 0 {
+			share[idx[0]] = total
+			continue
+		}
+		type rem struct {
+			i int
+			r uint64
+		}
+		var rems []rem
+		var given uint64
+		for _, i := range idx {
+			q, r := mulDiv(total, tree[i].Self, self)
+			share[i] = q
+			given += q
+			rems = append(rems, rem{i, r})
+		}
+		sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+		for j := 0; given < total; j++ {
+			share[rems[j%len(rems)].i]++
+			given++
+		}
+	}
+	return share
+}
+
+// mulDiv returns a*b/c and its remainder, in 128-bit arithmetic; b <= c,
+// so the quotient fits.
+func mulDiv(a, b, c uint64) (q, r uint64) {
+	hi, lo := bits.Mul64(a, b)
+	return bits.Div64(hi, lo, c)
+}
+
+// WritePprof writes the Profile as a gzipped profile.proto (see Pprof).
+func WritePprof(w io.Writer, p *count.Profile) error {
+	out, err := Pprof(p)
+	if err != nil {
+		return fmt.Errorf("building the pprof profile: %w", err)
+	}
+	return out.Write(w)
+}
