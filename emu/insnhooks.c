@@ -83,11 +83,52 @@ static int hook_cpuid(uc_engine *uc, void *ud) {
 	return 1;
 }
 
+// hook_mrs serves reads of the arm64 generic timer: CNTVCT_EL0, CNTPCT_EL0
+// and their self-synchronized forms from Go, CNTFRQ_EL0 (the nominal
+// frequency) too. It runs for every mrs, so every other system register is
+// let through at once, in C. Writing Xt and returning 1 skips the
+// instruction without ending the block: nothing is taken back.
+static uint32_t hook_mrs(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *cp, void *ud) {
+	// The timer registers are op0=3 op1=3 CRn=14 CRm=0.
+	if (cp->op0 != 3 || cp->op1 != 3 || cp->crn != 14 || cp->crm != 0) return 0;
+	int kind;
+	switch (cp->op2) {
+	case 0: kind = IC_CNTFRQ; break;
+	case 1: kind = IC_CNTPCT; break;
+	case 2: kind = IC_CNTVCT; break;
+	case 5: kind = IC_CNTPCTSS; break;
+	case 6: kind = IC_CNTVCTSS; break;
+	default: return 0;
+	}
+	ic_state *s = ud;
+	uint64_t value = 0, pc = 0;
+	uint32_t aux = 0;
+	if (kind == IC_CNTVCTSS || kind == IC_CNTPCTSS) {
+		// The cortex-a72 lacks these (FEAT_ECV): its block ends at the
+		// mrs, which would be undefined, and returning 1 does not step
+		// past it. Move the PC past it: Unicorn goes on there with a new
+		// block (and a cut, like x86's counter reads, if any followed).
+		uc_reg_read(uc, UC_ARM64_REG_PC, &pc);
+		uint32_t notrun = icountGoCounter(s->handle, pc, 4, kind, &value, &aux);
+		if (reg != UC_ARM64_REG_XZR) uc_reg_write(uc, reg, &value);
+		ic_cut(s, notrun);
+		pc += 4;
+		uc_reg_write(uc, UC_ARM64_REG_PC, &pc);
+		return 1;
+	}
+	icountGoCounter(s->handle, 0, 0, kind, &value, &aux);
+	if (reg != UC_ARM64_REG_XZR) uc_reg_write(uc, reg, &value);
+	return 1;
+}
+
 // ic_install_insn_hooks installs the hooks of whole instruction classes;
 // like every hook, before the first uc_emu_start.
 uc_err ic_install_insn_hooks(ic_state *s, int arch) {
-	if (arch == 1) { // x86-64
+	switch (arch) {
+	case 1: // x86-64
 		return uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID);
+	case 2: // arm64
+		return uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INSN, (void *)hook_mrs, s, 1, 0, UC_ARM64_INS_MRS);
 	}
 	return UC_ERR_OK;
 }

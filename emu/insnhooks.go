@@ -19,6 +19,13 @@ type CounterInsn int
 const (
 	RDTSC  CounterInsn = C.IC_RDTSC
 	RDTSCP CounterInsn = C.IC_RDTSCP
+	// arm64: mrs of the generic timer's counts, and of its frequency
+	// (which reads no clock).
+	CNTVCT   CounterInsn = C.IC_CNTVCT
+	CNTVCTSS CounterInsn = C.IC_CNTVCTSS
+	CNTPCT   CounterInsn = C.IC_CNTPCT
+	CNTPCTSS CounterInsn = C.IC_CNTPCTSS
+	CNTFRQ   CounterInsn = C.IC_CNTFRQ
 )
 
 func (k CounterInsn) String() string {
@@ -27,6 +34,16 @@ func (k CounterInsn) String() string {
 		return "rdtsc"
 	case RDTSCP:
 		return "rdtscp"
+	case CNTVCT:
+		return "CNTVCT_EL0"
+	case CNTVCTSS:
+		return "CNTVCTSS_EL0"
+	case CNTPCT:
+		return "CNTPCT_EL0"
+	case CNTPCTSS:
+		return "CNTPCTSS_EL0"
+	case CNTFRQ:
+		return "CNTFRQ_EL0"
 	}
 	return fmt.Sprintf("counter(%d)", int(k))
 }
@@ -156,8 +173,9 @@ func icountGoCounter(h C.uintptr_t, pc C.uint64_t, size C.uint32_t, kind C.int, 
 			v = c.counter.read(CounterInsn(kind))
 		}
 		*value, *aux = C.uint64_t(v), TSCAux
+		// size 0: the instruction does not end its block (arm64's mrs).
 		next := uint64(pc) + uint64(size)
-		if b := c.st.cur; b != nil && c.counter.remaining != nil &&
+		if b := c.st.cur; b != nil && size > 0 && c.counter.remaining != nil &&
 			uint64(pc) >= uint64(b.addr) && next <= uint64(b.addr)+uint64(b.size) {
 			notrun = C.uint32_t(c.counter.remaining(uint64(b.addr), uint32(b.size), next))
 		}

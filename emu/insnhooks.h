@@ -10,6 +10,11 @@
 // Counter-reading instructions; the values match emu.CounterInsn.
 #define IC_RDTSC 1
 #define IC_RDTSCP 2
+#define IC_CNTVCT 3
+#define IC_CNTVCTSS 4
+#define IC_CNTPCT 5
+#define IC_CNTPCTSS 6
+#define IC_CNTFRQ 7
 
 // Set in what icountGoNewBlock returns when Go hooked an instruction of the
 // block being entered: the entry is undone and the block runs again from
