@@ -36,8 +36,14 @@ A64_PIES   := $(addsuffix -pie,$(A64_BINS))
 A64_C_BINS := $(foreach p,$(C_PROGS),$(BUILD)/arm64/c/$(p)-glibc) $(BUILD)/arm64/c/auxv-glibc
 A64_BENCH  := $(BUILD)/arm64/c/bench
 
+# The clock programs of --fixed-clock's tests (a self-calibrating benchmark
+# and a program that sleeps 10 s): amd64 musl- and glibc-static, arm64
+# glibc-static.
+CLOCK_PROGS := calibrate sleeper
+CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
-             $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH)
+             $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS)
 
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
@@ -119,6 +125,7 @@ $(BUSYBOX) &: | deps
 test: deps testprogs busybox
 	$(GO) test ./...
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=10s ./loader
+	$(GO) test -run='^$$' -fuzz=FuzzParseTable -fuzztime=5s ./fixedclock
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=5s ./report
 
