@@ -27,6 +27,9 @@ type Options struct {
 	Attribution bool
 	// Collect names functions: with it only their dynamic extent is counted.
 	Collect []string
+	// MaxInstructions, if not 0, stops the guest after exactly this many
+	// instructions; the Profile is then marked incomplete.
+	MaxInstructions uint64
 	// Lines adds per-line costs and every block that ran to the Profile
 	// (its Lines and Blocks), from the binary's DWARF line tables.
 	Lines bool
@@ -82,7 +85,7 @@ func Run(opts Options) (*Profile, error) {
 		NewBlock:  func(addr uint64, size uint32) emu.BlockInfo { return dec.newBlock(addr, size) },
 		Syscall:   func() { proc.Syscall() },
 		Interrupt: func(intno uint32) bool { return proc.Interrupt(intno) },
-	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect})
+	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: opts.MaxInstructions})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -151,6 +154,10 @@ func Run(opts Options) (*Profile, error) {
 	case proc.Failure() != nil:
 		prof.Exit = Exit{Status: -1, Message: proc.Failure().Error()}
 		return prof, &StoppedError{Err: proc.Failure(), Where: where(pcOfFailure(proc.Failure(), cpu))}
+	case errors.Is(runErr, emu.ErrInstructionLimit):
+		err := fmt.Errorf("%w: stopped after exactly %d instructions (--max-instructions)", runErr, opts.MaxInstructions)
+		prof.Exit = Exit{Status: -1, Message: err.Error()}
+		return prof, &StoppedError{Err: err, Where: where(cpu.PC())}
 	case errors.As(runErr, &fault):
 		sig, msg := describeFault(exe.Arch, fault, cpu.Read)
 		prof.Exit = Exit{Status: 128 + sig.num, Signal: sig.name, Complete: true,

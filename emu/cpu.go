@@ -76,7 +76,14 @@ type Options struct {
 	// Collect, with Attribution, counts only inside the dynamic extent of
 	// the functions entered at these addresses.
 	Collect []uint64
+	// MaxInstructions, if not 0, stops the guest after exactly this many
+	// instructions: Run then returns ErrInstructionLimit.
+	MaxInstructions uint64
 }
+
+// ErrInstructionLimit is returned by Run when the guest ran the number of
+// instructions Options.MaxInstructions allowed.
+var ErrInstructionLimit = errors.New("instruction limit reached")
 
 // Hooks are the Go functions the CPU calls back into. NewBlock is called
 // once per distinct translated block.
@@ -174,6 +181,9 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 			c.Close()
 			return nil, errors.New("emu: out of memory for the calling-context tree")
 		}
+	}
+	if opts.MaxInstructions != 0 {
+		c.st.limited, c.st.budget = 1, C.uint64_t(opts.MaxInstructions)
 	}
 	if err := check("install hooks", C.ic_install_hooks(c.st, C.int(arch))); err != nil {
 		c.Close()
@@ -333,8 +343,16 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		return errors.New("emu: out of memory for the block table or the call tree")
 	}
 	if err == C.UC_ERR_OK && c.exception == 0 {
+		if c.st.limit_hit != 0 {
+			return c.runToLimit(locate)
+		}
 		return nil
 	}
+	return c.fault(err, locate)
+}
+
+// fault describes why the guest stopped, locating the faulting instruction.
+func (c *CPU) fault(err C.uc_err, locate Locator) error {
 	f := &Fault{PC: c.PC(), Unicorn: check("run", err), Kind: FaultOther}
 	if c.exception != 0 {
 		f.Kind, f.Intno = FaultException, c.exception-1
@@ -370,6 +388,32 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		}
 	}
 	return f
+}
+
+// runToLimit runs the instructions the limit still allows of the block the
+// hook stopped before, and takes back the rest of it. Unicorn's count
+// argument stops after that many instructions once the block is translated
+// again (hooks, and the count's, are compiled into translated code).
+func (c *CPU) runToLimit(locate Locator) error {
+	left := uint64(c.st.budget)
+	c.st.limit_hit, c.st.limited, c.st.budget = 0, 0, C.uint64_t(^uint64(0))
+	if left == 0 {
+		return ErrInstructionLimit
+	}
+	pc := c.PC()
+	page := pc &^ (PageSize - 1)
+	if err := c.InvalidateCode(page, 2*PageSize); err != nil {
+		return err
+	}
+	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, C.size_t(left))
+	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
+		// A fault within the instructions left: report it as any fault.
+		return c.fault(err, locate)
+	}
+	if b := c.st.cur; uint64(b.ninsn) > left {
+		C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-left))
+	}
+	return ErrInstructionLimit
 }
 
 func (c *CPU) spReg() Reg {

@@ -81,34 +81,36 @@ static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 	return b;
 }
 
-// hook_block runs before every execution of every translated block when
-// icount only counts: the one piece of icount that runs per block, so it
-// touches one table entry and keeps no running total (a read-modify-write
-// of one shared counter per block costs 4% of the run); totals are summed
-// from the table.
-static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	ic_state *s = ud;
+// count_block is the work done before every execution of every translated
+// block: the one piece of icount that runs per block. It touches one table
+// entry and, without attribution, keeps no running total (a
+// read-modify-write of one shared counter per block costs 4% of the run);
+// totals are summed from the table. With attribution it follows calls and
+// returns in the calling-context tree and charges the block's instructions
+// to the current context; only a block that follows a call, return or
+// indirect jump, or that lies in another function than the current
+// context's, takes the slow path. With an instruction limit, a block that
+// would pass it is not run: the emulator stops at its start, and Go runs
+// the instructions left one block at a time (ic_limit_hit).
+static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_state *s, uint64_t addr,
+                                                              uint32_t size, const int cct, const int limited) {
 	ic_block *b = lookup(s, addr, size);
 	if (__builtin_expect(!b, 0)) {
 		s->oom = 1;
 		uc_emu_stop(uc);
 		return;
 	}
-	b->execs++;
-	s->cur = b;
-}
-
-// hook_block_cct is hook_block with attribution: it follows calls and
-// returns in the calling-context tree and charges the block's instructions
-// to the current context. Only a block that follows a call, return or
-// indirect jump, or that lies in another function than the current
-// context's, takes the slow path.
-static void hook_block_cct(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	ic_state *s = ud;
-	ic_block *b = lookup(s, addr, size);
-	if (__builtin_expect(!b, 0)) {
-		s->oom = 1;
-		uc_emu_stop(uc);
+	if (limited) {
+		if (__builtin_expect(b->ninsn > s->budget, 0)) {
+			s->limit_hit = 1;
+			uc_emu_stop(uc);
+			return;
+		}
+		s->budget -= b->ninsn;
+	}
+	if (!cct) {
+		b->execs++;
+		s->cur = b;
 		return;
 	}
 	ic_block *prev = s->cur; // read after lookup: growing the table moves it
@@ -126,6 +128,22 @@ static void hook_block_cct(uc_engine *uc, uint64_t addr, uint32_t size, void *ud
 		s->outside_execs++;
 		s->cur_in_roi = 0;
 	}
+}
+
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	count_block(uc, ud, addr, size, 0, 0);
+}
+
+static void hook_block_cct(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	count_block(uc, ud, addr, size, 1, 0);
+}
+
+static void hook_block_limited(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	count_block(uc, ud, addr, size, 0, 1);
+}
+
+static void hook_block_cct_limited(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+	count_block(uc, ud, addr, size, 1, 1);
 }
 
 // ic_cut takes back the instructions of the current block's execution that
@@ -162,7 +180,8 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 // ic_install_hooks installs every hook; it must run before the first
 // uc_emu_start, since hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
-	void *block = s->nodes ? (void *)hook_block_cct : (void *)hook_block;
+	void *block = s->nodes ? (s->limited ? (void *)hook_block_cct_limited : (void *)hook_block_cct)
+	                       : (s->limited ? (void *)hook_block_limited : (void *)hook_block);
 	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_BLOCK, block, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0);

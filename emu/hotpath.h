@@ -78,6 +78,11 @@ typedef struct ic_state {
 	uint64_t outside_insns; // instructions outside the region collected
 	uint64_t outside_execs;
 
+	// An instruction limit: the hook stops before a block that would pass it.
+	int limited;
+	uint64_t budget; // instructions that may still run
+	int limit_hit;
+
 	// The last invalid memory access, recorded for Go.
 	int fault_type;
 	uint64_t fault_addr;

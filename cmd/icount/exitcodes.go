@@ -16,6 +16,8 @@ Otherwise:
          another architecture, dynamically linked, not executable, ...)
   125    icount stopped the guest: it made a system call or used a feature
          icount does not emulate, or it would wait forever
+  123    --max-instructions stopped the guest after exactly that many
+         instructions; the Profile is marked incomplete
   70     an internal error in icount
   3      a comparison found a regression: a gate failed (icount diff, icount
          ab, icount run --baseline); improvements and comparisons with no

@@ -88,7 +88,10 @@ func runIcount(t *testing.T, stdin []byte, flags []string, prog string, args ...
 }
 
 // expectation is what a hand-written program's header says it does.
-type expectation struct{ instructions, blocks uint64; exit int }
+type expectation struct {
+	instructions, blocks uint64
+	exit                 int
+}
 
 var expectLine = regexp.MustCompile(`(?m)^# icount: instructions=(\d+) blocks=(\d+) exit=(\d+)$`)
 

@@ -15,12 +15,14 @@ var version = "dev"
 
 // Exit statuses of icount itself; any other status is the guest's.
 const (
-	exitUsage       = 2   // bad command line
-	exitRegression  = 3   // a comparison found a regression (diff, ab, run --baseline)
-	exitInternal    = 70  // a bug or resource failure in icount
-	exitUnsupported = 125 // the guest needed something icount does not emulate
-	exitCannotRun   = 126 // the file is not an executable icount can run
-	exitNotFound    = 127 // the file does not exist
+	exitUsage      = 2  // bad command line
+	exitRegression = 3  // a comparison found a regression (diff, ab, run --baseline)
+	exitInternal   = 70 // a bug or resource failure in icount
+	// exitInstructionLimit: --max-instructions stopped the guest.
+	exitInstructionLimit = 123
+	exitUnsupported      = 125 // the guest needed something icount does not emulate
+	exitCannotRun        = 126 // the file is not an executable icount can run
+	exitNotFound         = 127 // the file does not exist
 )
 
 // exitError carries an exit status out of a command.

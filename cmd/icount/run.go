@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
 	"github.com/icount-dev/icount/report"
@@ -22,6 +23,7 @@ type runFlags struct {
 	argv0      string
 	top        int
 	countOnly  bool
+	maxInsns   uint64
 	collect    []string
 
 	clock clockFlags  // --fixed-clock and the rest of clockflags.go
@@ -52,6 +54,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringArrayVar(&f.env, "env", nil, "set `K=V` in the guest's environment (repeatable)")
 	fl.BoolVar(&f.inheritEnv, "inherit-env", false, "give the guest icount's environment (counts then depend on it)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for AT_RANDOM and getrandom")
+	fl.Uint64Var(&f.maxInsns, "max-instructions", 0, "stop the program after exactly `N` instructions (the Profile is marked incomplete)")
 	fl.BoolVar(&f.countOnly, "count-only", false, "count without the call tree: no inclusive costs or call stacks, a little faster")
 	fl.StringArrayVar(&f.collect, "collect", nil, "count only inside the dynamic extent of function `FUNC` (repeatable)")
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
@@ -82,7 +85,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	}
 	prof, err := count.Run(count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
-		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect,
+		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
 		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(),
 	})
 	if prof == nil {
@@ -138,6 +141,9 @@ func stopStatus(err error) int {
 	var ue *kernel.UnsupportedError
 	if errors.As(err, &ue) {
 		return exitUnsupported
+	}
+	if errors.Is(err, emu.ErrInstructionLimit) {
+		return exitInstructionLimit
 	}
 	if strings.Contains(err.Error(), "would wait forever") {
 		return exitUnsupported
