@@ -42,12 +42,21 @@ A64_BENCH  := $(BUILD)/arm64/c/bench
 CLOCK_PROGS := calibrate sleeper
 CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 
+# Programs built with DWARF (-g), for per-line attribution, the callgrind
+# and pprof formats and icount annotate.
+DEBUG_BINS := $(BUILD)/amd64/callgraph-g $(BUILD)/c/callgraph-musl-g $(BUILD)/c/crunch-musl-g
+
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
-             $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS)
+             $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS) \
+             $(DEBUG_BINS)
 
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
+
+# benchstat (golang.org/x/perf), installed by `make deps`.
+BENCHSTAT         := .deps/bin/benchstat
+BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
@@ -56,8 +65,12 @@ DEMO := $(BUILD)/c/crunch-musl
 
 all: build
 
-deps:
+deps: $(BENCHSTAT)
 	scripts/deps.sh $(DEBIAN_PACKAGES)
+
+# benchstat, for the tests of --bench, from the Go module proxy into .deps.
+$(BENCHSTAT):
+	GOBIN=$(CURDIR)/$(@D) $(GO) install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)
 
 build: deps
 	$(GO) build -o bin/icount ./cmd/icount
@@ -73,6 +86,14 @@ $(BUILD)/amd64/%: testdata/amd64/%.S | deps
 $(BUILD)/amd64/%-pie: testdata/amd64/%.S | deps
 	@mkdir -p $(@D)
 	$(CC) -nostdlib -static-pie -o $@ $<
+
+$(BUILD)/amd64/%-g: testdata/amd64/%.S | deps
+	@mkdir -p $(@D)
+	$(CC) -nostdlib -static -g -o $@ $<
+
+$(BUILD)/c/%-musl-g: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -g -o $@ $<
 
 $(BUILD)/c/%-musl: testdata/c/%.c | deps
 	@mkdir -p $(@D)

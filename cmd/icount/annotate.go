@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/report"
+	"github.com/spf13/cobra"
+)
+
+type annotateFlags struct {
+	context int
+	top     int
+}
+
+func newAnnotateCmd() *cobra.Command {
+	var f annotateFlags
+	cmd := &cobra.Command{
+		Use:   "annotate [flags] PROFILE.json [FUNC...]",
+		Short: "Show source lines and instructions with their counts from a saved run",
+		Long: `Annotate a Profile saved by 'icount run --lines --json PROFILE.json': every
+source file with executed lines, each line with the instructions executed at it,
+then the disassembly of functions with each instruction's count, like
+callgrind_annotate --auto=yes.
+
+With FUNC names (raw or demangled), only their lines and their disassembly;
+otherwise every file with counts and the disassembly of the top functions by
+self cost. Sources are read from the paths in the binary's DWARF, the binary
+from the path the run was given; icount says when one is missing, and when the
+binary's SHA-256 is no longer the one the run recorded (then no disassembly).`,
+		Example: `  icount run --lines --json prof.json ./bench
+  icount annotate prof.json
+  icount annotate prof.json main crc32`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := report.ReadJSON(args[0])
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			if len(p.Lines) == 0 && len(p.Blocks) == 0 {
+				return &exitError{exitUsage, fmt.Errorf("%s has no per-line counts: save the run with icount run --lines --json", args[0])}
+			}
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			err = annotate(w, p, args[0], args[1:], f)
+			if ferr := w.Flush(); err == nil {
+				err = ferr
+			}
+			return err
+		},
+	}
+	cmd.Flags().IntVar(&f.context, "context", 3, "show `N` lines around each executed source line")
+	cmd.Flags().IntVar(&f.top, "top", 5, "without FUNC, disassemble the top `N` functions by self cost")
+	return cmd
+}
+
+// annotation is a saved run with the functions chosen.
+type annotation struct {
+	p     *count.Profile
+	total uint64
+	want  map[string]bool // raw names of the functions chosen; nil for all
+}
+
+func annotate(w io.Writer, p *count.Profile, path string, funcs []string, f annotateFlags) error {
+	a := &annotation{p: p, total: p.Totals.Instructions}
+	if len(funcs) > 0 {
+		a.want = map[string]bool{}
+		for _, name := range funcs {
+			found := false
+			for _, fn := range p.Functions {
+				if fn.Name == name || report.DisplayName(fn.Name) == name {
+					a.want[fn.Name], found = true, true
+				}
+			}
+			if !found {
+				return &exitError{exitUsage, fmt.Errorf("%s: no function %q ran", path, name)}
+			}
+		}
+	}
+	rule := strings.Repeat("-", 80)
+	fmt.Fprintf(w, "%s\n%s: %s instructions, %s (%s)\n%s\n", rule, path, report.Group(a.total),
+		strings.Join(p.Meta.Args, " "), p.Meta.Arch, rule)
+	a.sources(w, f.context)
+	a.disassembly(w, f.top)
+	return nil
+}
+
+// chosen says whether the function named raw is one to show.
+func (a *annotation) chosen(raw string) bool { return a.want == nil || a.want[raw] }
+
+// share is n as a share of the run's total.
+func (a *annotation) share(n uint64) string {
+	if a.total == 0 {
+		return "0.0%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(a.total))
+}
+
+// sources writes each source file with executed lines, most executed
+// first, every line with its count, with context lines around them.
+func (a *annotation) sources(w io.Writer, context int) {
+	byFile := map[string]map[int]uint64{}
+	sums := map[string]uint64{}
+	var unknown uint64
+	unknownIn := map[string]uint64{}
+	for _, l := range a.p.Lines {
+		if !a.chosen(l.Function) {
+			continue
+		}
+		if l.File == "" {
+			unknown += l.Self
+			unknownIn[l.Function] += l.Self
+			continue
+		}
+		if byFile[l.File] == nil {
+			byFile[l.File] = map[int]uint64{}
+		}
+		byFile[l.File][l.Line] += l.Self
+		sums[l.File] += l.Self
+	}
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if sums[files[i]] != sums[files[j]] {
+			return sums[files[i]] > sums[files[j]]
+		}
+		return files[i] < files[j]
+	})
+	for _, file := range files {
+		fmt.Fprintf(w, "-- Source: %s (%s instructions, %s)\n", file, report.Group(sums[file]), a.share(sums[file]))
+		counts := byFile[file]
+		text, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(w, "-- not found: %v; the counts by line:\n", err)
+			lines := make([]int, 0, len(counts))
+			for l := range counts {
+				lines = append(lines, l)
+			}
+			sort.Ints(lines)
+			for _, l := range lines {
+				fmt.Fprintf(w, "%14s  line %d\n", report.Group(counts[l]), l)
+			}
+			fmt.Fprintln(w)
+			continue
+		}
+		src := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+		show := make([]bool, len(src)+2)
+		for l := range counts {
+			for k := max(1, l-context); k <= min(len(src), l+context); k++ {
+				show[k] = true
+			}
+		}
+		if n := counts[0]; n > 0 {
+			fmt.Fprintf(w, "%14s  (no line: code the compiler gave line 0)\n", report.Group(n))
+		}
+		gap := true
+		for i, text := range src {
+			l := i + 1
+			if !show[l] {
+				gap = true
+				continue
+			}
+			if gap {
+				fmt.Fprintf(w, "-- line %d ----\n", l)
+				gap = false
+			}
+			c := "."
+			if n, ok := counts[l]; ok {
+				c = report.Group(n)
+			}
+			fmt.Fprintf(w, "%14s  %s\n", c, text)
+		}
+		for l := range counts {
+			if l > len(src) {
+				fmt.Fprintf(w, "-- line %d is past the end of the file (%d lines): the source changed since the build\n", l, len(src))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if unknown > 0 {
+		names := make([]string, 0, len(unknownIn))
+		for n := range unknownIn {
+			names = append(names, n)
+		}
+		sort.Slice(names, func(i, j int) bool {
+			if unknownIn[names[i]] != unknownIn[names[j]] {
+				return unknownIn[names[i]] > unknownIn[names[j]]
+			}
+			return names[i] < names[j]
+		})
+		if len(names) > 8 {
+			names = append(names[:8], "...")
+		}
+		for i, n := range names {
+			names[i] = report.DisplayName(n)
+		}
+		fmt.Fprintf(w, "-- No source line information: %s instructions (%s), in %s\n\n", report.Group(unknown), a.share(unknown), strings.Join(names, ", "))
+	}
+}
+
+// disassembly writes the chosen functions' instructions with the times
+// each completed, from the blocks the run saved and the binary's bytes.
+func (a *annotation) disassembly(w io.Writer, top int) {
+	bin := a.p.Meta.Binary
+	if len(a.p.Blocks) == 0 {
+		fmt.Fprintf(w, "-- No disassembly: the profile has no blocks (save the run with --lines)\n")
+		return
+	}
+	data, err := os.ReadFile(bin.Path)
+	if err != nil {
+		fmt.Fprintf(w, "-- No disassembly: the binary %s cannot be read: %v\n", bin.Path, err)
+		return
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != bin.SHA256 {
+		fmt.Fprintf(w, "-- No disassembly: %s changed since the run (SHA-256 %s, the run's %s)\n", bin.Path, hex.EncodeToString(sum[:]), bin.SHA256)
+		return
+	}
+	var bias uint64
+	if len(a.p.Mappings) > 0 {
+		bias = a.p.Mappings[0].Bias
+	}
+	code, err := count.OpenCode(bin.Path, bias)
+	if err != nil {
+		fmt.Fprintf(w, "-- No disassembly: %v\n", err)
+		return
+	}
+	// Times each instruction completed, over every block holding it.
+	runs := map[uint64]uint64{}
+	for i := range a.p.Blocks {
+		b := &a.p.Blocks[i]
+		starts := code.Starts(b.Addr, b.Size)
+		for j, n := range b.Runs(len(starts)) {
+			runs[starts[j]] += n
+		}
+	}
+	var fns []count.FunctionCount
+	for _, f := range a.p.Functions {
+		if a.want != nil && a.want[f.Name] || a.want == nil && len(fns) < top && f.Self > 0 {
+			fns = append(fns, f)
+		}
+	}
+	for _, f := range fns {
+		start, end, ok := code.Function(f.Name)
+		if !ok {
+			fmt.Fprintf(w, "-- Disassembly of %s: not in the binary's symbols\n\n", report.DisplayName(f.Name))
+			continue
+		}
+		fmt.Fprintf(w, "-- Disassembly of %s (%s), %s instructions (%s)\n", report.DisplayName(f.Name), f.Module, report.Group(f.Self), a.share(f.Self))
+		lastPos := ""
+		for _, in := range code.Disassemble(start, end) {
+			c := "."
+			if n, ok := runs[in.Addr]; ok {
+				c = report.Group(n)
+			}
+			pos := ""
+			if in.File != "" {
+				pos = fmt.Sprintf("%s:%d", in.File[strings.LastIndexByte(in.File, '/')+1:], in.Line)
+			}
+			if pos == lastPos {
+				pos = ""
+			} else {
+				lastPos = pos
+			}
+			fmt.Fprintf(w, "%14s  %8x:  %-40s %s\n", c, in.Addr, in.Text, pos)
+		}
+		fmt.Fprintln(w)
+	}
+}
