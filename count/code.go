@@ -14,11 +14,11 @@ import (
 // at the addresses a run loaded it at: what icount annotate needs to show a
 // saved Profile's counts by instruction.
 type Code struct {
-	arch  emu.Arch
-	bias  uint64
-	segs  []segment // executable PT_LOADs
-	syms  *symtab
-	dbg   *debugInfo
+	arch emu.Arch
+	bias uint64
+	segs []segment // executable PT_LOADs
+	syms *symtab
+	dbg  *debugInfo
 }
 
 // Instruction is one decoded instruction and where its source is.

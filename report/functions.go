@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/icount-dev/icount/count"
 	"github.com/ianlancetaylor/demangle"
+	"github.com/icount-dev/icount/count"
 )
 
 // DisplayName is how reports show a function: C++ and Rust names
