@@ -4,9 +4,14 @@
 # icount/native; then times icount's start-up on trivial static programs.
 # Not a test: it never fails because icount does; it prints what it got.
 #
+# Then times icount counting only (run --count-only) against full
+# attribution (the default: call tree, inclusive costs), alternating, and
+# prints both and their ratio, which must stay at or below 1.3.
+#
 # Usage: scripts/bench.sh [ITERATIONS]   (run by `make bench`, after a build)
 # Environment: ICOUNT (default bin/icount), BENCH (default
-# testdata/build/c/bench), REPEAT (start-up runs, best is kept; default 5).
+# testdata/build/c/bench), REPEAT (start-up runs, best is kept; default 5),
+# ATTR_REPEAT (runs of each attribution mode, best is kept; default 3).
 set -uo pipefail
 export LC_ALL=C
 
@@ -15,6 +20,7 @@ cd "$top"
 icount=${ICOUNT:-bin/icount}
 bench=${BENCH:-testdata/build/c/bench}
 repeat=${REPEAT:-5}
+attr_repeat=${ATTR_REPEAT:-3}
 args=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -29,6 +35,22 @@ run() {
 	rc=$?
 	end=$EPOCHREALTIME
 	secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", e - s }')
+}
+
+# timed NAME CMD...: like run, and also sets $cpu (user + system seconds of
+# CMD and its children).
+timed() {
+	local name=$1 t
+	shift
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" </dev/null >"$tmp/$name.out" 2>"$tmp/$name.err"; } 2>&1 )
+	rc=$?
+	secs=$(awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.4f", a[1] }')
+	cpu=$(awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.4f", a[2] + a[3] }')
+}
+
+# least A B: the smaller of two numbers, B if A is empty.
+least() {
+	awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'
 }
 
 # ratio A B: A/B with two decimals, or "n/a".
@@ -95,6 +117,21 @@ echo
 echo "  MIPS: native $(mips "$irefs" "$t_native"), callgrind $(mips "$irefs" "$t_cg"), icount $(mips "$irefs" "$t_ic")"
 echo "  ratio icount/callgrind: $(ratio "$t_ic" "$t_cg")"
 echo "  ratio icount/native:    $(ratio "$t_ic" "$t_native")"
+
+if [ "$have_icount" = 1 ]; then
+	echo
+	echo "attribution cost (best of $attr_repeat runs each, alternating):"
+	co_wall= co_cpu= at_wall= at_cpu=
+	for _ in $(seq "$attr_repeat"); do
+		timed countonly "$icount" run -q --count-only "$bench" "${args[@]}"
+		co_wall=$(least "$co_wall" "$secs") co_cpu=$(least "$co_cpu" "$cpu")
+		timed attribution "$icount" run -q "$bench" "${args[@]}"
+		at_wall=$(least "$at_wall" "$secs") at_cpu=$(least "$at_cpu" "$cpu")
+	done
+	printf '  %-34s %8.3fs wall %8.3fs CPU\n' "counting only (run -q --count-only)" "$co_wall" "$co_cpu"
+	printf '  %-34s %8.3fs wall %8.3fs CPU\n' "full attribution (run -q)" "$at_wall" "$at_cpu"
+	echo "  ratio attribution/counting-only: $(ratio "$at_wall" "$co_wall") wall, $(ratio "$at_cpu" "$co_cpu") CPU (at most 1.30)"
+fi
 
 echo
 echo "start-up (best of $repeat runs):"
