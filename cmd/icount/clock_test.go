@@ -7,9 +7,7 @@ package main
 // environment or the load on the machine.
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,38 +18,16 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/icount-dev/icount/count"
 )
 
 // runIcountIn runs `icount run --json ... flags prog args` in dir with the
 // environment env (nil: none at all, as `env -i` gives).
 func runIcountIn(t *testing.T, dir string, env []string, flags []string, prog string, args ...string) result {
 	t.Helper()
-	jsonPath := filepath.Join(t.TempDir(), "profile.json")
-	argv := append([]string{"run", "--json", jsonPath}, flags...)
-	argv = append(append(argv, prog), args...)
-	cmd := exec.Command(icountBin, argv...)
-	cmd.Dir, cmd.Env = dir, env
 	if env == nil {
-		cmd.Env = []string{}
+		env = []string{}
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running icount: %v", err)
-	}
-	if b, err := os.ReadFile(jsonPath); err == nil {
-		r.profile = &count.Profile{}
-		if err := json.Unmarshal(b, r.profile); err != nil {
-			t.Fatalf("profile JSON: %v", err)
-		}
-	}
-	return r
+	return runIcountWith(t, func(cmd *exec.Cmd) { cmd.Dir, cmd.Env = dir, env }, flags, prog, args...)
 }
 
 // sameRun reports how two runs of one program differ in what must not

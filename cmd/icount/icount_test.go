@@ -64,11 +64,18 @@ type result struct {
 // runIcount runs `icount run --json ... prog args...` with stdin.
 func runIcount(t *testing.T, stdin []byte, flags []string, prog string, args ...string) result {
 	t.Helper()
+	return runIcountWith(t, func(cmd *exec.Cmd) { cmd.Stdin = bytes.NewReader(stdin) }, flags, prog, args...)
+}
+
+// runIcountWith runs `icount run --json ... prog args...` as setup
+// prepares the command (its stdin, directory, environment).
+func runIcountWith(t *testing.T, setup func(*exec.Cmd), flags []string, prog string, args ...string) result {
+	t.Helper()
 	jsonPath := filepath.Join(t.TempDir(), "profile.json")
 	argv := append([]string{"run", "--json", jsonPath}, flags...)
 	argv = append(append(argv, prog), args...)
 	cmd := exec.Command(icountBin, argv...)
-	cmd.Stdin = bytes.NewReader(stdin)
+	setup(cmd)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
