@@ -19,10 +19,10 @@ type clockFlags struct {
 
 func (f *clockFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.fixed, "fixed-clock", false, "serve every clock read (clock_gettime, gettimeofday, time, rdtsc, ...) from a fixed sequence: read k returns start + k*step; sleeps return at once")
-	fl.StringVar(&f.table, "clock-table", "", "with --fixed-clock: read k returns line k of `FILE` (integer nanoseconds, increasing), then goes on by its last step")
-	fl.DurationVar(&f.step, "clock-step", time.Duration(fixedclock.DefaultStep), "with --fixed-clock: the step between reads (Go `duration`: 1s, 250ms)")
-	fl.StringVar(&f.start, "clock-start", "0", "with --fixed-clock: the first read, as nanoseconds, a duration or an RFC 3339 `time`")
-	fl.IntVar(&f.cpus, "cpus", 1, "the number of `N` CPUs the guest is told it has")
+	fl.StringVar(&f.table, "clock-table", "", "fixed clock from a table: read k returns line k of `FILE` (integer nanoseconds, increasing), then goes on by its last step (implies --fixed-clock)")
+	fl.DurationVar(&f.step, "clock-step", time.Duration(fixedclock.DefaultStep), "the fixed clock's step between reads, a Go `duration` (1s, 250ms) (implies --fixed-clock)")
+	fl.StringVar(&f.start, "clock-start", "0", "the fixed clock's first read: nanoseconds, a duration or an RFC 3339 `time` (implies --fixed-clock)")
+	fl.IntVar(&f.cpus, "cpus", 1, "tell the guest it has `N` CPUs (sched_getaffinity, /proc/cpuinfo, /sys/devices/system/cpu)")
 }
 
 // clock builds the fixed clock the flags ask for, nil for the host's time.
