@@ -40,7 +40,8 @@ A64_BENCH  := $(BUILD)/arm64/c/bench
 # and a program that sleeps 10 s): amd64 musl- and glibc-static, arm64
 # glibc-static.
 CLOCK_PROGS := calibrate sleeper
-CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc) \
+               $(BUILD)/c/jitclock-musl
 
 # Programs built with DWARF (-g), for per-line attribution, the callgrind
 # and pprof formats and icount annotate.

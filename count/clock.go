@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/kernel"
 )
@@ -29,14 +30,47 @@ func clockMeta(c *fixedclock.Clock, info kernel.ClockInfo) Clock {
 	return m
 }
 
-// clockWarnings says when the count may depend on timing: the guest read
-// the host's clock.
-func clockWarnings(m Clock) []string {
-	if m.Mode != "host" || m.Reads == 0 {
-		return nil
+// lateCounters hooks the counter reads (rdtsc, rdtscp) of a block seen for
+// the first time that have no hook yet. The kernel has the code scanned
+// whenever it loads, maps, protects or writes executable memory, so such a
+// read lies in code the guest wrote into executable memory with its own
+// stores. This first execution of the block reads the host's counter (its
+// translation had no hook); later ones read the guest's clock. Each is
+// named in a warning.
+type lateCounters struct {
+	cpu      *emu.CPU
+	dec      *decoder
+	warnings []string
+}
+
+func (l *lateCounters) check(addr uint64, size uint32) {
+	if l.dec.arch != emu.X86_64 {
+		return
 	}
-	return []string{fmt.Sprintf("the guest read the host clock %d times (%s): its count may depend on timing; --fixed-clock pins it",
-		m.Reads, m.Sources())}
+	b := l.dec.blocks[blockKey{addr, size}]
+	if b == nil || b.code == nil {
+		return
+	}
+	for _, off := range b.starts {
+		insn, n := emu.CounterInsnAt(b.code[off:])
+		if insn == 0 {
+			continue
+		}
+		pc := addr + uint64(off)
+		if fresh, err := l.cpu.WatchCounterAt(pc, n); err == nil && fresh {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s at %#x, in code the program wrote itself, read the host's counter on its first execution", insn, pc))
+		}
+	}
+}
+
+// clockWarnings says when the count may depend on timing: the guest read
+// the host's clock, or a counter read the kernel's scans missed did.
+func clockWarnings(m Clock, late []string) []string {
+	if m.Mode != "host" || m.Reads == 0 {
+		return late
+	}
+	return append(late, fmt.Sprintf("the guest read the host clock %d times (%s): its count may depend on timing; --fixed-clock pins it",
+		m.Reads, m.Sources()))
 }
 
 // Sources lists the reads by source, most first:

@@ -81,8 +81,13 @@ func Run(opts Options) (*Profile, error) {
 
 	var proc *kernel.Process
 	var dec *decoder
+	var late *lateCounters
 	cpu, err := emu.New(exe.Arch, emu.Hooks{
-		NewBlock:  func(addr uint64, size uint32) emu.BlockInfo { return dec.newBlock(addr, size) },
+		NewBlock: func(addr uint64, size uint32) emu.BlockInfo {
+			info := dec.newBlock(addr, size)
+			late.check(addr, size)
+			return info
+		},
 		Syscall:   func() { proc.Syscall() },
 		Interrupt: func(intno uint32) bool { return proc.Interrupt(intno) },
 	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: opts.MaxInstructions})
@@ -91,6 +96,7 @@ func Run(opts Options) (*Profile, error) {
 	}
 	defer cpu.Close()
 	dec = newDecoder(exe.Arch, cpu.Read, syms.entry)
+	late = &lateCounters{cpu: cpu, dec: dec}
 
 	argv0 := opts.Argv0
 	if argv0 == "" {
@@ -147,7 +153,7 @@ func Run(opts Options) (*Profile, error) {
 	if loc.uncertain != "" {
 		prof.Warnings = append(prof.Warnings, loc.uncertain)
 	}
-	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock)...)
+	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
 
 	var fault *emu.Fault
 	switch exited, status := proc.Exited(); {

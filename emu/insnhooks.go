@@ -131,21 +131,49 @@ func (c *CPU) watchIn(base uint64, code []byte) (int, error) {
 			if j < i && !isPrefix(code[j]) {
 				break
 			}
-			pc := base + uint64(j)
-			if c.counter.watched[pc] {
-				continue
-			}
-			if c.counter.watched == nil {
-				c.counter.watched = map[uint64]bool{}
-			}
-			if err := check("hook counter read", C.ic_watch_counter(c.st, C.uint64_t(pc), C.uint32_t(i-j+l))); err != nil {
+			fresh, err := c.WatchCounterAt(base+uint64(j), i-j+l)
+			if err != nil {
 				return n, err
 			}
-			c.counter.watched[pc] = true
-			n++
+			if fresh {
+				n++
+			}
 		}
 	}
 	return n, nil
+}
+
+// CounterInsnAt tells whether code starts with a counter-reading
+// instruction (rdtsc or rdtscp, with any prefixes), and its length.
+func CounterInsnAt(code []byte) (CounterInsn, int) {
+	i := 0
+	for i < len(code) && i < 14 && isPrefix(code[i]) {
+		i++
+	}
+	switch {
+	case i+2 <= len(code) && code[i] == 0x0f && code[i+1] == 0x31:
+		return RDTSC, i + 2
+	case i+3 <= len(code) && code[i] == 0x0f && code[i+1] == 0x01 && code[i+2] == 0xf9:
+		return RDTSCP, i + 3
+	}
+	return 0, 0
+}
+
+// WatchCounterAt hooks the counter read of size bytes at pc, as
+// WatchCounters does, unless it has a hook already; it reports whether it
+// had none.
+func (c *CPU) WatchCounterAt(pc uint64, size int) (bool, error) {
+	if c.counter.watched[pc] {
+		return false, nil
+	}
+	if err := check("hook counter read", C.ic_watch_counter(c.st, C.uint64_t(pc), C.uint32_t(size))); err != nil {
+		return false, err
+	}
+	if c.counter.watched == nil {
+		c.counter.watched = map[uint64]bool{}
+	}
+	c.counter.watched[pc] = true
+	return true, nil
 }
 
 func isPrefix(b byte) bool {

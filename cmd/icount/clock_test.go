@@ -409,3 +409,30 @@ func TestPinnedHostFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestCounterReadInWrittenCode: an rdtsc in code the program stores into
+// executable memory itself is not seen by the kernel's scans; icount hooks
+// it when it first translates it, so only that first execution reads the
+// host's counter, and a warning says so.
+func TestCounterReadInWrittenCode(t *testing.T) {
+	prog := testProgram(t, "c/jitclock-musl")
+	var first result
+	for i := 0; i < 2; i++ {
+		r := runIcount(t, nil, []string{"--fixed-clock", "--clock-start", "1s"}, prog)
+		if r.status != 0 || r.stdout != "first read\nsecond 2000000000\n" {
+			t.Fatalf("exit %d, stdout %q\n%s", r.status, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "icount: warning: rdtsc at 0x") ||
+			!strings.Contains(r.stderr, "in code the program wrote itself, read the host's counter on its first execution") {
+			t.Errorf("no warning about the first read:\n%s", r.stderr)
+		}
+		if c := r.profile.Meta.Clock; c.Reads != 1 || c.ReadsBySource["rdtsc"] != 1 {
+			t.Errorf("clock metadata %+v", c)
+		}
+		if i == 0 {
+			first = r
+		} else if d := sameRun(first, r); d != "" {
+			t.Errorf("second run differs: %s", d)
+		}
+	}
+}
