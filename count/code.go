@@ -38,15 +38,11 @@ func OpenCode(path string, bias uint64) (*Code, error) {
 		return nil, err
 	}
 	defer f.Close()
-	c := &Code{bias: bias, syms: loadSymbols(path, bias), dbg: loadDebugInfo(path)}
-	switch f.Machine {
-	case elf.EM_X86_64:
-		c.arch = emu.X86_64
-	case elf.EM_AARCH64:
-		c.arch = emu.ARM64
-	default:
+	arch, ok := map[elf.Machine]emu.Arch{elf.EM_X86_64: emu.X86_64, elf.EM_AARCH64: emu.ARM64}[f.Machine]
+	if !ok {
 		return nil, fmt.Errorf("%s: not an x86-64 or arm64 executable", path)
 	}
+	c := &Code{arch: arch, bias: bias, syms: loadSymbols(path, bias), dbg: loadDebugInfo(path)}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
 			data := make([]byte, p.Filesz)

@@ -124,17 +124,7 @@ func (a *annotation) sources(w io.Writer, context int) {
 		byFile[l.File][l.Line] += l.Self
 		sums[l.File] += l.Self
 	}
-	files := make([]string, 0, len(byFile))
-	for f := range byFile {
-		files = append(files, f)
-	}
-	sort.Slice(files, func(i, j int) bool {
-		if sums[files[i]] != sums[files[j]] {
-			return sums[files[i]] > sums[files[j]]
-		}
-		return files[i] < files[j]
-	})
-	for _, file := range files {
+	for _, file := range byCount(sums) {
 		fmt.Fprintf(w, "-- Source: %s (%s instructions, %s)\n", file, report.Group(sums[file]), a.share(sums[file]))
 		counts := byFile[file]
 		text, err := os.ReadFile(file)
@@ -186,16 +176,7 @@ func (a *annotation) sources(w io.Writer, context int) {
 		fmt.Fprintln(w)
 	}
 	if unknown > 0 {
-		names := make([]string, 0, len(unknownIn))
-		for n := range unknownIn {
-			names = append(names, n)
-		}
-		sort.Slice(names, func(i, j int) bool {
-			if unknownIn[names[i]] != unknownIn[names[j]] {
-				return unknownIn[names[i]] > unknownIn[names[j]]
-			}
-			return names[i] < names[j]
-		})
+		names := byCount(unknownIn)
 		if len(names) > 8 {
 			names = append(names[:8], "...")
 		}
@@ -204,6 +185,21 @@ func (a *annotation) sources(w io.Writer, context int) {
 		}
 		fmt.Fprintf(w, "-- No source line information: %s instructions (%s), in %s\n\n", report.Group(unknown), a.share(unknown), strings.Join(names, ", "))
 	}
+}
+
+// byCount returns the keys of m, largest count first, then by name.
+func byCount(m map[string]uint64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 // disassembly writes the chosen functions' instructions with the times
