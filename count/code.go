@@ -42,7 +42,7 @@ func OpenCode(path string, bias uint64) (*Code, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: not an x86-64 or arm64 executable", path)
 	}
-	c := &Code{arch: arch, bias: bias, syms: loadSymbols(path, bias), dbg: loadDebugInfo(path)}
+	c := &Code{arch: arch, bias: bias, syms: loadSymbols(path, bias), dbg: loadDebugInfo(path, true)}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
 			data := make([]byte, p.Filesz)

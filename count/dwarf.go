@@ -37,10 +37,11 @@ type debugInfo struct {
 	inlined []span            // disjoint: the innermost inlined function at each address
 }
 
-// loadDebugInfo reads the line tables, function declarations and inlined
-// frames of the ELF file at path. A file without DWARF gives an empty
-// debugInfo, and so does DWARF icount cannot read.
-func loadDebugInfo(path string) *debugInfo {
+// loadDebugInfo reads the function declarations of the ELF file at path
+// and, with lines, its line tables and inlined frames (most of the work in
+// a large binary). A file without DWARF gives an empty debugInfo, and so
+// does DWARF icount cannot read.
+func loadDebugInfo(path string, lines bool) *debugInfo {
 	di := &debugInfo{decl: map[uint64]srcPos{}}
 	f, err := elf.Open(path)
 	if err != nil {
@@ -51,7 +52,7 @@ func loadDebugInfo(path string) *debugInfo {
 	if err != nil {
 		return di
 	}
-	di.read(d)
+	di.read(d, lines)
 	return di
 }
 
@@ -64,7 +65,7 @@ type die struct {
 	hasDecl bool
 }
 
-func (di *debugInfo) read(d *dwarf.Data) {
+func (di *debugInfo) read(d *dwarf.Data, lines bool) {
 	dies := map[dwarf.Offset]*die{}
 	type concrete struct {
 		entry uint64
@@ -111,7 +112,9 @@ func (di *debugInfo) read(d *dwarf.Data) {
 					}
 					files = append(files, name)
 				}
-				seqs = append(seqs, readSequences(lr, files)...)
+				if lines {
+					seqs = append(seqs, readSequences(lr, files)...)
+				}
 			}
 			inlDepth, open = 0, nil
 			if e.Children {
@@ -137,7 +140,7 @@ func (di *debugInfo) read(d *dwarf.Data) {
 				funcs = append(funcs, concrete{lo, e.Offset})
 			}
 		case dwarf.TagInlinedSubroutine:
-			if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+			if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok && lines {
 				if rs, err := d.Ranges(e); err == nil && len(rs) > 0 {
 					inls = append(inls, inl{rs, o, inlDepth + 1})
 				}

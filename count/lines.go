@@ -11,7 +11,8 @@ import (
 // symbols and DWARF say about the counts: the mappings, the instruction
 // mix, each function's address, block executions, mix and source position
 // and, when asked (lines), the self cost of every source line and every
-// block that ran.
+// block that ran. Without lines, only DWARF's declarations are read, so a
+// function without one (assembly) has no position.
 func describe(prof *Profile, exe *loader.Executable, blocks []ranBlock, syms *symtab, lines bool) {
 	bias := exe.Base()
 	for _, s := range exe.Segs {
@@ -26,7 +27,7 @@ func describe(prof *Profile, exe *loader.Executable, blocks []ranBlock, syms *sy
 	for _, b := range blocks {
 		execs[b.fn] += b.Executions
 	}
-	dbg := loadDebugInfo(exe.Path)
+	dbg := loadDebugInfo(exe.Path, lines)
 	for i := range prof.Functions {
 		f := &prof.Functions[i]
 		f.Blocks = execs[f.Addr]
