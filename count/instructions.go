@@ -17,9 +17,10 @@ type ranBlock struct {
 
 // ran pairs every block that ran with its decoding. The C table knows only
 // how many instructions were cut from each block in all; the decoder knows
-// where each cut execution stopped. They agree unless some cut executions
-// fell outside a --collect region (the C table leaves those out), and then
-// the cut is taken from the block's last instructions.
+// where each cut execution it was asked about stopped (see notRun). They
+// agree unless some cuts did not go through the decoder (the instruction
+// limit's) or fell outside a --collect region (the C table leaves those
+// out); see cutsOf.
 func (d *decoder) ran(blocks []emu.Block, funcOf func(uint64) uint64) []ranBlock {
 	out := make([]ranBlock, 0, len(blocks))
 	for _, b := range blocks {
@@ -39,33 +40,39 @@ func (d *decoder) ran(blocks []emu.Block, funcOf func(uint64) uint64) []ranBlock
 }
 
 // cutsOf says where the executions of a block of n instructions that lost
-// cut instructions in all stopped.
+// cut instructions in all stopped: where the decoder saw them stop, and
+// the rest, if any, as few executions as can lose that many, each from the
+// instruction it stopped at to the block's end (exact for one execution
+// cut short). When the decoder saw more than the C table counted, only the
+// total is known, and it is taken that way.
 func cutsOf(dec *decodedBlock, n int, cut uint64) []Cut {
 	if n == 0 {
 		return nil
 	}
+	at := map[int]uint64{}
 	if dec != nil {
-		var cuts []Cut
-		var sum uint64
+		var seen uint64
 		for i, k := range dec.cuts {
-			cuts = append(cuts, Cut{Index: i, Executions: k})
-			sum += k * uint64(n-i)
+			seen += k * uint64(n-i)
 		}
-		if sum == cut {
-			sort.Slice(cuts, func(i, j int) bool { return cuts[i].Index < cuts[j].Index })
-			return cuts
+		if seen <= cut {
+			for i, k := range dec.cuts {
+				at[i] += k
+			}
+			cut -= seen
 		}
 	}
-	// Otherwise: as few executions as can lose that many, each from the
-	// instruction it stopped at to the block's end.
-	whole, part := cut/uint64(n), cut%uint64(n)
+	if whole := cut / uint64(n); whole > 0 {
+		at[0] += whole
+	}
+	if part := cut % uint64(n); part > 0 {
+		at[n-int(part)]++
+	}
 	var cuts []Cut
-	if whole > 0 {
-		cuts = append(cuts, Cut{Index: 0, Executions: whole})
+	for i, k := range at {
+		cuts = append(cuts, Cut{Index: i, Executions: k})
 	}
-	if part > 0 {
-		cuts = append(cuts, Cut{Index: n - int(part), Executions: 1})
-	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].Index < cuts[j].Index })
 	return cuts
 }
 

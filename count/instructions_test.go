@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestCuts checks where cut executions are taken from: the decoder's record
-// when it agrees with the C table's total, else as few executions as can
-// lose that many, each to the block's end.
+// TestCuts checks where cut executions are taken from: the decoder's record,
+// and what the C table counted beyond it as few executions as can lose that
+// many, each to the block's end; only that when the record has more.
 func TestCuts(t *testing.T) {
 	dec := &decodedBlock{cuts: map[int]uint64{3: 2, 1: 1}} // 2 x 2 + 1 x 4 = 8
 	for _, c := range []struct {
@@ -16,8 +16,10 @@ func TestCuts(t *testing.T) {
 	}{
 		{8, []Cut{{1, 1}, {3, 2}}},
 		{0, nil},
-		{3, []Cut{{2, 1}}},          // outside a --collect region: one execution lost its last 3
-		{11, []Cut{{0, 2}, {4, 1}}}, // two executions lost all 5, one its last 1
+		{3, []Cut{{2, 1}}},                          // outside a --collect region: one execution lost its last 3
+		{10, []Cut{{1, 1}, {3, 3}}},                 // and one cut the decoder did not see: the last 2
+		{19, []Cut{{0, 2}, {1, 1}, {3, 2}, {4, 1}}}, // and two whole executions and the last 1 of another
+		{20, []Cut{{0, 2}, {1, 1}, {3, 3}}},
 	} {
 		var got []Cut
 		if c.cut > 0 {
