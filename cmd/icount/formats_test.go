@@ -404,22 +404,6 @@ func TestBenchstatReadsIcount(t *testing.T) {
 	}
 }
 
-// icountCmd runs icount with args and returns its status, stdout, stderr.
-func icountCmd(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(icountBin, args...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	status := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return status, out.String(), errb.String()
-}
-
 var disasmHeader = regexp.MustCompile(`^-- Disassembly of (.+) \((.*)\), ([\d,]+) instructions`)
 var disasmRow = regexp.MustCompile(`^\s+([\d,]+|\.)\s+[0-9a-f]+:  `)
 var sourceRow = regexp.MustCompile(`^\s+([\d,]+|\.)  (.*)$`)
@@ -439,14 +423,14 @@ func TestAnnotate(t *testing.T) {
 		t.Fatal(err)
 	}
 	prof := filepath.Join(dir, "prof.json")
-	if status, _, stderr := icountCmd(t, "run", "-q", "--lines", "--json", prof, bin); status != 0 {
+	if status, _, stderr := icountIn(t, "", "run", "-q", "--lines", "--json", prof, bin); status != 0 {
 		t.Fatalf("run: %d %s", status, stderr)
 	}
 	p, err := report.ReadJSON(prof)
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, out, stderr := icountCmd(t, "annotate", "--top", "100", prof)
+	status, out, stderr := icountIn(t, "", "annotate", "--top", "100", prof)
 	if status != 0 {
 		t.Fatalf("annotate: %d %s", status, stderr)
 	}
@@ -512,7 +496,7 @@ func TestAnnotate(t *testing.T) {
 	}
 
 	// Only the functions asked for.
-	_, out, _ = icountCmd(t, "annotate", prof, "leaf")
+	_, out, _ = icountIn(t, "", "annotate", prof, "leaf")
 	if n := strings.Count(out, "-- Disassembly of "); n != 1 || !strings.Contains(out, "-- Disassembly of leaf (callgraph), 8,000 instructions") {
 		t.Errorf("annotate leaf:\n%s", out)
 	}
@@ -526,7 +510,7 @@ func TestAnnotate(t *testing.T) {
 	if strings.Join(rows, " ") != "2,000 2,000 2,000 2,000" {
 		t.Errorf("leaf's instructions ran %v times, want 2,000 each", rows)
 	}
-	if status, _, stderr := icountCmd(t, "annotate", prof, "no_such_function"); status != exitUsage || !strings.Contains(stderr, "no_such_function") {
+	if status, _, stderr := icountIn(t, "", "annotate", prof, "no_such_function"); status != exitUsage || !strings.Contains(stderr, "no_such_function") {
 		t.Errorf("annotate of a missing function: %d %s", status, stderr)
 	}
 
@@ -534,14 +518,14 @@ func TestAnnotate(t *testing.T) {
 	if err := os.WriteFile(bin, append(data, 0), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, out, _ = icountCmd(t, "annotate", prof)
+	_, out, _ = icountIn(t, "", "annotate", prof)
 	if !strings.Contains(out, "-- No disassembly: "+bin+" changed since the run") {
 		t.Errorf("annotate of a changed binary:\n%s", out)
 	}
 	// A run saved without --lines.
 	plain := filepath.Join(dir, "plain.json")
-	icountCmd(t, "run", "-q", "--json", plain, bin)
-	if status, _, stderr := icountCmd(t, "annotate", plain); status != exitUsage || !strings.Contains(stderr, "--lines") {
+	icountIn(t, "", "run", "-q", "--json", plain, bin)
+	if status, _, stderr := icountIn(t, "", "annotate", plain); status != exitUsage || !strings.Contains(stderr, "--lines") {
 		t.Errorf("annotate without lines: %d %s", status, stderr)
 	}
 }
