@@ -60,7 +60,8 @@ typedef struct ic_state {
 	uint32_t nslots;  // power of two
 	uint32_t nblocks; // entries in use
 
-	ic_block *cur; // the block executing now, NULL before the first
+	ic_block *cur;        // the block executing now, NULL before the first
+	uint32_t until_flush; // blocks until the next TLB flush
 
 	// Calling-context tree, kept only with attribution on.
 	ic_node *nodes;
