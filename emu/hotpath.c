@@ -16,8 +16,9 @@ static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) {
 
 // ic_grow moves every entry into a table of nslots slots.
 static int ic_grow(ic_state *s, uint32_t nslots) {
-	ic_block *t = calloc(nslots, sizeof *t);
+	ic_block *t = aligned_alloc(64, nslots * sizeof *t);
 	if (!t) return -1;
+	memset(t, 0, nslots * sizeof *t);
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		ic_block *b = &s->table[i];
 		if (b->size == 0) continue;
@@ -105,7 +106,8 @@ static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 // would pass it is not run: the emulator stops at its start, and Go runs
 // the instructions left one block at a time (ic_limit_hit).
 static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_state *s, uint64_t addr,
-                                                              uint32_t size, const int cct, const int limited) {
+                                                              uint32_t size, const int cct, const int roi,
+                                                              const int limited) {
 	ic_block *b = lookup(s, addr, size);
 	if (__builtin_expect(!b, 0)) {
 		s->oom = 1;
@@ -132,7 +134,10 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		ic_cct_enter(s, prev, b);
 	}
 	ic_node *n = &s->nodes[s->top];
-	if (__builtin_expect(n->roi, 1)) {
+	if (!roi) {
+		b->execs++;
+		n->insns += b->ninsn;
+	} else if (n->roi) {
 		b->execs++;
 		n->insns += b->ninsn;
 		s->cur_in_roi = 1;
@@ -143,21 +148,19 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	}
 }
 
-static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	count_block(uc, ud, addr, size, 0, 0);
-}
-
-static void hook_block_cct(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	count_block(uc, ud, addr, size, 1, 0);
-}
-
-static void hook_block_limited(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	count_block(uc, ud, addr, size, 0, 1);
-}
-
-static void hook_block_cct_limited(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-	count_block(uc, ud, addr, size, 1, 1);
-}
+// The hook's variants: with or without the call tree, the region of
+// interest and the instruction limit, each compiled on its own so that the
+// common case pays for nothing it does not use.
+#define IC_HOOK(name, cct, roi, limited)                                            \
+	static void name(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {     \
+		count_block(uc, ud, addr, size, cct, roi, limited);                         \
+	}
+IC_HOOK(hook_count, 0, 0, 0)
+IC_HOOK(hook_count_limited, 0, 0, 1)
+IC_HOOK(hook_cct, 1, 0, 0)
+IC_HOOK(hook_cct_limited, 1, 0, 1)
+IC_HOOK(hook_cct_roi, 1, 1, 0)
+IC_HOOK(hook_cct_roi_limited, 1, 1, 1)
 
 // ic_cut takes back the instructions of the current block's execution that
 // did not complete.
@@ -193,8 +196,11 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 // ic_install_hooks installs every hook; it must run before the first
 // uc_emu_start, since hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
-	void *block = s->nodes ? (s->limited ? (void *)hook_block_cct_limited : (void *)hook_block_cct)
-	                       : (s->limited ? (void *)hook_block_limited : (void *)hook_block);
+	void *hooks[2][3] = {
+	    {(void *)hook_count, (void *)hook_cct, (void *)hook_cct_roi},
+	    {(void *)hook_count_limited, (void *)hook_cct_limited, (void *)hook_cct_roi_limited},
+	};
+	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
 	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_BLOCK, block, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0);

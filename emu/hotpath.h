@@ -21,6 +21,7 @@ enum {
 // One translated block as the emulator ran it, keyed by start address and
 // size in bytes. The block table is an open-addressing hash table of these
 // (an entry with size 0 is empty), so that the hot path touches one entry.
+// An entry takes one 64-byte cache line, aligned: the hook's one access.
 typedef struct ic_block {
 	uint64_t addr;
 	uint64_t execs; // times the block was entered (inside the region collected)
@@ -29,8 +30,8 @@ typedef struct ic_block {
 	uint32_t size;  // bytes
 	uint32_t ninsn; // instructions, from the Go decoder on first sight
 	uint32_t end;   // IC_END_*
-	uint32_t pad;
-} ic_block;
+	uint32_t pad[5];
+} __attribute__((aligned(64))) ic_block;
 
 // A node of the calling-context tree: one function reached by one path of
 // calls from the root.
@@ -39,9 +40,8 @@ typedef struct ic_node {
 	uint64_t insns;  // instructions executed in this context's own code
 	uint64_t calls;  // times this context was entered
 	uint32_t parent; // index of the parent node; the root is its own parent
-	uint32_t depth;  // root is 0
-	uint32_t roi;    // inside the region of interest (--collect)
-	uint32_t pad;
+	uint16_t depth;  // root is 0
+	uint16_t roi;    // inside the region of interest (--collect)
 } ic_node;
 
 // A frame of the shadow stack.
