@@ -54,7 +54,7 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "icount",
 		Short: "Count the instructions a Linux program executes, exactly and deterministically",
-		Long: `icount runs a Linux ELF executable (x86-64) on an emulated CPU and counts
+		Long: `icount runs a Linux ELF executable (x86-64 or aarch64) on an emulated CPU and counts
 every instruction it retires and every translated block it runs. The count is
 bit-identical on any machine, under any load.`,
 		SilenceUsage:  true,
