@@ -329,6 +329,9 @@ const (
 	fDupfdCloexec = 1030
 )
 
+// portableStatusFlags are the file status flags F_GETFL reports.
+const portableStatusFlags = unix.O_ACCMODE | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
+
 func sysFcntl(p *Process, a [6]uint64) (uint64, error) {
 	f, err := p.fds.get(a[0])
 	if err != nil {
@@ -350,7 +353,9 @@ func sysFcntl(p *Process, a [6]uint64) (uint64, error) {
 		if f.pipe && !f.nonblock {
 			fl &^= unix.O_NONBLOCK
 		}
-		return uint64(fl &^ unix.O_LARGEFILE), nil
+		// Only the flags numbered alike on every guest arch: the host's
+		// O_LARGEFILE and O_DIRECT bits mean other flags on arm64.
+		return uint64(fl & portableStatusFlags), nil
 	case fSetfl:
 		f.nonblock = a[2]&unix.O_NONBLOCK != 0
 		fl := int(a[2]) & (unix.O_APPEND | unix.O_NONBLOCK)
