@@ -150,6 +150,7 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseTable -fuzztime=5s ./fixedclock
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=5s ./report
+	$(GO) test -run='^$$' -fuzz=FuzzParseJSON -fuzztime=5s ./report
 
 demo: build testprogs
 	@echo

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,38 @@ func FuzzParseSuite(f *testing.F) {
 			}
 			seen[b.Name] = true
 		}
+	})
+}
+
+// FuzzParseJSON: no saved Profile makes the reader panic, every error
+// names the file, and every Profile it accepts can be diffed against
+// itself and written in every format without a panic.
+func FuzzParseJSON(f *testing.F) {
+	f.Add([]byte(`{"schema":"icount/1","meta":{"arch":"x86_64"},"totals":{"instructions":5},"functions":[{"name":"main","self":5,"inclusive":5}],` +
+		`"call_tree":[{"parent":-1,"function":"_start","self":1,"inclusive":5,"calls":1},{"parent":0,"function":"main","self":4,"inclusive":4,"calls":1}],` +
+		`"hot_blocks":[{"addr":4096,"size":4,"executions":1,"instructions":1}],"exit":{"status":0,"complete":true}}`))
+	f.Add([]byte(`{"schema":"icount/1","call_tree":[{"parent":5}]}`))
+	f.Add([]byte(`{"schema":"icount/1","blocks":[{"addr":1,"size":2,"executions":3,"cuts":[{"index":-1,"executions":9}]}],"lines":[{"function":"f","self":1}]}`))
+	f.Add([]byte(`{"schema":"icount/0"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseJSON("fuzz.json", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.json: ") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		r := Compare(Side{Label: "a"}, Side{Label: "b"}, []Pair{{Base: p, Head: p}}, nil)
+		for _, format := range []string{"text", "markdown", "json"} {
+			if err := WriteDiff(io.Discard, r, format); err != nil {
+				t.Fatalf("diff as %s: %v", format, err)
+			}
+		}
+		Summary(io.Discard, p, 5)
+		MixSummary(io.Discard, p)
+		WriteCallgrind(io.Discard, p)
+		WritePprof(io.Discard, p)
+		WriteBench(io.Discard, p, "fuzz")
 	})
 }

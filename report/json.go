@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/icount-dev/icount/count"
@@ -39,8 +40,26 @@ func ParseJSON(path string, b []byte) (*count.Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%s: not an icount profile: %v", path, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: not an icount profile: data after the profile", path)
+	}
 	if p.Schema != count.Schema {
 		return nil, fmt.Errorf("%s: profile schema %q, this icount reads %q", path, p.Schema, count.Schema)
 	}
+	if err := check(&p); err != nil {
+		return nil, fmt.Errorf("%s: not a valid icount profile: %v", path, err)
+	}
 	return &p, nil
+}
+
+// check rejects what icount never writes and what the formats and the diff
+// could not use safely: a call tree whose parents do not come before their
+// children.
+func check(p *count.Profile) error {
+	for i, n := range p.CallTree {
+		if i == 0 && n.Parent != -1 || i > 0 && (n.Parent < 0 || n.Parent >= i) {
+			return fmt.Errorf("call_tree node %d has parent %d", i, n.Parent)
+		}
+	}
+	return nil
 }

@@ -43,6 +43,9 @@ func TestParseJSONRejects(t *testing.T) {
 		{`not json`, "not an icount profile"},
 		{`{"schema":"icount/0"}`, `profile schema "icount/0"`},
 		{`{"schema":"icount/1","surprise":1}`, "unknown field"},
+		{`{"schema":"icount/1"} {}`, "data after the profile"},
+		{`{"schema":"icount/1","call_tree":[{"parent":-1},{"parent":1}]}`, "call_tree node 1 has parent 1"},
+		{`{"schema":"icount/1","call_tree":[{"parent":0}]}`, "call_tree node 0 has parent 0"},
 	} {
 		if _, err := ParseJSON("f.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "f.json: ") {
 			t.Errorf("ParseJSON(%q) = %v, want an error naming the file with %q", c.in, err, c.msg)
