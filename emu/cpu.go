@@ -113,6 +113,8 @@ type CPU struct {
 	// panicked holds a panic raised in a Go hook, re-raised after the run
 	// returns, so that a Go panic never unwinds through C frames.
 	panicked any
+	// ctl serves other goroutines: Interrupt and Executed (stop.go).
+	ctl control
 }
 
 // Error is an error returned by Unicorn.
@@ -211,6 +213,8 @@ func (c *CPU) Model() string { return c.model }
 
 // Close releases the emulator.
 func (c *CPU) Close() {
+	c.ctl.mu.Lock()
+	defer c.ctl.mu.Unlock()
 	if c.uc != nil {
 		C.uc_close(c.uc)
 		c.uc = nil
@@ -328,12 +332,15 @@ func (f *Fault) Error() string {
 // locator works it out from the instructions and the registers.
 type Locator func(blockAddr uint64, blockSize uint32, f *Fault) (pc uint64, notRun uint32)
 
-// Run runs the guest from pc until a hook calls Stop (nil) or the guest
-// faults (*Fault). On a fault, locate sets the faulting PC (also written
-// to the CPU) and takes back the instructions of the current block that did
-// not complete.
+// Run runs the guest from pc until a hook calls Stop (nil), the guest
+// faults (*Fault) or another goroutine calls Interrupt (its reason). On a
+// fault, locate sets the faulting PC (also written to the CPU) and takes
+// back the instructions of the current block that did not complete.
 func (c *CPU) Run(pc uint64, locate Locator) error {
 	c.st.fault_type, c.exception = 0, 0
+	if reason := c.interrupted(); reason != nil {
+		return reason
+	}
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, 0)
 	if p := c.panicked; p != nil {
 		c.panicked = nil
@@ -346,7 +353,7 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		if c.st.limit_hit != 0 {
 			return c.runToLimit(locate)
 		}
-		return nil
+		return c.stopped()
 	}
 	return c.fault(err, locate)
 }
@@ -405,7 +412,12 @@ func (c *CPU) runToLimit(locate Locator) error {
 	if err := c.InvalidateCode(page, 2*PageSize); err != nil {
 		return err
 	}
+	if reason := c.holdStops(true); reason != nil {
+		c.holdStops(false)
+		return reason
+	}
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, C.size_t(left))
+	c.holdStops(false)
 	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
 		// A fault within the instructions left: report it as any fault.
 		return c.fault(err, locate)
@@ -474,6 +486,34 @@ func (c *CPU) CallTree() []Node {
 	out := make([]Node, len(nodes))
 	for i, n := range nodes {
 		out[i] = Node{Func: uint64(n._func), Parent: int(n.parent), Instructions: uint64(n.insns), Calls: uint64(n.calls)}
+	}
+	return out
+}
+
+// Frame is one frame of the calling-context tree's shadow call stack.
+type Frame struct {
+	Func   uint64 // entry address of the function of the frame's node
+	Ret    uint64 // where the call that entered the frame returns to; 0 if entered by a jump
+	Repeat int    // how many identical frames in a row (recursion) it stands for
+}
+
+// Stack returns the shadow call stack as it is now, innermost frame
+// first, identical frames in a row merged; nil without attribution.
+// Below the tree's depth limit a frame's Func is that of the deepest node.
+func (c *CPU) Stack() []Frame {
+	if c.st.frames == nil {
+		return nil
+	}
+	var out []Frame
+	frames := unsafe.Slice(c.st.frames, int(c.st.depth))
+	nodes := unsafe.Slice(c.st.nodes, int(c.st.nnodes))
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := Frame{Func: uint64(nodes[frames[i].node]._func), Ret: uint64(frames[i].ret), Repeat: 1}
+		if n := len(out); n > 0 && out[n-1].Func == f.Func && out[n-1].Ret == f.Ret {
+			out[n-1].Repeat++
+			continue
+		}
+		out = append(out, f)
 	}
 	return out
 }

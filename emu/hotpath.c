@@ -28,9 +28,11 @@ static int ic_grow(ic_state *s, uint32_t nslots) {
 	}
 	// cur points into the old table: move it along.
 	if (s->cur) s->cur = t + (s->cur - s->table);
-	free(s->table);
-	s->table = t;
-	s->nslots = nslots;
+	// The old table is kept until ic_free, and the new one published before
+	// its size: Go may be summing the table from another thread (Executed).
+	if (s->table) s->retired[s->nretired++] = s->table;
+	__atomic_store_n(&s->table, t, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->nslots, nslots, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -43,6 +45,21 @@ static int ic_grow(ic_state *s, uint32_t nslots) {
 __attribute__((noinline, cold)) static void tlb_resize(ic_state *s) {
 	s->until_flush = IC_FLUSH_BLOCKS;
 	uc_ctl_flush_tlb(s->uc);
+	// A stop asked from another thread (ic_ask_stop) is taken here, so that
+	// it falls at a known place: the hook running now goes on to count its
+	// block, which then does not run; Go takes it back.
+	if (__atomic_load_n(&s->stop_asked, __ATOMIC_ACQUIRE)) {
+		s->stop_hit = 1;
+		uc_emu_stop(s->uc);
+	}
+}
+
+// ic_ask_stop asks, from any thread, that the next block's hook stop the
+// emulator. A store racing with the hook's decrement of until_flush can be
+// lost: ask again until the run returns.
+void ic_ask_stop(ic_state *s) {
+	__atomic_store_n(&s->stop_asked, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->until_flush, 1, __ATOMIC_RELAXED);
 }
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
@@ -62,6 +79,7 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 void ic_free(ic_state *s) {
 	if (!s) return;
 	ic_cct_free(s);
+	for (int i = 0; i < s->nretired; i++) free(s->retired[i]);
 	free(s->table);
 	free(s);
 }

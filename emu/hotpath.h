@@ -89,6 +89,15 @@ typedef struct ic_state {
 	uint64_t fault_addr;
 	int fault_size;
 	int oom; // a table could not grow
+
+	// Block tables outgrown, freed by ic_free: each is twice the last, so
+	// they take less than the table in use, and a reader on another thread
+	// never reads freed memory.
+	ic_block *retired[40];
+	int nretired;
+
+	// A stop asked from another thread, and taken by a block's hook.
+	int stop_asked, stop_hit;
 } ic_state;
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
@@ -96,6 +105,7 @@ void ic_free(ic_state *s);
 int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi);
 uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
+void ic_ask_stop(ic_state *s);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
 

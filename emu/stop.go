@@ -1,0 +1,100 @@
+package emu
+
+// #include "hotpath.h"
+import "C"
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// control is what other goroutines may do to a running CPU: stop it
+// (Interrupt) and read how far it got (Executed). mu orders them against
+// Close, so that neither touches a closed emulator.
+type control struct {
+	mu     sync.Mutex
+	reason error // why Interrupt stopped the guest; the first reason wins
+	// hold is set while the last block an instruction limit allows runs:
+	// a stop then would end it between instructions, and the count of the
+	// block cut short would be wrong. That block is short; the stop is
+	// sent again by Interrupt's caller until Run returns.
+	hold bool
+}
+
+// Interrupt stops the guest from any goroutine: the next block's hook
+// stops the emulator before the block's first instruction, and Run returns
+// reason. That block counts as one execution cut short with nothing run,
+// as a block faulting at its first instruction does. A guest inside a
+// system call stops when the call returns. The request can be lost to a
+// race with the hook: call Interrupt again, with any reason, until Run
+// returns.
+//
+// It does not use uc_emu_stop, which leaves it unknown whether the block
+// whose hook ran last ran too: the emulator takes the stop at the start of
+// the next block after its hook when blocks are chained, and before the
+// hook when it returns to its loop between them.
+func (c *CPU) Interrupt(reason error) {
+	c.ctl.mu.Lock()
+	defer c.ctl.mu.Unlock()
+	if c.ctl.reason == nil {
+		c.ctl.reason = reason
+	}
+	if c.st != nil && !c.ctl.hold {
+		C.ic_ask_stop(c.st)
+	}
+}
+
+// interrupted returns the reason Interrupt gave, if any.
+func (c *CPU) interrupted() error {
+	c.ctl.mu.Lock()
+	defer c.ctl.mu.Unlock()
+	return c.ctl.reason
+}
+
+// stopped returns the reason Interrupt gave, if any, once the emulator
+// stopped with no other cause. The stop is taken by a block's hook, which
+// counts its block before the emulator stops ahead of the block's first
+// instruction: that execution is taken back as cut short with nothing run.
+func (c *CPU) stopped() error {
+	if c.st.stop_hit == 0 {
+		return nil
+	}
+	c.st.stop_hit = 0
+	if c.st.cur != nil {
+		C.ic_cut(c.st, c.st.cur.ninsn)
+	}
+	return c.interrupted()
+}
+
+// holdStops turns stops from other goroutines off (on) or back on (off);
+// it reports whether one is pending.
+func (c *CPU) holdStops(on bool) error {
+	c.ctl.mu.Lock()
+	defer c.ctl.mu.Unlock()
+	c.ctl.hold = on
+	return c.ctl.reason
+}
+
+// Executed returns the instructions executed so far, summed from the
+// block table; any goroutine may call it while Run runs. The C side keeps
+// the tables it outgrows until the CPU is closed, so the table read here
+// stays valid memory even while the emulator grows it; the counters read
+// may be a block behind.
+func (c *CPU) Executed() uint64 {
+	c.ctl.mu.Lock()
+	defer c.ctl.mu.Unlock()
+	if c.st == nil {
+		return 0
+	}
+	// The C side publishes a grown table before its larger size.
+	n := atomic.LoadUint32((*uint32)(unsafe.Pointer(&c.st.nslots)))
+	table := (*C.ic_block)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&c.st.table))))
+	var total uint64
+	for _, b := range unsafe.Slice(table, int(n)) {
+		if b.size != 0 {
+			total += uint64(b.execs)*uint64(b.ninsn) - uint64(b.cut)
+		}
+	}
+	return total + uint64(c.st.outside_insns)
+}

@@ -1,0 +1,176 @@
+package emu
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// callSpin is x86-64 code at 0x10000: `call spin` (a block of one
+// instruction), then spin: `inc %rax; jmp spin` (a block of two) forever.
+var callSpin = []byte{0xe8, 0x0b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x48, 0xff, 0xc0, 0xeb, 0xfb}
+
+func newSpinCPU(t *testing.T, attribution bool) *CPU {
+	t.Helper()
+	c, err := New(X86_64, Hooks{NewBlock: func(addr uint64, size uint32) BlockInfo {
+		if addr == 0x10000 {
+			return BlockInfo{Instructions: 1, Func: 0x10000, End: EndCall}
+		}
+		return BlockInfo{Instructions: 2, Func: 0x10010}
+	}}, Options{Attribution: attribution})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Map(0x10000, PageSize, ProtRead|ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Map(0x20000, PageSize, ProtRead|ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(0x10000, callSpin); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReg(X86RSP, 0x20800)
+	return c
+}
+
+// TestInterruptExact stops a spinning guest from another goroutine at
+// random moments: the block table's executions of the loop equal the
+// iterations the guest's own register counted, so the stop never falls
+// between a block's hook and its instructions. Executed agrees with the
+// table during and after the run.
+func TestInterruptExact(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	stop := errors.New("stop")
+	for i := 0; i < 40; i++ {
+		attribution := i%2 == 1
+		c := newSpinCPU(t, attribution)
+		done := make(chan struct{})
+		go func() {
+			time.Sleep(time.Duration(i%7) * time.Millisecond)
+			for {
+				c.Executed()
+				c.Interrupt(stop)
+				select {
+				case <-done:
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+		}()
+		err := c.Run(0x10000, nil)
+		close(done)
+		if err != stop {
+			t.Fatalf("Run returned %v, want the interrupt's reason", err)
+		}
+		var loop, insns uint64
+		for _, b := range c.Blocks() {
+			insns += b.Executions*uint64(b.Instructions) - b.Cut
+			if b.Addr == 0x10010 {
+				loop = b.Executions - b.Cut/2 // executions that ran
+			}
+		}
+		if rax := c.Reg(X86RAX); loop != rax {
+			t.Errorf("run %d: the loop block ran %d times by the table, %d by the guest", i, loop, rax)
+		}
+		if want := min(insns, 1) + 2*loop; insns != want || c.Executed() != insns {
+			t.Errorf("run %d: %d instructions, Executed %d, want %d", i, insns, c.Executed(), want)
+		}
+		if attribution && loop > 0 {
+			s := c.Stack()
+			if len(s) != 2 || s[0] != (Frame{Func: 0x10010, Ret: 0x10005, Repeat: 1}) || s[1].Func != 0x10000 {
+				t.Errorf("stack %+v", s)
+			}
+		}
+		c.Close()
+		c.Interrupt(stop) // after Close: nothing
+		if c.Executed() != 0 {
+			t.Error("Executed after Close")
+		}
+	}
+}
+
+// TestInterruptBeforeRun: a stop that arrives before the run is not lost.
+func TestInterruptBeforeRun(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := newSpinCPU(t, false)
+	defer c.Close()
+	stop := errors.New("stop")
+	c.Interrupt(stop)
+	if err := c.Run(0x10000, nil); err != stop || c.Executed() != 0 {
+		t.Fatalf("Run = %v after %d instructions", err, c.Executed())
+	}
+}
+
+// syscallLoop is x86-64 code at 0x10000: `inc %rax; syscall` (a block of
+// two), then `jmp` back (a block of one). A stop that arrives during the
+// system call hook is found between blocks, with the PC past the syscall.
+var syscallLoop = []byte{0x48, 0xff, 0xc0, 0x0f, 0x05, 0xeb, 0xf9}
+
+// TestInterruptAtSyscall stops a guest at random moments, often inside a
+// system call hook: the first block's executions equal the guest's own
+// count and the instructions add up.
+func TestInterruptAtSyscall(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	stop := errors.New("stop")
+	for i := 0; i < 40; i++ {
+		var calls int
+		var c *CPU
+		c, err := New(X86_64, Hooks{
+			NewBlock: func(addr uint64, size uint32) BlockInfo {
+				if addr == 0x10000 {
+					return BlockInfo{Instructions: 2, Func: 0x10000}
+				}
+				return BlockInfo{Instructions: 1, Func: 0x10000}
+			},
+			Syscall: func() {
+				if calls++; calls%50 == 0 {
+					time.Sleep(100 * time.Microsecond)
+				}
+			},
+		}, Options{Attribution: i%2 == 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Map(0x10000, PageSize, ProtRead|ProtExec)
+		c.Map(0x20000, PageSize, ProtRead|ProtWrite)
+		c.Write(0x10000, syscallLoop)
+		c.SetReg(X86RSP, 0x20800)
+		done := make(chan struct{})
+		go func() {
+			time.Sleep(time.Duration(i%5) * time.Millisecond)
+			for {
+				c.Interrupt(stop)
+				select {
+				case <-done:
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+		}()
+		err = c.Run(0x10000, nil)
+		close(done)
+		if err != stop {
+			t.Fatalf("Run returned %v", err)
+		}
+		var insns, first uint64
+		for _, b := range c.Blocks() {
+			insns += b.Executions*uint64(b.Instructions) - b.Cut
+			if b.Addr == 0x10000 {
+				first = b.Executions - b.Cut/2
+			}
+		}
+		rax := c.Reg(X86RAX)
+		if first != rax || insns < 2*rax || insns > 3*rax || uint64(calls) != rax {
+			t.Errorf("run %d: %d instructions, first block %d times, %d system calls, guest counted %d", i, insns, first, calls, rax)
+		}
+		if insns != c.Executed() {
+			t.Errorf("run %d: Executed %d, table %d", i, c.Executed(), insns)
+		}
+		c.Close()
+	}
+}
