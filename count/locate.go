@@ -69,6 +69,14 @@ func findAccessX86(code []byte, blockAddr, addr uint64, reg func(emu.Reg) uint64
 // access is one memory range an instruction touches.
 type access struct{ addr, size uint64 }
 
+// noAccess are the instructions with a memory operand that do not touch
+// it: lea computes its address, a multi-byte nop ignores it, and a
+// prefetch never faults.
+var noAccess = map[x86asm.Op]bool{
+	x86asm.LEA: true, x86asm.NOP: true, x86asm.PREFETCHNTA: true, x86asm.PREFETCHT0: true,
+	x86asm.PREFETCHT1: true, x86asm.PREFETCHT2: true, x86asm.PREFETCHW: true,
+}
+
 // x86Accesses lists the memory an instruction at pc touches, computed from
 // the current registers: its memory operand and the stack or string
 // accesses that are implicit in it.
@@ -77,7 +85,7 @@ func x86Accesses(inst x86asm.Inst, pc uint64, reg func(emu.Reg) uint64) []access
 	size := uint64(max(inst.MemBytes, 1))
 	for _, a := range inst.Args {
 		m, ok := a.(x86asm.Mem)
-		if !ok {
+		if !ok || noAccess[inst.Op] {
 			continue
 		}
 		ea := uint64(m.Disp)
