@@ -89,6 +89,8 @@ func unsupportedARM64(code []byte, pc uint64) string {
 		what = fmt.Sprintf("`cas%s%s` (ARMv8.1 LSE atomics)", [...]string{"", "l", "a", "al"}[field(w, 22, 22)<<1|field(w, 15, 15)], sizeSuffix(w))
 	case w&0x3f200000 == 0x08200000 && field(w, 31, 31) == 0:
 		what = fmt.Sprintf("`casp%s` (ARMv8.1 LSE atomics)", [...]string{"", "l", "a", "al"}[field(w, 22, 22)<<1|field(w, 15, 15)])
+	case w&0xffff0000 == 0:
+		return fmt.Sprintf("`udf #%#x` (bytes % x) at %#x: permanently undefined", w, code, pc)
 	case w&0xffe0001e == 0xd4000002:
 		// hvc and smc: calls to a hypervisor or secure monitor.
 		name := [...]string{"hvc", "smc"}[w&1]

@@ -175,4 +175,10 @@ type Exit struct {
 	Signal   string `json:"signal,omitempty"` // SIGSEGV, ... when a fault ended it
 	Message  string `json:"message,omitempty"`
 	Complete bool   `json:"complete"` // false when icount stopped the guest early
+	// Reason says why an incomplete run stopped: "max-instructions",
+	// "timeout", "SIGINT", "SIGTERM", "unsupported" or "error".
+	Reason string `json:"reason,omitempty"`
+	// Backtrace names the callers where the guest faulted or was stopped,
+	// innermost first, from the calling-context tree's call stack.
+	Backtrace []string `json:"backtrace,omitempty"`
 }

@@ -30,6 +30,16 @@ type Options struct {
 	// MaxInstructions, if not 0, stops the guest after exactly this many
 	// instructions; the Profile is then marked incomplete.
 	MaxInstructions uint64
+	// MaxMemory, if not 0, bounds the guest's mappings in bytes (as
+	// RLIMIT_AS does): the guest sees ENOMEM, and the Profile a warning.
+	MaxMemory uint64
+	// Interrupt stops the guest at the next block when a reason arrives (a
+	// timeout, a signal): the Profile is then marked incomplete with it.
+	Interrupt <-chan *Interruption
+	// Progress, if not nil, is called as the guest starts with a function
+	// returning the instructions executed so far, which any goroutine may
+	// call until Run returns.
+	Progress func(executed func() uint64)
 	// Lines adds per-line costs and every block that ran to the Profile
 	// (its Lines and Blocks), from the binary's DWARF line tables.
 	Lines bool
@@ -105,7 +115,7 @@ func Run(opts Options) (*Profile, error) {
 	argv := append([]string{argv0}, opts.Args...)
 	cpus := max(opts.CPUs, 1)
 	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
-		Clock: opts.Clock, CPUs: cpus})
+		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory})
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +128,10 @@ func Run(opts Options) (*Profile, error) {
 	}
 
 	loc := &locator{dec: dec, cpu: cpu}
+	defer watch(opts.Interrupt, cpu)() // before cpu.Close
+	if opts.Progress != nil {
+		opts.Progress(cpu.Executed)
+	}
 	runErr := cpu.Run(proc.Entry(), loc.locate)
 
 	prof := &Profile{
@@ -154,23 +168,39 @@ func Run(opts Options) (*Profile, error) {
 		prof.Warnings = append(prof.Warnings, loc.uncertain)
 	}
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
+	if n := proc.MemoryRefused(); n > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))
+	}
 
 	var fault *emu.Fault
+	var intr *Interruption
 	switch exited, status := proc.Exited(); {
 	case proc.Failure() != nil:
-		prof.Exit = Exit{Status: -1, Message: proc.Failure().Error()}
+		prof.Exit = Exit{Status: -1, Message: proc.Failure().Error(), Reason: failureReason(proc.Failure()),
+			Backtrace: backtrace(cpu.Stack(), pcOfFailure(proc.Failure(), cpu), where)}
 		return prof, &StoppedError{Err: proc.Failure(), Where: where(pcOfFailure(proc.Failure(), cpu))}
 	case errors.Is(runErr, emu.ErrInstructionLimit):
 		err := fmt.Errorf("%w: stopped after exactly %d instructions (--max-instructions)", runErr, opts.MaxInstructions)
-		prof.Exit = Exit{Status: -1, Message: err.Error()}
+		prof.Exit = Exit{Status: -1, Message: err.Error(), Reason: ReasonInstructionLimit,
+			Backtrace: backtrace(cpu.Stack(), cpu.PC(), where)}
 		return prof, &StoppedError{Err: err, Where: where(cpu.PC())}
+	case errors.As(runErr, &intr):
+		prof.Exit = Exit{Status: -1, Message: intr.Msg, Reason: intr.Reason,
+			Backtrace: backtrace(cpu.Stack(), cpu.PC(), where)}
+		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
 	case errors.As(runErr, &fault):
 		sig, msg := describeFault(exe.Arch, fault, cpu.Read)
 		prof.Exit = Exit{Status: 128 + sig.num, Signal: sig.name, Complete: true,
-			Message: fmt.Sprintf("%s: %s, in %s", sig.name, msg, where(fault.PC))}
+			Message:   fmt.Sprintf("%s: %s, in %s", sig.name, msg, where(fault.PC)),
+			Backtrace: backtrace(cpu.Stack(), fault.PC, where)}
+		if fault.Kind == emu.FaultFetch {
+			// Not code: no function holds the address jumped to.
+			prof.Exit.Message = fmt.Sprintf("%s: %s", sig.name, msg)
+			prof.Exit.Backtrace = backtrace(cpu.Stack(), 0, where)
+		}
 		return prof, nil
 	case runErr != nil:
-		prof.Exit = Exit{Status: -1, Message: runErr.Error()}
+		prof.Exit = Exit{Status: -1, Message: runErr.Error(), Reason: ReasonError}
 		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
 	case exited:
 		prof.Exit = Exit{Status: status, Complete: true}

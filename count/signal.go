@@ -27,7 +27,7 @@ var (
 func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error) (signal, string) {
 	switch f.Kind {
 	case emu.FaultUnmapped:
-		return sigSEGV, fmt.Sprintf("access to unmapped address %#x%s", f.Addr, faultingInsn(arch, f.PC, read))
+		return sigSEGV, fmt.Sprintf("access to unmapped address %#x%s%s", f.Addr, faultingInsn(arch, f.PC, read), stackOverflow(arch, f.Addr))
 	case emu.FaultProtection:
 		return sigSEGV, fmt.Sprintf("access to %#x violates its protection%s", f.Addr, faultingInsn(arch, f.PC, read))
 	case emu.FaultFetch:

@@ -43,6 +43,9 @@ type Options struct {
 	Clock *fixedclock.Clock
 	// CPUs is how many CPUs the guest is told it has (1 when 0).
 	CPUs int
+	// MaxMemory, if not 0, bounds the bytes the guest has mapped, as
+	// RLIMIT_AS does: what would pass it fails with ENOMEM.
+	MaxMemory uint64
 }
 
 // Process is one guest process.
@@ -68,6 +71,7 @@ type Process struct {
 	sigmask    uint64
 	altstack   []byte // stack_t given to sigaltstack
 	name       string // the thread name (prctl PR_SET_NAME)
+	memRefused uint64 // mappings --max-memory refused (sys_mem.go)
 }
 
 // New prepares a process for exe on cpu: maps the executable and builds

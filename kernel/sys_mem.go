@@ -18,6 +18,36 @@ const (
 
 const mremapMaymove = 1
 
+// mayMap reports whether the guest may map grow more bytes under
+// --max-memory (Options.MaxMemory), which bounds every mapping (the
+// executable, the stack, the heap and what it maps) as RLIMIT_AS does. A
+// refusal is counted: the guest sees ENOMEM.
+func (p *Process) mayMap(grow uint64) bool {
+	if p.opts.MaxMemory == 0 || grow == 0 {
+		return true
+	}
+	if total := p.mappedIn(0, ^uint64(0)); total+grow > p.opts.MaxMemory || total+grow < total {
+		p.memRefused++
+		return false
+	}
+	return true
+}
+
+// mappedIn returns the bytes of [start, end) the guest has mapped.
+func (p *Process) mappedIn(start, end uint64) uint64 {
+	var n uint64
+	for _, v := range p.mm.vmas {
+		if lo, hi := max(v.start, start), min(v.end, end); lo < hi {
+			n += hi - lo
+		}
+	}
+	return n
+}
+
+// MemoryRefused returns how many times --max-memory refused the guest a
+// mapping or a larger heap.
+func (p *Process) MemoryRefused() uint64 { return p.memRefused }
+
 // guestProt converts PROT_* bits, numbered as Unicorn's.
 func guestProt(prot uint64) (emu.Prot, error) {
 	if prot&^7 != 0 {
@@ -35,6 +65,9 @@ func sysBrk(p *Process, a [6]uint64) (uint64, error) {
 	oldEnd, newEnd := pageUp(m.brk), pageUp(want)
 	switch {
 	case newEnd > oldEnd:
+		if !p.mayMap(newEnd - oldEnd) {
+			return m.brk, nil
+		}
 		if m.overlaps(oldEnd, newEnd) {
 			return m.brk, nil
 		}
@@ -74,6 +107,13 @@ func sysMmap(p *Process, a [6]uint64) (uint64, error) {
 		}
 	} else if flags&(mapShared|mapPrivate) == 0 {
 		return 0, unix.EINVAL
+	}
+	grow := size
+	if flags&mapFixed != 0 && flags&mapFixedNoreplace == 0 {
+		grow -= p.mappedIn(addr, addr+size) // what it replaces
+	}
+	if !p.mayMap(grow) {
+		return 0, unix.ENOMEM
 	}
 	m := p.mm
 	switch {
@@ -159,6 +199,9 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 	}
 	if newSize <= oldSize {
 		return old, m.unmap(old+newSize, old+oldSize)
+	}
+	if !p.mayMap(newSize - oldSize) {
+		return 0, unix.ENOMEM
 	}
 	prot := m.protAt(old)
 	if !m.overlaps(old+oldSize, old+newSize) && old+newSize <= m.mmapTop {

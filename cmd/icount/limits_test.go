@@ -34,4 +34,3 @@ func TestMaxInstructions(t *testing.T) {
 		t.Errorf("limit not reached: status %d, %d instructions", r.status, r.profile.Totals.Instructions)
 	}
 }
-

@@ -29,6 +29,7 @@ type runFlags struct {
 	clock clockFlags  // --fixed-clock and the rest of clockflags.go
 	ci    ciFlags     // --save, --baseline, --suite, --jobs (diff.go, suite.go)
 	out   outputFlags // --lines, --mix, --pprof, --callgrind, --bench (outputs.go)
+	lim   limitFlags  // --timeout, --max-memory (limits.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -62,6 +63,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	f.clock.register(fl)
 	f.ci.register(cmd, &f)
 	f.out.register(fl)
+	f.lim.register(fl)
 	return cmd
 }
 
@@ -83,11 +85,14 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		}
 		env = append(env, kv)
 	}
-	prof, err := count.Run(count.Options{
+	opts := count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
 		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(),
-	})
+	}
+	finish := f.lim.start(&opts, f.quiet)
+	prof, err := count.Run(opts)
+	finish()
 	if prof == nil {
 		return &exitError{startStatus(err), err}
 	}
@@ -104,10 +109,13 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		f.out.summary(os.Stderr, prof)
 	}
 	if err != nil {
-		return &exitError{stopStatus(err), err}
+		fmt.Fprintf(os.Stderr, "%s%v\n", report.Prefix, err)
+		printBacktrace(prof)
+		return &exitError{status: stopStatus(err)}
 	}
 	if prof.Exit.Signal != "" {
 		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, prof.Exit.Message)
+		printBacktrace(prof)
 	}
 	regressed, err := f.ci.afterRun(prof, f.quiet)
 	if err != nil {
@@ -138,6 +146,9 @@ func startStatus(err error) int {
 
 // stopStatus is the exit status for a guest icount stopped early.
 func stopStatus(err error) int {
+	if status, ok := limitStatus(err); ok {
+		return status
+	}
 	var ue *kernel.UnsupportedError
 	if errors.As(err, &ue) {
 		return exitUnsupported

@@ -66,7 +66,7 @@ args = ["a", "b"]
 			t.Fatalf("%s: no profile from the separate run\n%s", name, r.stderr)
 		}
 		if saved.Totals != one.Totals || !reflect.DeepEqual(saved.Functions, one.Functions) ||
-			!reflect.DeepEqual(saved.HotBlocks, one.HotBlocks) || saved.Exit != one.Exit {
+			!reflect.DeepEqual(saved.HotBlocks, one.HotBlocks) || !reflect.DeepEqual(saved.Exit, one.Exit) {
 			t.Errorf("%s: the suite counted %+v, a separate run %+v", name, saved.Totals, one.Totals)
 		}
 		if !reflect.DeepEqual(saved.Meta.Args, one.Meta.Args) || !reflect.DeepEqual(saved.Meta.Env, one.Meta.Env) || saved.Meta.Seed != 5 {
