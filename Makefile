@@ -47,9 +47,16 @@ CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-g
 # and pprof formats and icount annotate.
 DEBUG_BINS := $(BUILD)/amd64/callgraph-g $(BUILD)/c/callgraph-musl-g $(BUILD)/c/crunch-musl-g
 
+# Hostile and broken guests (testdata/hostile), each ending with a known
+# message and status (cmd/icount/hostile_test.go): assembly for both
+# arches, C musl-static for amd64 and glibc-static for arm64.
+HOSTILE_BINS := $(patsubst testdata/hostile/%.S,$(BUILD)/hostile/%,$(wildcard testdata/hostile/amd64/*.S testdata/hostile/arm64/*.S)) \
+                $(patsubst testdata/hostile/c/%.c,$(BUILD)/hostile/c/%-musl,$(wildcard testdata/hostile/c/*.c)) \
+                $(patsubst testdata/hostile/c/%.c,$(BUILD)/hostile/arm64/c/%-glibc,$(wildcard testdata/hostile/c/*.c))
+
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
              $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS) \
-             $(DEBUG_BINS)
+             $(DEBUG_BINS) $(HOSTILE_BINS)
 
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
@@ -135,6 +142,22 @@ $(BUILD)/arm64/c/auxv-glibc: testdata/arm64/auxv.c | deps
 	$(A64CC) -static $(CFLAGS) -o $@ $<
 
 $(A64_BENCH): testdata/c/bench.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/hostile/amd64/%: testdata/hostile/amd64/%.S | deps
+	@mkdir -p $(@D)
+	$(CC) -nostdlib -static -o $@ $<
+
+$(BUILD)/hostile/arm64/%: testdata/hostile/arm64/%.S | deps
+	@mkdir -p $(@D)
+	$(A64CC) -nostdlib -static -o $@ $<
+
+$(BUILD)/hostile/c/%-musl: testdata/hostile/c/%.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/hostile/arm64/c/%-glibc: testdata/hostile/c/%.c | deps
 	@mkdir -p $(@D)
 	$(A64CC) -static $(CFLAGS) -o $@ $<
 
