@@ -10,12 +10,20 @@ const exitCodesHelp = `icount exits with the guest's own exit status when the gu
 Otherwise:
 
   128+N  the guest was killed by signal N, as a shell reports it: a fault
-         with no handler (139 SIGSEGV, 132 SIGILL, 136 SIGFPE, 135 SIGBUS)
+         with no handler (139 SIGSEGV, 132 SIGILL, 136 SIGFPE, 135 SIGBUS,
+         133 SIGTRAP); the message names the signal, the address, the
+         instruction, the function and its callers
+  143    icount got SIGTERM: it stopped the guest at the next block and
+         wrote the Profile, marked incomplete (reason "SIGTERM")
+  130    icount got SIGINT (Ctrl-C): the same (reason "SIGINT"); a second
+         SIGINT or SIGTERM exits at once, writing nothing
   127    the executable does not exist
   126    the file is not an executable icount can run (not ELF, 32-bit,
          another architecture, dynamically linked, not executable, ...)
   125    icount stopped the guest: it made a system call or used a feature
-         icount does not emulate, or it would wait forever
+         icount does not emulate (threads: clone), or it would wait forever
+  124    --timeout stopped the guest after that much wall-clock time; the
+         Profile is marked incomplete (reason "timeout")
   123    --max-instructions stopped the guest after exactly that many
          instructions; the Profile is marked incomplete
   70     an internal error in icount
@@ -24,6 +32,14 @@ Otherwise:
          verdict exit 0
   2      the command line is wrong, or an input it names (a Profile, the
          gate file, a suite file) is missing or malformed
+
+Limits the guest meets as it would under the kernel's own limits do not
+stop it: past --max-memory a mapping fails with ENOMEM, and past 1024 open
+files open fails with EMFILE; the guest decides what to do, and the summary
+warns of refused memory. A guest stopped by SIGTERM or --timeout while it
+is blocked in a system call (reading a terminal, say) that does not return
+within 5 s is not waited for: icount exits with the same status and writes
+nothing.
 
 icount ab exits 126 when a build fails or does not produce the binary, and
 with a benchmark's own status when it fails; 130 after SIGINT or SIGTERM.
@@ -34,8 +50,12 @@ the summary line on stderr says which it was.`
 func newExitCodesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "exit-codes",
-		Short: "Explain icount's exit statuses",
-		Args:  cobra.NoArgs,
-		Run:   func(cmd *cobra.Command, args []string) { fmt.Println(exitCodesHelp) },
+		Short: "Explain icount's exit statuses (also: icount help exit-codes)",
+		Long:  exitCodesHelp,
+		Example: `  icount exit-codes
+  icount help exit-codes
+  icount run ./bench; echo "status $?"`,
+		Args: cobra.NoArgs,
+		Run:  func(cmd *cobra.Command, args []string) { fmt.Println(exitCodesHelp) },
 	}
 }

@@ -57,6 +57,11 @@ func newRootCmd() *cobra.Command {
 		Long: `icount runs a Linux ELF executable (x86-64 or aarch64) on an emulated CPU and counts
 every instruction it retires and every translated block it runs. The count is
 bit-identical on any machine, under any load.`,
+		Example: `  icount run ./bench                     # count, summary on stderr
+  icount run --json prof.json ./bench    # also save the whole Profile
+  icount diff base.json head.json        # compare two saved runs
+  icount help exit-codes                 # what icount's exit statuses mean
+  source <(icount completion bash)       # shell completion (also zsh, fish, powershell)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -44,7 +44,8 @@ its own; icount's summary goes to stderr on lines starting with "icount: ".
 icount exits with the program's exit status (see 'icount exit-codes').`,
 		Example: `  icount run ./bench
   icount run --json prof.json ./bench --iterations 5
-  icount run -q ./sort < input.txt > sorted.txt`,
+  icount run -q ./sort < input.txt > sorted.txt
+  icount run --timeout 5m --max-memory 2G --json prof.json ./untrusted`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, &f, args) },
 	}

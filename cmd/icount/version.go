@@ -10,9 +10,10 @@ import (
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the versions of icount, Unicorn and Go",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the versions of icount, Unicorn and Go",
+		Example: "  icount version",
+		Args:    cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
 			fmt.Printf("icount %s\nunicorn %s\n%s\n", version, emu.Version(), runtime.Version())
 		},
