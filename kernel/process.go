@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -46,6 +47,10 @@ type Options struct {
 	// MaxMemory, if not 0, bounds the bytes the guest has mapped, as
 	// RLIMIT_AS does: what would pass it fails with ENOMEM.
 	MaxMemory uint64
+	// Sysroot is the directory the interpreter of a dynamically linked
+	// executable is taken from, and the guest's files are looked up under
+	// when not found as given ("" for none: the host's own files).
+	Sysroot string
 }
 
 // Process is one guest process.
@@ -54,10 +59,16 @@ type Process struct {
 	abi   *abi
 	exe   *loader.Executable
 	image *loader.Image
-	mm    *addressSpace
-	fds   *fdTable
-	rng   *rand.ChaCha8
-	opts  Options
+	// interp is the executable's interpreter (PT_INTERP) and where it was
+	// loaded; nil for a static executable.
+	interp      *loader.Executable
+	interpImage *loader.Image
+	entry       uint64 // where execution starts: the interpreter's entry, else the executable's
+	mm          *addressSpace
+	prov        provenance // what each mapping holds (mappings.go)
+	fds         *fdTable
+	rng         *rand.ChaCha8
+	opts        Options
 
 	exited     bool
 	exitStatus int
@@ -74,12 +85,17 @@ type Process struct {
 	memRefused uint64 // mappings --max-memory refused (sys_mem.go)
 }
 
-// New prepares a process for exe on cpu: maps the executable and builds
-// the initial stack. Run the CPU from Entry().
+// New prepares a process for exe on cpu: maps the executable and, for a
+// dynamically linked one, its interpreter at a fixed base, and builds the
+// initial stack, as execve does. Run the CPU from Entry(): the
+// interpreter's entry, which loads the libraries through system calls.
 func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
+	var interp *loader.Executable
 	if exe.Interp != "" {
-		return nil, &loader.Error{Path: exe.Path, Problem: loader.Unsupported,
-			Msg: fmt.Sprintf("is dynamically linked (interpreter %s); icount runs statically linked executables for now: link with -static", exe.Interp)}
+		var err error
+		if interp, err = openInterp(exe, opts.Sysroot); err != nil {
+			return nil, err
+		}
 	}
 	a, ok := abis[exe.Arch]
 	if !ok {
@@ -105,7 +121,16 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.image = img
+	p.image, p.entry = img, img.Entry
+	p.loaded(exe, img.Base)
+	if interp != nil {
+		iimg, err := interp.LoadAt(p.mm, interp.InterpBase())
+		if err != nil {
+			return nil, err
+		}
+		p.interp, p.interpImage, p.entry = interp, iimg, iimg.Entry
+		p.loaded(interp, iimg.Base)
+	}
 	if err := p.mm.watchExecutable(); err != nil {
 		return nil, err
 	}
@@ -113,6 +138,9 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	p.mm.setBrk(img.End)
 	spec := loader.StackSpec{Argv: opts.Argv, Env: opts.Env, UID: UID, GID: GID,
 		Hwcap: a.hwcap, Platform: a.platform}
+	if p.interpImage != nil {
+		spec.InterpBase = p.interpImage.Base
+	}
 	p.rng.Read(spec.Random[:])
 	sp, err := loader.BuildStack(p.mm, exe.Arch, img, spec)
 	if err != nil {
@@ -124,11 +152,71 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	return p, nil
 }
 
+// openInterp opens and checks the interpreter of exe, under sysroot if
+// one is given.
+func openInterp(exe *loader.Executable, sysroot string) (*loader.Executable, error) {
+	path := InterpPath(exe.Interp, sysroot)
+	interp, err := loader.Open(path)
+	if err != nil {
+		var le *loader.Error
+		if errors.As(err, &le) && le.Problem == loader.NotFound {
+			hint := ""
+			switch {
+			case sysroot != "":
+				hint = fmt.Sprintf(" (under the sysroot %s)", sysroot)
+			case exe.Arch == emu.ARM64:
+				hint = "; install Debian's libc6-arm64-cross or give --sysroot DIR"
+			}
+			return nil, &loader.Error{Path: exe.Path, Problem: loader.NotFound,
+				Msg: fmt.Sprintf("its interpreter %s was not found: no such file %s%s", exe.Interp, path, hint)}
+		}
+		return nil, &loader.Error{Path: exe.Path, Problem: loader.NotRunnable, Msg: "its interpreter: " + err.Error()}
+	}
+	switch {
+	case interp.Arch != exe.Arch:
+		return nil, &loader.Error{Path: exe.Path, Problem: loader.NotRunnable,
+			Msg: fmt.Sprintf("its interpreter %s is for %v, not %v", path, interp.Arch, exe.Arch)}
+	case interp.Interp != "":
+		return nil, &loader.Error{Path: exe.Path, Problem: loader.NotRunnable,
+			Msg: fmt.Sprintf("its interpreter %s has an interpreter itself", path)}
+	}
+	return interp, nil
+}
+
+// loaded records what the loader mapped of e at base: each segment's file
+// range, executable segments last, since a page two segments share is
+// executable if either is.
+func (p *Process) loaded(e *loader.Executable, base uint64) {
+	for _, exec := range []bool{false, true} {
+		for _, s := range e.Segs {
+			if (s.Prot&emu.ProtExec != 0) != exec {
+				continue
+			}
+			addr := base + s.Vaddr
+			start, end := pageDown(addr), pageUp(addr+s.Memsz)
+			r := region{start: start, end: end, exec: exec}
+			if s.Filesz > 0 {
+				r.path, r.offset = e.Path, s.Offset-(addr-start)
+			}
+			p.prov.insert(r, addr, addr+s.Memsz)
+		}
+	}
+}
+
 // Entry is the guest address execution starts at.
-func (p *Process) Entry() uint64 { return p.image.Entry }
+func (p *Process) Entry() uint64 { return p.entry }
 
 // Image is the mapped executable.
 func (p *Process) Image() *loader.Image { return p.image }
+
+// Interp is the interpreter of a dynamically linked executable and its
+// load bias; nil for a static one.
+func (p *Process) Interp() (*loader.Executable, uint64) {
+	if p.interp == nil {
+		return nil, 0
+	}
+	return p.interp, p.interpImage.Base
+}
 
 // Exited reports whether the guest exited, and its status.
 func (p *Process) Exited() (bool, int) { return p.exited, p.exitStatus }

@@ -187,9 +187,6 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if p.isExe(path) {
-		path = p.exe.Path
-	}
 	if f, ok, err := p.openVirtual(path, flags); ok {
 		if err != nil {
 			return 0, err
@@ -202,12 +199,19 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 		return uint64(gfd), err
 	}
 	hostFlags := p.abi.openFlags(flags)
-	fd, err := unix.Openat(dir, path, hostFlags|unix.O_CLOEXEC, uint32(mode))
+	fd := -1
+	host, err := p.resolve(path, func(host string) (err error) {
+		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
+		return err
+	})
 	if err != nil {
 		return 0, errnoOf(err)
 	}
-	p.noteOpen(path)
-	f := &file{host: fd, path: path, nonblock: hostFlags&unix.O_NONBLOCK != 0}
+	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
+		host = filepath.Join(d, host)
+	}
+	p.noteOpen(host)
+	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0}
 	gfd, err := p.fds.install(f, 0)
 	if err != nil {
 		unix.Close(fd)
@@ -266,7 +270,7 @@ func (p *Process) fstatat(dirfd, pathAddr, statAddr, flags uint64) (uint64, erro
 		return 0, err
 	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(dir, path, &st, int(flags)); err != nil {
+	if _, err := p.resolve(path, func(host string) error { return unix.Fstatat(dir, host, &st, int(flags)) }); err != nil {
 		return 0, errnoOf(err)
 	}
 	return 0, p.putStat(statAddr, &st)
@@ -278,7 +282,7 @@ func sysStatx(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	var stx unix.Statx_t
-	if err := unix.Statx(dir, path, int(a[2]), int(a[3]), &stx); err != nil {
+	if _, err := p.resolve(path, func(host string) error { return unix.Statx(dir, host, int(a[2]), int(a[3]), &stx) }); err != nil {
 		return 0, errnoOf(err)
 	}
 	// struct statx has one layout on every arch.
@@ -440,8 +444,8 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		target = p.exePath()
 	} else {
 		b := make([]byte, maxPath)
-		n, err := unix.Readlinkat(dir, path, b)
-		if err != nil {
+		n := 0
+		if _, err := p.resolve(path, func(host string) (err error) { n, err = unix.Readlinkat(dir, host, b); return err }); err != nil {
 			return 0, errnoOf(err)
 		}
 		target = string(b[:n])
@@ -478,7 +482,8 @@ func (p *Process) faccessat(dirfd, pathAddr, mode, flags uint64) (uint64, error)
 	if err != nil {
 		return 0, err
 	}
-	return 0, errnoOrNil(unix.Faccessat(dir, path, uint32(mode), int(flags)))
+	_, err = p.resolve(path, func(host string) error { return unix.Faccessat(dir, host, uint32(mode), int(flags)) })
+	return 0, errnoOrNil(err)
 }
 
 func sysGetcwd(p *Process, a [6]uint64) (uint64, error) {
@@ -571,4 +576,85 @@ func sysSendfile(p *Process, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	return uint64(n), p.writeU64(a[2], uint64(o))
+}
+
+// sysFadvise64 accepts advice about a file's access pattern, which changes
+// only the host's caching.
+func sysFadvise64(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	if f.pipe {
+		return 0, unix.ESPIPE
+	}
+	if a[3] > 5 {
+		return 0, unix.EINVAL
+	}
+	return 0, nil
+}
+
+// sysStatfs and sysFstatfs describe the host file system; struct statfs has
+// one 120-byte layout on x86-64 and arm64.
+func sysStatfs(p *Process, a [6]uint64) (uint64, error) {
+	path, err := p.readString(a[0])
+	if err != nil {
+		return 0, err
+	}
+	var st unix.Statfs_t
+	if _, err := p.resolve(path, func(host string) error { return unix.Statfs(host, &st) }); err != nil {
+		return 0, errnoOf(err)
+	}
+	return 0, p.writeMem(a[1], unsafe.Slice((*byte)(unsafe.Pointer(&st)), unsafe.Sizeof(st)))
+}
+
+func sysFstatfs(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(f.host, &st); err != nil {
+		return 0, errnoOf(err)
+	}
+	return 0, p.writeMem(a[1], unsafe.Slice((*byte)(unsafe.Pointer(&st)), unsafe.Sizeof(st)))
+}
+
+// sysCopyFileRange copies between two host descriptors, as the kernel
+// does, with the guest's offsets when it gives them.
+func sysCopyFileRange(p *Process, a [6]uint64) (uint64, error) {
+	in, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	out, err := p.fds.get(a[2])
+	if err != nil {
+		return 0, err
+	}
+	if in.virt != virtNone {
+		return 0, unix.EINVAL // the guest falls back to read and write
+	}
+	var offs [2]*int64
+	for i, addr := range []uint64{a[1], a[3]} {
+		if addr != 0 {
+			v, err := p.readU64(addr)
+			if err != nil {
+				return 0, err
+			}
+			o := int64(v)
+			offs[i] = &o
+		}
+	}
+	n, err := unix.CopyFileRange(in.host, offs[0], out.host, offs[1], int(min(a[4], maxIO)), int(a[5]))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	for i, addr := range []uint64{a[1], a[3]} {
+		if offs[i] != nil {
+			if err := p.writeU64(addr, uint64(*offs[i])); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return uint64(n), nil
 }

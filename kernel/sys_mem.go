@@ -78,6 +78,7 @@ func sysBrk(p *Process, a [6]uint64) (uint64, error) {
 		if err := m.unmap(newEnd, oldEnd); err != nil {
 			return m.brk, nil
 		}
+		p.prov.cut(newEnd, oldEnd)
 	}
 	m.brk = want
 	return m.brk, nil
@@ -143,18 +144,21 @@ func sysMmap(p *Process, a [6]uint64) (uint64, error) {
 	if err := m.Map(addr, size, prot, name); err != nil {
 		return 0, unix.ENOMEM
 	}
+	p.prov.mapped(addr, addr+size, prot, name, off)
 	if src != nil {
-		buf := make([]byte, length)
-		n, err := unix.Pread(src.host, buf, int64(off))
+		// A private copy of the file's bytes; the pages past its end
+		// read as zeros.
+		n, err := p.readForMap(src, length, off)
+		if err == nil {
+			err = p.cpu.Write(addr, n)
+		}
 		if err != nil {
 			m.unmap(addr, addr+size)
-			return 0, errnoOf(err)
-		}
-		if err := p.cpu.Write(addr, buf[:n]); err != nil {
+			p.prov.cut(addr, addr+size)
 			return 0, err
 		}
 		if prot&emu.ProtExec != 0 {
-			if err := watchCode(p.cpu, addr, uint64(n)); err != nil {
+			if err := watchCode(p.cpu, addr, uint64(len(n))); err != nil {
 				return 0, err
 			}
 		}
@@ -162,11 +166,36 @@ func sysMmap(p *Process, a [6]uint64) (uint64, error) {
 	return addr, nil
 }
 
+// readForMap reads what a file mapping of length bytes from off holds: the
+// file's bytes up to its end.
+func (p *Process) readForMap(f *file, length, off uint64) ([]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.host, &st); err != nil {
+		return nil, errnoOf(err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return nil, unix.ENODEV
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFREG {
+		if off >= uint64(st.Size) {
+			return nil, nil
+		}
+		length = min(length, uint64(st.Size)-off)
+	}
+	buf := make([]byte, min(length, maxIO*64))
+	n, err := unix.Pread(f.host, buf, int64(off))
+	if err != nil {
+		return nil, errnoOf(err)
+	}
+	return buf[:n], nil
+}
+
 func sysMunmap(p *Process, a [6]uint64) (uint64, error) {
 	addr, length := a[0], a[1]
 	if addr%emu.PageSize != 0 || length == 0 {
 		return 0, unix.EINVAL
 	}
+	p.prov.cut(addr, addr+pageUp(length))
 	return 0, p.mm.unmap(addr, addr+pageUp(length))
 }
 
@@ -182,7 +211,11 @@ func sysMprotect(p *Process, a [6]uint64) (uint64, error) {
 	if length == 0 {
 		return 0, nil
 	}
-	return 0, p.mm.protect(addr, addr+pageUp(length), prot)
+	if err := p.mm.protect(addr, addr+pageUp(length), prot); err != nil {
+		return 0, err
+	}
+	p.prov.protected(addr, addr+pageUp(length), prot)
+	return 0, nil
 }
 
 func sysMremap(p *Process, a [6]uint64) (uint64, error) {
@@ -198,6 +231,7 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 		return 0, unix.EFAULT
 	}
 	if newSize <= oldSize {
+		p.prov.cut(old+newSize, old+oldSize)
 		return old, m.unmap(old+newSize, old+oldSize)
 	}
 	if !p.mayMap(newSize - oldSize) {
@@ -206,6 +240,7 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 	prot := m.protAt(old)
 	if !m.overlaps(old+oldSize, old+newSize) && old+newSize <= m.mmapTop {
 		if err := m.Map(old+oldSize, newSize-oldSize, prot, m.nameAt(old)); err == nil {
+			p.prov.grown(old+oldSize, old+newSize)
 			return old, nil
 		}
 	}
@@ -231,6 +266,8 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 			return 0, err
 		}
 	}
+	p.prov.moved(old, oldSize, addr)
+	p.prov.grown(addr+oldSize, addr+newSize)
 	return addr, m.unmap(old, old+oldSize)
 }
 

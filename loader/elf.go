@@ -169,7 +169,7 @@ func Parse(path string, data []byte) (exe *Executable, err error) {
 	}
 	sum := sha256.Sum256(data)
 	exe.SHA256 = hex.EncodeToString(sum[:])
-	exe.BuildID = buildID(f)
+	exe.BuildID = BuildID(f)
 	return exe, nil
 }
 
@@ -259,7 +259,9 @@ func (e *Executable) Base() uint64 {
 	return 0
 }
 
-func buildID(f *elf.File) string {
+// BuildID returns the GNU build ID of an ELF file in hex, "" if it has
+// none.
+func BuildID(f *elf.File) string {
 	s := f.Section(".note.gnu.build-id")
 	if s == nil {
 		return ""

@@ -29,9 +29,32 @@ type Image struct {
 func pageDown(a uint64) uint64 { return a &^ (emu.PageSize - 1) }
 func pageUp(a uint64) uint64   { return (a + emu.PageSize - 1) &^ (emu.PageSize - 1) }
 
+// interpBase is the fixed load base of a position-independent interpreter
+// (PT_INTERP) per guest arch: above the range mmap places mappings in and
+// below the stack, so that the libraries ld.so maps go where they would
+// without it.
+var interpBase = map[emu.Arch]uint64{
+	emu.X86_64: 0x7ffff8000000,
+	emu.ARM64:  0xfffff8000000,
+}
+
+// InterpBase is the load bias an interpreter gets on arch: the fixed base
+// for ET_DYN (every ld.so), 0 for a fixed-address ET_EXEC one.
+func (e *Executable) InterpBase() uint64 {
+	if e.PIE {
+		return interpBase[e.Arch]
+	}
+	return 0
+}
+
 // Load maps the executable's segments into mem at its base.
 func (e *Executable) Load(mem Memory) (*Image, error) {
-	base := e.Base()
+	return e.LoadAt(mem, e.Base())
+}
+
+// LoadAt maps the segments into mem with base added to their addresses:
+// Base() for the executable, InterpBase() for its interpreter.
+func (e *Executable) LoadAt(mem Memory, base uint64) (*Image, error) {
 	img := &Image{Base: base, Entry: base + e.Entry, Phnum: e.Phnum, Phent: e.Phent, Start: ^uint64(0)}
 	// Pages shared by two segments get the union of their permissions.
 	prot := map[uint64]emu.Prot{}

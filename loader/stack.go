@@ -48,6 +48,9 @@ type StackSpec struct {
 	Hwcap    uint64
 	Hwcap2   uint64
 	Platform string
+	// InterpBase is where the interpreter was loaded (AT_BASE), 0 for a
+	// static executable.
+	InterpBase uint64
 }
 
 // BuildStack maps the initial stack at the arch's fixed top and lays out
@@ -81,7 +84,7 @@ func BuildStack(mem Memory, arch emu.Arch, img *Image, spec StackSpec) (uint64, 
 
 	auxv := [][2]uint64{
 		{atPhdr, img.Phdr}, {atPhent, uint64(img.Phent)}, {atPhnum, uint64(img.Phnum)},
-		{atPagesz, emu.PageSize}, {atBase, 0}, {atFlags, 0}, {atEntry, img.Entry},
+		{atPagesz, emu.PageSize}, {atBase, spec.InterpBase}, {atFlags, 0}, {atEntry, img.Entry},
 		{atUID, spec.UID}, {atEUID, spec.UID}, {atGID, spec.GID}, {atEGID, spec.GID},
 		{atSecure, 0}, {atRandom, random}, {atHwcap, spec.Hwcap}, {atHwcap2, spec.Hwcap2},
 		{atClktck, 100}, {atPlatform, at(platform)}, {atExecfn, at(execfn)}, {atNull, 0},

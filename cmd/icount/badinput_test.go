@@ -42,7 +42,6 @@ func TestBadInput(t *testing.T) {
 		{"directory", dir, exitCannotRun, "is a directory"},
 		{"not executable", write("noexec", good, 0o644), exitCannotRun, "is not executable"},
 		{"script", write("script", []byte("#!/bin/sh\necho hi\n"), 0o755), exitCannotRun, "is a script"},
-		{"dynamic", testProgram(t, "c/empty-dynamic"), exitCannotRun, "dynamically linked"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,87 @@
+package kernel
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// Paths the guest names, and the host files they are. The guest sees its
+// executable at /icount/exe/NAME (see exePath), so that opening that path,
+// or a file beside it (ld.so's $ORIGIN), reaches the binary's real
+// directory. A guest of another arch than the host's finds its libraries
+// under the sysroot: a path not found as given is looked up there.
+
+// DefaultSysroot is where an arm64 guest's interpreter and libraries are
+// found when --sysroot is not given: Debian's cross packages (libc6-arm64-cross)
+// install them there. It is "" when the directory does not exist, and for
+// x86-64 guests, whose libraries are the host's.
+func DefaultSysroot(arch emu.Arch) string {
+	const debianARM64 = "/usr/aarch64-linux-gnu"
+	if arch != emu.ARM64 {
+		return ""
+	}
+	if st, err := os.Stat(debianARM64); err == nil && st.IsDir() {
+		return debianARM64
+	}
+	return ""
+}
+
+// InterpPath is the host file of the interpreter interp for a guest with
+// sysroot ("" for none): under the sysroot when there is one.
+func InterpPath(interp, sysroot string) string {
+	if sysroot == "" {
+		return interp
+	}
+	return filepath.Join(sysroot, interp)
+}
+
+// hostPath maps a path the guest names onto the host: its own executable's
+// aliases to the binary, and what lies under /icount/exe/ to the binary's
+// directory.
+func (p *Process) hostPath(path string) string {
+	if p.isExe(path) {
+		return p.exe.Path
+	}
+	dir := strings.TrimSuffix(exeDir, "/")
+	if path == dir {
+		return filepath.Dir(p.exe.Path)
+	}
+	if rest, ok := strings.CutPrefix(path, exeDir); ok {
+		return filepath.Join(filepath.Dir(p.exe.Path), rest)
+	}
+	return path
+}
+
+// resolve runs op on the host path of path (see hostPath) and, when that
+// is absolute and not found and the guest has a sysroot, on the same path
+// under the sysroot. It returns the host path op succeeded on, or the one
+// it tried first.
+func (p *Process) resolve(path string, op func(host string) error) (string, error) {
+	host := p.hostPath(path)
+	err := op(host)
+	if err == nil || p.opts.Sysroot == "" || !filepath.IsAbs(host) || !errors.Is(err, unix.ENOENT) {
+		return host, err
+	}
+	under := filepath.Join(p.opts.Sysroot, host)
+	if err2 := op(under); !errors.Is(err2, unix.ENOENT) {
+		return under, err2
+	}
+	return host, err
+}
+
+// dirPath is the host path of the directory a guest descriptor for *at
+// calls names, for naming the files opened relative to it.
+func (p *Process) dirPath(dirfd uint64) string {
+	if dirfd == guestFDCWD || int32(dirfd) == -100 {
+		return ""
+	}
+	if f, err := p.fds.get(dirfd); err == nil {
+		return f.path
+	}
+	return ""
+}

@@ -1,0 +1,121 @@
+package kernel
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// Readiness system calls: poll and ppoll on files, pipes and terminals. A
+// guest has one thread, so a wait can end only through a host descriptor
+// (a terminal, or a pipe another process holds): a wait on pipes icount
+// made ends the run as a deadlock, and a timed wait on them alone passes
+// its time (virtually under --fixed-clock) and reports nothing ready.
+
+// maxPollFDs bounds nfds, like RLIMIT_NOFILE.
+const maxPollFDs = maxFDs
+
+// Poll events without a name in x/sys/unix (asm-generic/poll.h).
+const (
+	pollRdnorm = 0x40
+	pollWrnorm = 0x100 // on x86-64 and arm64 alike
+)
+
+func sysPoll(p *Process, a [6]uint64) (uint64, error) {
+	timeout := int64(int32(a[2]))
+	if timeout >= 0 {
+		timeout *= 1e6
+	}
+	return p.poll(a[0], a[1], timeout)
+}
+
+func sysPpoll(p *Process, a [6]uint64) (uint64, error) {
+	timeout := int64(-1)
+	if a[2] != 0 {
+		t, err := p.readTimespec(a[2])
+		if err != nil {
+			return 0, err
+		}
+		if t < 0 {
+			return 0, unix.EINVAL
+		}
+		timeout = t
+	}
+	// The signal mask a[3] matters only to signal delivery, which a
+	// single-threaded guest here never sees.
+	return p.poll(a[0], a[1], timeout)
+}
+
+// poll waits up to timeout nanoseconds (forever when negative) for the
+// guest's pollfd array at addr to have an event.
+func (p *Process) poll(addr, nfds uint64, timeout int64) (uint64, error) {
+	if nfds > maxPollFDs {
+		return 0, unix.EINVAL
+	}
+	raw, err := p.readMem(addr, 8*nfds)
+	if err != nil {
+		return 0, err
+	}
+	le := binary.LittleEndian
+	host := make([]unix.PollFd, 0, nfds)
+	slot := make([]int, nfds) // index in host, -1 for none
+	revents := make([]int16, nfds)
+	waitable := false // some descriptor another process can make ready
+	for i := range slot {
+		slot[i] = -1
+		fd := int32(le.Uint32(raw[8*i:]))
+		events := int16(le.Uint16(raw[8*i+4:]))
+		if fd < 0 {
+			continue
+		}
+		f, err := p.fds.get(uint64(fd))
+		if err != nil {
+			revents[i] = unix.POLLNVAL
+			continue
+		}
+		if f.virt != virtNone {
+			revents[i] = events & (unix.POLLIN | unix.POLLOUT | pollRdnorm | pollWrnorm)
+			continue
+		}
+		waitable = waitable || !f.pipe
+		slot[i] = len(host)
+		host = append(host, unix.PollFd{Fd: int32(f.host), Events: events})
+	}
+	ready := func() uint64 {
+		n := uint64(0)
+		for i := range slot {
+			if slot[i] >= 0 {
+				revents[i] = host[slot[i]].Revents
+			}
+			if revents[i] != 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if _, err := unix.Poll(host, 0); err != nil && err != unix.EINTR {
+		return 0, errnoOf(err)
+	}
+	n := ready()
+	if n == 0 && timeout != 0 {
+		switch {
+		case waitable:
+			ms := -1
+			if timeout > 0 {
+				ms = int(min((timeout+999_999)/1e6, 1<<31-1))
+			}
+			if _, err := unix.Poll(host, ms); err != nil && err != unix.EINTR {
+				return 0, errnoOf(err)
+			}
+			n = ready()
+		case timeout < 0:
+			return 0, errDeadlock
+		default:
+			p.sleep(timeout)
+		}
+	}
+	for i := range revents {
+		le.PutUint16(raw[8*i+6:], uint16(revents[i]))
+	}
+	return n, p.writeMem(addr, raw)
+}
