@@ -47,21 +47,7 @@ func TestInterruptExact(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		attribution := i%2 == 1
 		c := newSpinCPU(t, attribution)
-		done := make(chan struct{})
-		go func() {
-			time.Sleep(time.Duration(i%7) * time.Millisecond)
-			for {
-				c.Executed()
-				c.Interrupt(stop)
-				select {
-				case <-done:
-					return
-				case <-time.After(time.Millisecond):
-				}
-			}
-		}()
-		err := c.Run(0x10000, nil)
-		close(done)
+		err := runInterrupted(c, time.Duration(i%7)*time.Millisecond, stop)
 		if err != stop {
 			t.Fatalf("Run returned %v, want the interrupt's reason", err)
 		}
@@ -119,7 +105,6 @@ func TestInterruptAtSyscall(t *testing.T) {
 	stop := errors.New("stop")
 	for i := 0; i < 40; i++ {
 		var calls int
-		var c *CPU
 		c, err := New(X86_64, Hooks{
 			NewBlock: func(addr uint64, size uint32) BlockInfo {
 				if addr == 0x10000 {
@@ -140,21 +125,7 @@ func TestInterruptAtSyscall(t *testing.T) {
 		c.Map(0x20000, PageSize, ProtRead|ProtWrite)
 		c.Write(0x10000, syscallLoop)
 		c.SetReg(X86RSP, 0x20800)
-		done := make(chan struct{})
-		go func() {
-			time.Sleep(time.Duration(i%5) * time.Millisecond)
-			for {
-				c.Interrupt(stop)
-				select {
-				case <-done:
-					return
-				case <-time.After(time.Millisecond):
-				}
-			}
-		}()
-		err = c.Run(0x10000, nil)
-		close(done)
-		if err != stop {
+		if err := runInterrupted(c, time.Duration(i%5)*time.Millisecond, stop); err != stop {
 			t.Fatalf("Run returned %v", err)
 		}
 		var insns, first uint64
@@ -173,4 +144,25 @@ func TestInterruptAtSyscall(t *testing.T) {
 		}
 		c.Close()
 	}
+}
+
+// runInterrupted runs c from 0x10000 and, from another goroutine after
+// delay, reads Executed and asks it to stop every millisecond until Run
+// returns; it returns Run's error.
+func runInterrupted(c *CPU, delay time.Duration, stop error) error {
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(delay)
+		for {
+			c.Executed()
+			c.Interrupt(stop)
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	defer close(done)
+	return c.Run(0x10000, nil)
 }

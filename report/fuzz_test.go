@@ -15,9 +15,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseConfig("fuzz.toml", data)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.toml: ") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
+			namesFile(t, err, "fuzz.toml")
 			return
 		}
 		check := func(l *Limit) {
@@ -53,9 +51,7 @@ func FuzzParseSuite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSuite("fuzz.toml", data)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.toml: ") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
+			namesFile(t, err, "fuzz.toml")
 			return
 		}
 		seen := map[string]bool{}
@@ -82,9 +78,7 @@ func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseJSON("fuzz.json", data)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.json: ") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
+			namesFile(t, err, "fuzz.json")
 			return
 		}
 		r := Compare(Side{Label: "a"}, Side{Label: "b"}, []Pair{{Base: p, Head: p}}, nil)
@@ -99,4 +93,12 @@ func FuzzParseJSON(f *testing.F) {
 		WritePprof(io.Discard, p)
 		WriteBench(io.Discard, p, "fuzz")
 	})
+}
+
+// namesFile fails a fuzz input whose error does not start with the name
+// of the file it is about.
+func namesFile(t *testing.T, err error, name string) {
+	if !strings.HasPrefix(err.Error(), name+": ") {
+		t.Fatalf("error does not name the file: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/icount-dev/icount/count"
 )
@@ -67,6 +69,9 @@ func runIcount(t *testing.T, stdin []byte, flags []string, prog string, args ...
 	return runIcountWith(t, func(cmd *exec.Cmd) { cmd.Stdin = bytes.NewReader(stdin) }, flags, prog, args...)
 }
 
+// runLimit bounds one icount run in the tests.
+const runLimit = 3 * time.Minute
+
 // runIcountWith runs `icount run --json ... prog args...` as setup
 // prepares the command (its stdin, directory, environment).
 func runIcountWith(t *testing.T, setup func(*exec.Cmd), flags []string, prog string, args ...string) result {
@@ -74,11 +79,18 @@ func runIcountWith(t *testing.T, setup func(*exec.Cmd), flags []string, prog str
 	jsonPath := filepath.Join(t.TempDir(), "profile.json")
 	argv := append([]string{"run", "--json", jsonPath}, flags...)
 	argv = append(append(argv, prog), args...)
-	cmd := exec.Command(icountBin, argv...)
+	// A run that hangs is killed, and fails its test, long before the
+	// test binary's own timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, icountBin, argv...)
 	setup(cmd)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("icount did not end within %v; stderr:\n%s", runLimit, errb.String())
+	}
 	r := result{stdout: out.String(), stderr: errb.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.status = ee.ExitCode()
