@@ -28,14 +28,15 @@ type Region struct {
 // attribute turns the C calling-context tree into the Profile's tree and
 // per-function costs. A function's inclusive cost counts each instruction
 // once however deep it recurses: only its outermost contexts are summed.
-func attribute(nodes []emu.Node, syms *symtab) ([]CallNode, []FunctionCount) {
+func attribute(nodes []emu.Node, mods *modules) ([]CallNode, []FunctionCount) {
 	tree := make([]CallNode, len(nodes))
 	for i, n := range nodes {
 		parent := n.Parent
 		if i == 0 {
 			parent = -1
 		}
-		tree[i] = CallNode{Parent: parent, Function: syms.nameOf(n.Func), Module: syms.module,
+		q := mods.nameOf(n.Func)
+		tree[i] = CallNode{Parent: parent, Function: q.name, Module: q.module,
 			Self: n.Instructions, Inclusive: n.Instructions, Calls: n.Calls}
 	}
 	// Parents come before their children: one backward pass sums subtrees.
@@ -47,7 +48,7 @@ func attribute(nodes []emu.Node, syms *symtab) ([]CallNode, []FunctionCount) {
 	for i, n := range nodes {
 		f := byFunc[n.Func]
 		if f == nil {
-			f = &FunctionCount{Name: tree[i].Function, Module: syms.module, Addr: n.Func}
+			f = &FunctionCount{Name: tree[i].Function, Module: tree[i].Module, Addr: n.Func}
 			byFunc[n.Func] = f
 			order = append(order, n.Func)
 		}

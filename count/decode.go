@@ -15,6 +15,9 @@ type decodedBlock struct {
 	kind   []kind   // what each instruction does, for the mix (see kinds)
 	info   emu.BlockInfo
 	bad    string // why decoding failed, if it did
+	// mapping is the kernel's executable mapping the block lay in when
+	// first seen (an index of kernel.Process.ExecMappings), -1 if none.
+	mapping int
 	// cuts counts the executions cut short, by the index of the first
 	// instruction that did not complete (see notRun).
 	cuts map[int]uint64
@@ -30,6 +33,7 @@ type decoder struct {
 	arch   emu.Arch
 	read   func(addr uint64, b []byte) error
 	funcOf func(addr uint64) uint64 // entry of the function holding addr, 0 if unknown
+	mapOf  func(addr uint64) int    // the executable mapping holding addr (decodedBlock.mapping); nil for none
 	blocks map[blockKey]*decodedBlock
 	failed []string // blocks whose instructions could not all be decoded
 }
@@ -45,7 +49,10 @@ func (d *decoder) newBlock(addr uint64, size uint32) emu.BlockInfo {
 	if b, ok := d.blocks[k]; ok {
 		return b.info
 	}
-	b := &decodedBlock{}
+	b := &decodedBlock{mapping: -1}
+	if d.mapOf != nil {
+		b.mapping = d.mapOf(addr)
+	}
 	code := make([]byte, size)
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()

@@ -119,12 +119,22 @@ type Meta struct {
 	Clock          Clock    `json:"clock"`
 	CPUs           int      `json:"cpus"` // the CPU count the guest was told
 	FilesOpened    []string `json:"files_opened,omitempty"`
+	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked
+	// executable ran under, as loaded; nil for a static one.
+	Interpreter *Binary `json:"interpreter,omitempty"`
+	// Sysroot is the directory the interpreter and the guest's files not
+	// found as named were taken from (--sysroot, or the arm64 default).
+	Sysroot string `json:"sysroot,omitempty"`
 }
 
 // Mapping is an executable segment of a mapped object: [Start, Limit)
 // holds the bytes of the file from Offset on. Bias is what loading added to
 // the file's own addresses (its symbols and DWARF): 0 for a fixed-address
-// executable, the load base for a PIE.
+// executable, the load base for a PIE or a shared library. Every range the
+// guest made executable is one, in order: the executable's segments first,
+// then its interpreter's, then what the guest mapped (the libraries ld.so
+// loads), including code it replaced later. Code in memory no file was
+// mapped at has an empty File and Module "[anonymous]".
 type Mapping struct {
 	Start   uint64 `json:"start"`
 	Limit   uint64 `json:"limit"`
@@ -132,6 +142,15 @@ type Mapping struct {
 	Bias    uint64 `json:"bias"`
 	File    string `json:"file"`
 	BuildID string `json:"build_id,omitempty"`
+	Size    int64  `json:"size,omitempty"`   // the file's size in bytes
+	SHA256  string `json:"sha256,omitempty"` // the file's SHA-256 when the run ended
+	// Module is the name functions in the mapping are reported under (the
+	// file's base name).
+	Module string `json:"module,omitempty"`
+	// Instructions and Blocks are what completed, and the block executions,
+	// in code first seen in this mapping.
+	Instructions uint64 `json:"instructions,omitempty"`
+	Blocks       uint64 `json:"blocks,omitempty"`
 }
 
 // Binary identifies the executable.
@@ -140,6 +159,7 @@ type Binary struct {
 	Size    int64  `json:"size"`
 	SHA256  string `json:"sha256"`
 	BuildID string `json:"build_id,omitempty"`
+	Base    uint64 `json:"base,omitempty"` // the load bias: a PIE's or an interpreter's fixed base
 }
 
 // Clock says where the guest's time came from and how often it read it.

@@ -48,6 +48,10 @@ type Options struct {
 	// host's.
 	Clock *fixedclock.Clock
 	CPUs  int // the CPU count the guest is told (1 when 0)
+	// Sysroot is where a dynamically linked executable's interpreter and
+	// libraries are found (--sysroot); "" gives the default of its arch
+	// (kernel.DefaultSysroot).
+	Sysroot string
 }
 
 // StoppedError says that icount stopped the guest before it ended, and
@@ -79,10 +83,10 @@ func Run(opts Options) (*Profile, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	syms := loadSymbols(exe.Path, exe.Base())
+	mods := newModules(exe.Path, exe.Base())
 	var collect []uint64
 	for _, name := range opts.Collect {
-		entry, ok := syms.byName(name)
+		entry, ok := mods.main.symbols().byName(name)
 		if !ok {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
 		}
@@ -105,7 +109,9 @@ func Run(opts Options) (*Profile, error) {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	defer cpu.Close()
-	dec = newDecoder(exe.Arch, cpu.Read, syms.entry)
+	dec = newDecoder(exe.Arch, cpu.Read, mods.entry)
+	dec.mapOf = mods.mapping
+	kcpu := &codeCPU{CPU: cpu, dec: dec}
 	late = &lateCounters{cpu: cpu, dec: dec}
 
 	argv0 := opts.Argv0
@@ -114,18 +120,18 @@ func Run(opts Options) (*Profile, error) {
 	}
 	argv := append([]string{argv0}, opts.Args...)
 	cpus := max(opts.CPUs, 1)
-	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
-		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory})
+	sysroot := opts.Sysroot
+	if sysroot == "" {
+		sysroot = kernel.DefaultSysroot(exe.Arch)
+	}
+	proc, err = kernel.New(kcpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
+		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot})
 	if err != nil {
 		return nil, err
 	}
+	mods.maps = proc
 	cpu.SetCounter(proc.ReadCounter, dec.notRun)
-	where := func(pc uint64) string {
-		if n := syms.name(pc); n != "" {
-			return fmt.Sprintf("%s (%s)", n, filepath.Base(exe.Path))
-		}
-		return fmt.Sprintf("%#x (%s)", pc, filepath.Base(exe.Path))
-	}
+	where := mods.where
 
 	loc := &locator{dec: dec, cpu: cpu}
 	defer watch(opts.Interrupt, cpu)() // before cpu.Close
@@ -141,7 +147,9 @@ func Run(opts Options) (*Profile, error) {
 			UnicornVersion: emu.Version(),
 			Arch:           exe.Arch.String(),
 			CPUModel:       cpu.Model(),
-			Binary:         Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID},
+			Binary:         Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID, Base: exe.Base()},
+			Interpreter:    interpMeta(proc),
+			Sysroot:        sysroot,
 			Args:           argv,
 			Env:            nonNil(opts.Env),
 			Seed:           opts.Seed,
@@ -151,12 +159,13 @@ func Run(opts Options) (*Profile, error) {
 		},
 		Syscalls: proc.SyscallCounts(),
 	}
-	blocks := dec.ran(cpu.Blocks(), syms.entry)
-	fillCounts(prof, blocks, syms, opts.HotBlocks)
+	table := cpu.Blocks()
+	blocks := dec.ran(table, mods.entry)
+	fillCounts(prof, blocks, mods, opts.HotBlocks)
 	if tree := cpu.CallTree(); tree != nil {
-		prof.CallTree, prof.Functions = attribute(tree, syms)
+		prof.CallTree, prof.Functions = attribute(tree, mods)
 	}
-	describe(prof, exe, blocks, syms, opts.Lines)
+	describe(prof, exe.Arch, blocks, mods, opts.Lines)
 	if len(opts.Collect) > 0 {
 		insns, execs := cpu.Outside()
 		prof.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
@@ -164,6 +173,7 @@ func Run(opts Options) (*Profile, error) {
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
+	prof.Warnings = append(prof.Warnings, kcpu.warnings(table)...)
 	if loc.uncertain != "" {
 		prof.Warnings = append(prof.Warnings, loc.uncertain)
 	}
@@ -228,7 +238,7 @@ func pcOfFailure(err error, cpu *emu.CPU) uint64 {
 }
 
 // fillCounts reads the block table back from C into the Profile.
-func fillCounts(prof *Profile, blocks []ranBlock, syms *symtab, hot int) {
+func fillCounts(prof *Profile, blocks []ranBlock, mods *modules, hot int) {
 	counts := make([]BlockCount, 0, len(blocks))
 	for _, b := range blocks {
 		bc := BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
@@ -238,7 +248,7 @@ func fillCounts(prof *Profile, blocks []ranBlock, syms *symtab, hot int) {
 		counts = append(counts, bc)
 	}
 	prof.Totals.DistinctBlocks = uint64(len(counts))
-	prof.Functions = functionCounts(counts, syms)
+	prof.Functions = functionCounts(blocks, mods)
 	for _, n := range prof.Syscalls {
 		prof.Totals.Syscalls += n
 	}
@@ -249,27 +259,40 @@ func fillCounts(prof *Profile, blocks []ranBlock, syms *symtab, hot int) {
 		return counts[i].Addr < counts[j].Addr
 	})
 	counts = counts[:min(len(counts), hot)]
+	fn := map[uint64]uint64{}
+	for _, b := range blocks {
+		fn[b.Addr] = b.fn
+	}
 	for i := range counts {
-		counts[i].Function = syms.function(counts[i].Addr)
+		if e, ok := fn[counts[i].Addr]; ok {
+			counts[i].Function = mods.nameOf(e).name
+		}
 	}
 	prof.HotBlocks = counts
 }
 
 // functionCounts sums the blocks by the function their first instruction
 // lies in, most instructions first: self costs without the call tree.
-func functionCounts(blocks []BlockCount, syms *symtab) []FunctionCount {
+func functionCounts(blocks []ranBlock, mods *modules) []FunctionCount {
 	self := map[uint64]uint64{}
 	for _, b := range blocks {
-		entry := syms.entry(b.Addr)
-		if entry == 0 {
-			entry = b.Addr
-		}
-		self[entry] += b.Instructions
+		self[b.fn] += b.Executions*uint64(b.Instructions) - b.Cut
 	}
 	out := make([]FunctionCount, 0, len(self))
 	for entry, n := range self {
-		out = append(out, FunctionCount{Name: syms.nameOf(entry), Module: syms.module, Addr: entry, Self: n})
+		q := mods.nameOf(entry)
+		out = append(out, FunctionCount{Name: q.name, Module: q.module, Addr: entry, Self: n})
 	}
 	sortFunctions(out)
 	return out
+}
+
+// interpMeta identifies the interpreter of a dynamically linked
+// executable, nil for a static one.
+func interpMeta(proc *kernel.Process) *Binary {
+	interp, base := proc.Interp()
+	if interp == nil {
+		return nil
+	}
+	return &Binary{Path: interp.Path, Size: interp.Size, SHA256: interp.SHA256, BuildID: interp.BuildID, Base: base}
 }

@@ -47,7 +47,7 @@ func loadSymbols(path string, base uint64) *symtab {
 	syms, _ := f.Symbols()
 	dyn, _ := f.DynamicSymbols()
 	var cands []elf.Symbol
-	for _, s := range append(syms, dyn...) {
+	for _, s := range append(append(syms, dyn...), pltSymbols(f)...) {
 		typ := elf.ST_TYPE(s.Info)
 		code := typ == elf.STT_FUNC || typ == elf.STT_NOTYPE && s.Name != "" && s.Section != elf.SHN_ABS
 		if code && s.Value != 0 && s.Section != elf.SHN_UNDEF && isExec(f, s.Section) {
@@ -86,6 +86,7 @@ func loadSymbols(path string, base uint64) *symtab {
 			t.funcs[i].end = t.funcs[i].start + 1<<20
 		}
 	}
+	t.addFrames(f, frameStarts(f))
 	return t
 }
 

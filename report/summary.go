@@ -27,6 +27,7 @@ func Summary(w io.Writer, p *count.Profile, top int) {
 	fmt.Fprintf(w, "%s%s instructions (%s, %s)\n", Prefix, Group(t.Instructions), p.Meta.Arch, end)
 	fmt.Fprintf(w, "%s%s block executions, %s distinct blocks, %s system calls\n",
 		Prefix, Group(t.Blocks), Group(t.DistinctBlocks), Group(t.Syscalls))
+	objectLines(w, p)
 	topFunctions(w, p, top)
 	clockLine(w, p)
 	for _, warn := range p.Warnings {

@@ -21,6 +21,7 @@ type runFlags struct {
 	inheritEnv bool
 	seed       uint64
 	argv0      string
+	sysroot    string
 	top        int
 	countOnly  bool
 	maxInsns   uint64
@@ -61,6 +62,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringArrayVar(&f.collect, "collect", nil, "count only inside the dynamic extent of function `FUNC` (repeatable)")
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
+	fl.StringVar(&f.sysroot, "sysroot", "", "take a dynamically linked program's interpreter from `DIR`, and look up files the guest does not find as named under it (default for arm64 guests: /usr/aarch64-linux-gnu when it exists)")
 	f.clock.register(fl)
 	f.ci.register(cmd, &f)
 	f.out.register(fl)
@@ -89,7 +91,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	opts := count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
-		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(),
+		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Sysroot: f.sysroot,
 	}
 	finish := f.lim.start(&opts, f.quiet)
 	prof, err := count.Run(opts)

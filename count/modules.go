@@ -1,0 +1,308 @@
+package count
+
+import (
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/icount-dev/icount/kernel"
+	"github.com/icount-dev/icount/loader"
+)
+
+// anonModule names code in memory no file was mapped at (code a program
+// generated itself).
+const anonModule = "[anonymous]"
+
+// module is one object the guest ran code from, at one load bias: the
+// executable, its interpreter, each library ld.so mapped, or anonymous
+// memory. Its symbols and DWARF are read when first needed.
+type module struct {
+	name string // the file's base name: what reports call it
+	path string // "" for anonymous memory
+	bias uint64
+	file *objectFile // nil for anonymous memory
+
+	syms  *symtab
+	dbg   *debugInfo
+	lines bool // dbg holds the line tables
+}
+
+// objectFile is what icount reads once of a file mapped executable.
+type objectFile struct {
+	size    int64
+	sha256  string
+	buildID string
+	loads   []elf.ProgHeader // PT_LOAD; nil when not ELF
+}
+
+// symbols returns the module's symbol table, read on first use.
+func (m *module) symbols() *symtab {
+	if m.syms == nil {
+		if m.path == "" {
+			m.syms = &symtab{module: m.name, names: map[string]uint64{}}
+		} else {
+			m.syms = loadSymbols(m.path, m.bias)
+		}
+	}
+	return m.syms
+}
+
+// debug returns the module's DWARF: function declarations always, line
+// tables and inlined frames with lines.
+func (m *module) debug(lines bool) *debugInfo {
+	if m.dbg == nil || lines && !m.lines {
+		if m.path == "" {
+			m.dbg = &debugInfo{decl: map[uint64]srcPos{}}
+		} else {
+			m.dbg = loadDebugInfo(m.path, lines)
+		}
+		m.lines = lines
+	}
+	return m.dbg
+}
+
+// qualName is a function's name and the module it lies in.
+type qualName struct{ module, name string }
+
+// named is a function as first seen.
+type named struct {
+	qualName
+	mod *module
+}
+
+// modules finds the object holding each block the guest runs, when it is
+// first seen: the kernel knows which file each executable mapping holds,
+// including those ld.so maps while the program runs and those replaced
+// later. Names are fixed at that time, so a module unmapped before the end
+// of the run is still named.
+type modules struct {
+	maps  mappings
+	main  *module // the executable
+	files map[string]*objectFile
+	mods  map[modKey]*module
+	byLog map[int]*module  // index of the kernel's executable mapping to its module
+	names map[uint64]named // function entries (and blocks with none) as first named
+	anon  *module
+}
+
+// mappings is what modules needs of the kernel (kernel.Process).
+type mappings interface {
+	ExecMappings() []kernel.ExecMapping
+	ExecMappingAt(addr uint64) (int, bool)
+}
+
+type modKey struct {
+	path string
+	bias uint64
+}
+
+func newModules(exePath string, exeBias uint64) *modules {
+	ms := &modules{files: map[string]*objectFile{}, mods: map[modKey]*module{}, byLog: map[int]*module{},
+		names: map[uint64]named{}, anon: &module{name: anonModule}}
+	ms.main = ms.module(exePath, exeBias)
+	return ms
+}
+
+// module returns the module of path loaded at bias, creating it.
+func (ms *modules) module(path string, bias uint64) *module {
+	k := modKey{path, bias}
+	if m := ms.mods[k]; m != nil {
+		return m
+	}
+	m := &module{name: filepath.Base(path), path: path, bias: bias, file: ms.object(path)}
+	ms.mods[k] = m
+	return m
+}
+
+// object reads the identity and program headers of the file at path once.
+func (ms *modules) object(path string) *objectFile {
+	if o := ms.files[path]; o != nil {
+		return o
+	}
+	o := &objectFile{}
+	ms.files[path] = o
+	f, err := os.Open(path)
+	if err != nil {
+		return o
+	}
+	defer f.Close()
+	h := sha256.New()
+	if n, err := io.Copy(h, f); err == nil {
+		o.size, o.sha256 = n, hex.EncodeToString(h.Sum(nil))
+	}
+	if ef, err := elf.NewFile(f); err == nil {
+		for _, p := range ef.Progs {
+			if p.Type == elf.PT_LOAD {
+				o.loads = append(o.loads, p.ProgHeader)
+			}
+		}
+		o.buildID = loader.BuildID(ef)
+	}
+	return o
+}
+
+// biasOf is the load bias of the object mapped by m: what its addresses
+// (symbols, DWARF) gain in memory, found from the PT_LOAD holding the
+// mapped file offset. A file that is not ELF is taken as code at its
+// offsets.
+func (ms *modules) biasOf(m kernel.ExecMapping) uint64 {
+	for _, p := range ms.object(m.Path).loads {
+		lo := p.Off &^ (pageSize - 1)
+		if m.Offset >= lo && m.Offset < p.Off+p.Filesz {
+			return m.Start - (m.Offset - p.Off + p.Vaddr)
+		}
+	}
+	return m.Start - m.Offset
+}
+
+const pageSize = 4096
+
+// at returns the module holding addr now, and the index of the kernel's
+// executable mapping holding it (-1 if none).
+func (ms *modules) at(addr uint64) (*module, int) {
+	if ms.maps == nil {
+		return ms.main, -1
+	}
+	i, ok := ms.maps.ExecMappingAt(addr)
+	if !ok {
+		return ms.anon, -1
+	}
+	if m := ms.byLog[i]; m != nil {
+		return m, i
+	}
+	em := ms.maps.ExecMappings()[i]
+	m := ms.anon
+	if em.Path != "" {
+		m = ms.module(em.Path, ms.biasOf(em))
+	}
+	ms.byLog[i] = m
+	return m, i
+}
+
+// entry returns the entry of the function holding addr, 0 when no symbol
+// covers it; either way the name is kept for the end of the run.
+func (ms *modules) entry(addr uint64) uint64 {
+	m, _ := ms.at(addr)
+	if f, ok := m.symbols().lookup(addr); ok {
+		if _, seen := ms.names[f.start]; !seen {
+			ms.names[f.start] = named{qualName{m.name, f.name}, m}
+		}
+		return f.start
+	}
+	if _, seen := ms.names[addr]; !seen {
+		ms.names[addr] = named{qualName{m.name, m.offsetName(addr)}, m}
+	}
+	return 0
+}
+
+// mapping returns the index of the kernel's executable mapping holding
+// addr now, -1 if none.
+func (ms *modules) mapping(addr uint64) int {
+	_, i := ms.at(addr)
+	return i
+}
+
+// nameOf names the function entered at entry (or the block at entry, when
+// no symbol covered it): as when it was first seen, else by what holds it
+// now.
+func (ms *modules) nameOf(entry uint64) qualName {
+	if n, ok := ms.names[entry]; ok {
+		return n.qualName
+	}
+	m, _ := ms.at(entry)
+	return qualName{m.name, m.symbols().nameOf(entry)}
+}
+
+// moduleAt returns the module the function entered at entry was found in.
+func (ms *modules) moduleAt(entry uint64) *module {
+	if n, ok := ms.names[entry]; ok {
+		return n.mod
+	}
+	m, _ := ms.at(entry)
+	return m
+}
+
+// name returns "func+0xoff (module)" for addr, for messages.
+func (ms *modules) where(addr uint64) string {
+	m, _ := ms.at(addr)
+	if n := m.symbols().name(addr); n != "" {
+		return fmt.Sprintf("%s (%s)", n, m.name)
+	}
+	return fmt.Sprintf("%#x (%s)", addr, m.name)
+}
+
+// offsetName names code no symbol covers: module+0xoffset, the offset in
+// the object's own addresses; anonymous code by its address.
+func (m *module) offsetName(addr uint64) string {
+	if m.path == "" {
+		return fmt.Sprintf("%#x", addr)
+	}
+	return fmt.Sprintf("%s+%#x", m.name, addr-m.bias)
+}
+
+// moduleOf returns the module a block was found in when first seen.
+func (ms *modules) moduleOf(b *ranBlock) *module {
+	if b.dec == nil {
+		m, _ := ms.at(b.Addr)
+		return m
+	}
+	if m := ms.byLog[b.dec.mapping]; m != nil {
+		return m
+	}
+	return ms.anon
+}
+
+// profileMappings lists every range the guest made executable, as the
+// kernel logged them, with the object each holds and what ran in it. Code
+// first seen outside any of them (there should be none) is counted in a
+// last, anonymous mapping, so that the mappings' instructions sum to the
+// total.
+func (ms *modules) profileMappings(blocks []ranBlock) []Mapping {
+	var log []kernel.ExecMapping
+	if ms.maps != nil {
+		log = ms.maps.ExecMappings()
+	}
+	out := make([]Mapping, len(log))
+	for i, em := range log {
+		m := ms.byLog[i]
+		if m == nil {
+			m = ms.anon
+			if em.Path != "" {
+				m = ms.module(em.Path, ms.biasOf(em))
+			}
+		}
+		mp := Mapping{Start: em.Start, Limit: em.End, Offset: em.Offset, Bias: m.bias, File: em.Path, Module: m.name}
+		if o := m.file; o != nil {
+			mp.Size, mp.SHA256, mp.BuildID = o.size, o.sha256, o.buildID
+		}
+		out[i] = mp
+	}
+	var other *Mapping
+	for i := range blocks {
+		b := &blocks[i]
+		n := b.Executions*uint64(b.Instructions) - b.Cut
+		mp := -1
+		if b.dec != nil {
+			mp = b.dec.mapping
+		}
+		if mp >= 0 && mp < len(out) {
+			out[mp].Instructions += n
+			out[mp].Blocks += b.Executions
+			continue
+		}
+		if other == nil {
+			other = &Mapping{Start: b.Addr, Limit: b.Addr + uint64(b.Size), Module: anonModule}
+		}
+		other.Start, other.Limit = min(other.Start, b.Addr), max(other.Limit, b.Addr+uint64(b.Size))
+		other.Instructions += n
+		other.Blocks += b.Executions
+	}
+	if other != nil {
+		out = append(out, *other)
+	}
+	return out
+}
