@@ -66,13 +66,24 @@ BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
 BENCHSTAT         := .deps/bin/benchstat
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 
+# Dynamically linked programs (cmd/icount/dynamic_test.go): C programs
+# built PIE and non-PIE for amd64 and, with the cross compiler and Debian's
+# arm64 libraries (libc6-dev-arm64-cross), for arm64; a C++ program using
+# libstdc++; a program finding its library through $$ORIGIN; and the
+# hand-written remap program with the flat code it maps and replaces.
+DYN           := $(BUILD)/dynamic
+DYN_C         := crunch textstat
+DYN_AMD64     := $(addprefix $(DYN)/,$(DYN_C))
+DYN_A64       := $(addprefix $(DYN)/arm64/,$(DYN_C))
+DYN_BINS      := $(DYN_AMD64) $(addsuffix -nopie,$(DYN_AMD64)) $(DYN_A64) $(addsuffix -nopie,$(DYN_A64)) \
+                 $(DYN)/wordfreq $(DYN)/origin $(DYN)/lib/libgreet.so $(DYN)/remap \
+                 $(DYN)/code1.bin $(DYN)/code2.bin $(DYN)/code3.bin
+TESTPROGS     += $(DYN_BINS)
+
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
 
-.PHONY: all deps build testprogs busybox test demo bench soak clean distclean
-
-# How long `make soak` runs.
-SOAK_DURATION ?= 10m
+.PHONY: all deps build testprogs busybox test demo bench clean distclean
 
 all: build
 
@@ -118,10 +129,49 @@ $(BUILD)/cxx/%: testdata/cxx/%.cc | deps
 	@mkdir -p $(@D)
 	$(CXX) -static $(CFLAGS) -o $@ $<
 
-# A dynamically linked program, which icount refuses for now.
+# A dynamically linked program.
 $(BUILD)/c/%-dynamic: testdata/c/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(DYN_AMD64): $(DYN)/%: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIE -pie -o $@ $<
+
+$(addsuffix -nopie,$(DYN_AMD64)): $(DYN)/%-nopie: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fno-PIE -no-pie -o $@ $<
+
+$(DYN_A64): $(DYN)/arm64/%: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) $(CFLAGS) -fPIE -pie -o $@ $<
+
+$(addsuffix -nopie,$(DYN_A64)): $(DYN)/arm64/%-nopie: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) $(CFLAGS) -fno-PIE -no-pie -o $@ $<
+
+$(DYN)/wordfreq: testdata/dynamic/wordfreq.cc | deps
+	@mkdir -p $(@D)
+	$(CXX) $(CFLAGS) -o $@ $<
+
+$(DYN)/lib/libgreet.so: testdata/dynamic/greet.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(DYN)/origin: testdata/dynamic/origin.c $(DYN)/lib/libgreet.so | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(DYN)/lib -lgreet -Wl,-rpath,'$$ORIGIN/lib'
+
+$(DYN)/remap: testdata/dynamic/remap.S | deps
+	@mkdir -p $(@D)
+	$(CC) -nostdlib -static -o $@ $<
+
+# Flat code (no ELF headers) for remap to map.
+$(DYN)/%.bin: testdata/dynamic/%.S | deps
+	@mkdir -p $(@D)
+	$(CC) -c -o $@.o $<
+	objcopy -O binary -j .text $@.o $@
+	rm $@.o
 
 $(BENCH): testdata/c/bench.c | deps
 	@mkdir -p $(@D)
@@ -177,12 +227,6 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseJSON -fuzztime=5s ./report
-
-# The soak test (not in CI): every test program under icount, twice the
-# CPUs at a time, for SOAK_DURATION; counts must never differ between runs
-# of a program and no run may fail (cmd/icount/soak_test.go).
-soak: deps testprogs busybox
-	SOAK_DURATION=$(SOAK_DURATION) $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 0 -v ./cmd/icount
 
 demo: build testprogs
 	@echo

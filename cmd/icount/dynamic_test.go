@@ -1,0 +1,415 @@
+package main
+
+// Dynamically linked executables: real Debian programs against their
+// native runs, a C++ program's attribution by library, arm64 programs from
+// the cross sysroot, PIE and non-PIE builds, code replaced under a running
+// program, and the messages for a missing interpreter or library.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/report"
+)
+
+// hostProgram returns the path of a program of the host's, skipping the
+// test if it is missing or statically linked.
+func hostProgram(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed", name)
+	}
+	return p
+}
+
+// dynamicInputs writes the files the Debian programs read into dir: text,
+// numbers, a directory tree, and gzip and tar files made natively from
+// them.
+func dynamicInputs(t *testing.T, dir string) {
+	t.Helper()
+	var words, nums bytes.Buffer
+	x := uint32(2463534242)
+	next := func() uint32 { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x }
+	vocab := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&words, "%s %s %d\n", vocab[next()%10], vocab[next()%7], next()%100)
+		fmt.Fprintf(&nums, "%d\n", next()%100000)
+	}
+	for name, data := range map[string][]byte{"words.txt": words.Bytes(), "nums.txt": nums.Bytes(),
+		"tree/a.txt": []byte("a\n"), "tree/sub/b.txt": words.Bytes()[:500], "tree/sub/deeper/c.txt": []byte("c\n")} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range [][]string{{"sh", "-c", "gzip -c words.txt > words.gz"}, {"tar", "-cf", "tree.tar", "tree"}} {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", c, err, out)
+		}
+	}
+}
+
+// TestDebianPrograms runs dynamically linked programs of the host's Debian
+// under icount: stdout and exit status equal their native run's, and a
+// second run counts the same.
+func TestDebianPrograms(t *testing.T) {
+	dir := t.TempDir()
+	dynamicInputs(t, dir)
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string // a file in dir
+	}{
+		{"true", nil, ""},
+		{"false", nil, ""},
+		{"echo", []string{"hello,", "dynamic", "world"}, ""},
+		{"cat", []string{"words.txt"}, ""},
+		{"sort", []string{"-n", "nums.txt"}, ""},
+		{"sort", []string{"-k2,2", "-k1,1", "-s", "words.txt"}, ""},
+		{"uniq", []string{"-c"}, "nums.txt"},
+		{"wc", []string{"words.txt", "nums.txt"}, ""},
+		{"sha256sum", []string{"words.txt"}, ""},
+		{"md5sum", []string{"nums.txt"}, ""},
+		{"base64", []string{"words.gz"}, ""},
+		{"od", []string{"-A", "x", "-t", "x1z", "tree/a.txt", "words.gz"}, ""},
+		{"gzip", []string{"-c", "-9", "words.txt"}, ""},
+		{"gzip", []string{"-d", "-c"}, "words.gz"},
+		{"tar", []string{"-cf", "-", "tree"}, ""},
+		{"tar", []string{"-tvf", "-"}, "tree.tar"},
+		{"expr", []string{"6", "*", "7"}, ""},
+		{"expr", []string{"length", "dynamic"}, ""},
+		{"seq", []string{"-w", "1", "7", "100"}, ""},
+		{"date", []string{"-u", "-d", "@0"}, ""},
+		{"awk", []string{"{ n[$1] += $3 } END { for (k in n) s = s k \"=\" n[k] \" \"; print length(s), NR }", "words.txt"}, ""},
+		{"sed", []string{"-n", "-e", "s/alpha \\([a-z]*\\)/A-\\1/p", "words.txt"}, ""},
+	}
+	for _, c := range cases {
+		c := c
+		t.Run(c.name+" "+strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			prog := hostProgram(t, c.name)
+			var stdin []byte
+			if c.stdin != "" {
+				var err error
+				if stdin, err = os.ReadFile(filepath.Join(dir, c.stdin)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantOut, wantStatus := runNative(t, dir, stdin, prog, c.args...)
+			run := func() result {
+				return runIcountWith(t, func(cmd *exec.Cmd) { cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, bytes.NewReader(stdin) },
+					[]string{"-q", "--fixed-clock"}, prog, c.args...)
+			}
+			a, b := run(), run()
+			if a.stdout != wantOut || a.status != wantStatus {
+				t.Fatalf("status %d (native %d), stdout %d bytes (native %d), equal %v; stderr:\n%s",
+					a.status, wantStatus, len(a.stdout), len(wantOut), a.stdout == wantOut, a.stderr)
+			}
+			if d := sameRun(a, b); d != "" {
+				t.Errorf("two runs differ: %s", d)
+			}
+			if a.profile.Meta.Interpreter == nil || len(report.Objects(a.profile)) < 3 {
+				t.Errorf("interpreter %+v, objects %+v: want the program, ld.so and libc", a.profile.Meta.Interpreter, report.Objects(a.profile))
+			}
+		})
+	}
+}
+
+// TestDateIgnoresHostClock checks that date reads only the fixed clock:
+// `date -u` prints the clock's start, and -d @0 the epoch.
+func TestDateIgnoresHostClock(t *testing.T) {
+	date := hostProgram(t, "date")
+	// Every read of the time takes the next value (ld.so reads the time
+	// stamp counter too), so date prints start + k seconds for its read k.
+	for _, start := range []string{"2001-02-03T04:05:06Z", "2024-12-31T23:59:00Z"} {
+		r := runIcount(t, nil, []string{"-q", "--clock-start", start}, date, "-u", "+%FT%TZ")
+		t0, _ := time.Parse(time.RFC3339, start)
+		got, err := time.Parse(time.RFC3339, strings.TrimSpace(r.stdout))
+		reads := int64(r.profile.Meta.Clock.Reads)
+		if d := got.Sub(t0); err != nil || d < 0 || d%time.Second != 0 || int64(d/time.Second) >= reads {
+			t.Errorf("date -u under --clock-start %s printed %q after %d clock reads; stderr %s", start, r.stdout, reads, r.stderr)
+		}
+	}
+	r := runIcount(t, nil, []string{"-q", "--fixed-clock"}, date, "-u", "-d", "@0")
+	if r.stdout != "Thu Jan  1 00:00:00 UTC 1970\n" || r.profile.Meta.Clock.Mode != "fixed" {
+		t.Errorf("date -u -d @0 printed %q, clock %+v", r.stdout, r.profile.Meta.Clock)
+	}
+}
+
+// checkObjects checks that the instructions of the objects sum to the
+// total and returns them by module. Without the call tree (--count-only),
+// the functions of each module sum to its objects' instructions; with it,
+// the call tree is checked, and code no symbol or unwind entry names is
+// charged to the function running it, which may lie in another module.
+func checkObjects(t *testing.T, p *count.Profile) map[string]uint64 {
+	t.Helper()
+	byModule := map[string]uint64{}
+	var sum uint64
+	for _, o := range report.Objects(p) {
+		byModule[o.Module] += o.Instructions
+		sum += o.Instructions
+	}
+	if sum != p.Totals.Instructions {
+		t.Errorf("objects sum to %d, total %d", sum, p.Totals.Instructions)
+	}
+	if len(p.CallTree) > 0 {
+		checkTree(t, p)
+		return byModule
+	}
+	fromFuncs := map[string]uint64{}
+	for _, f := range p.Functions {
+		fromFuncs[f.Module] += f.Self
+	}
+	for m, n := range byModule {
+		if fromFuncs[m] != n {
+			t.Errorf("module %s: %d instructions in its mappings, %d in its functions", m, n, fromFuncs[m])
+		}
+	}
+	return byModule
+}
+
+// TestDynamicCXX runs a C++ program linked with libstdc++: same output as
+// natively, and instructions attributed to the program, libstdc++, libc
+// and ld.so, summing exactly to the total.
+func TestDynamicCXX(t *testing.T) {
+	prog := testProgram(t, "dynamic/wordfreq")
+	want, status := runNative(t, t.TempDir(), nil, prog)
+	r := runIcount(t, nil, []string{"--fixed-clock"}, prog)
+	if r.stdout != want || r.status != status || r.profile == nil {
+		t.Fatalf("stdout %q, status %d; native %q, %d\n%s", r.stdout, r.status, want, status, r.stderr)
+	}
+	byModule := checkObjects(t, r.profile)
+	for _, m := range []string{"wordfreq", "libstdc++.so.6", "libc.so.6", "ld-linux-x86-64.so.2"} {
+		if byModule[m] == 0 {
+			t.Errorf("no instructions attributed to %s: %v", m, byModule)
+		}
+		if !strings.Contains(r.stderr, "icount: ") || !strings.Contains(r.stderr, "  "+m+" (") {
+			t.Errorf("the summary does not list %s:\n%s", m, r.stderr)
+		}
+	}
+	// Functions are named in every module: symbols, PLT stubs, and the
+	// unwind tables of stripped libraries.
+	names := map[string]bool{}
+	for _, f := range r.profile.Functions {
+		names[f.Module+" "+f.Name] = true
+	}
+	for _, want := range []string{"wordfreq main", "libc.so.6 __libc_start_main", "libc.so.6 malloc",
+		"wordfreq _ZNSolsEi@plt", "libstdc++.so.6 _ZNSolsEi"} {
+		if !names[want] {
+			t.Errorf("no function %q", want)
+		}
+	}
+	for _, m := range r.profile.Mappings {
+		if m.File != "" && (m.SHA256 == "" || m.Size == 0 || m.BuildID == "") {
+			t.Errorf("mapping of %s lacks its identity: %+v", m.File, m)
+		}
+	}
+	// Without the call tree, every module's functions hold exactly its
+	// instructions.
+	c := runIcount(t, nil, []string{"-q", "--fixed-clock", "--count-only"}, prog)
+	if c.profile == nil || c.profile.Totals != r.profile.Totals {
+		t.Fatalf("--count-only: totals differ")
+	}
+	checkObjects(t, c.profile)
+}
+
+// TestDynamicARM64 runs arm64 builds of the C programs, linked against
+// Debian's cross libraries, under the default sysroot: each prints what
+// its amd64 build prints natively.
+func TestDynamicARM64(t *testing.T) {
+	for _, p := range cPrograms {
+		for _, variant := range []string{p.name, p.name + "-nopie"} {
+			t.Run(variant, func(t *testing.T) {
+				r := matchNative(t, p, testProgram(t, "dynamic/"+p.name), testProgram(t, "dynamic/arm64/"+variant))
+				m := r.profile.Meta
+				if m.Arch != "aarch64" || m.Sysroot != "/usr/aarch64-linux-gnu" || m.Interpreter == nil ||
+					m.Interpreter.Path != "/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1" {
+					t.Errorf("arch %s, sysroot %q, interpreter %+v", m.Arch, m.Sysroot, m.Interpreter)
+				}
+				checkObjects(t, r.profile)
+			})
+		}
+	}
+}
+
+// TestPIEAndNonPIE runs PIE and non-PIE builds of the same programs: the
+// same output, each deterministic, loaded at the fixed bases the Profile
+// records.
+func TestPIEAndNonPIE(t *testing.T) {
+	bases := map[string]struct{ exe, interp uint64 }{
+		"dynamic/crunch":             {0x555555554000, 0x7ffff8000000},
+		"dynamic/crunch-nopie":       {0, 0x7ffff8000000},
+		"dynamic/arm64/crunch":       {0xaaaaaaaa0000, 0xfffff8000000},
+		"dynamic/arm64/crunch-nopie": {0, 0xfffff8000000},
+	}
+	var outs []string
+	for _, prog := range []string{"dynamic/crunch", "dynamic/crunch-nopie", "dynamic/arm64/crunch", "dynamic/arm64/crunch-nopie"} {
+		a := runIcount(t, nil, []string{"-q"}, testProgram(t, prog))
+		b := runIcount(t, nil, []string{"-q"}, testProgram(t, prog))
+		if d := sameRun(a, b); d != "" || a.status != 0 {
+			t.Fatalf("%s: status %d, two runs differ: %s\n%s", prog, a.status, d, a.stderr)
+		}
+		m, want := a.profile.Meta, bases[prog]
+		if m.Binary.Base != want.exe || m.Interpreter == nil || m.Interpreter.Base != want.interp {
+			t.Errorf("%s: base %#x, interpreter %+v; want %#x and %#x", prog, m.Binary.Base, m.Interpreter, want.exe, want.interp)
+		}
+		outs = append(outs, a.stdout)
+	}
+	for i := range outs {
+		if outs[i] != outs[0] {
+			t.Errorf("output %d differs from the PIE build's", i)
+		}
+	}
+}
+
+// TestOrigin runs a program whose library is found through RUNPATH
+// $ORIGIN/lib, from another directory: ld.so resolves $ORIGIN from
+// /proc/self/exe, which the guest sees as /icount/exe/NAME.
+func TestOrigin(t *testing.T) {
+	r := runIcountIn(t, t.TempDir(), nil, []string{"-q"}, testProgram(t, "dynamic/origin"))
+	if r.stdout != "hello from libgreet, origin\n" || r.status != 0 {
+		t.Fatalf("stdout %q, status %d\n%s", r.stdout, r.status, r.stderr)
+	}
+	lib := filepath.Join(buildDir, "dynamic", "lib", "libgreet.so")
+	found := false
+	for _, m := range r.profile.Mappings {
+		found = found || m.File == lib
+	}
+	if !found {
+		t.Errorf("libgreet.so is not among the mappings: %+v", r.profile.Mappings)
+	}
+}
+
+// TestCodeReplaced runs hand-written code that maps flat code from a file,
+// runs it, and replaces it under the same address (munmap and mmap of
+// another file; mprotect and pread), counting exactly as its header works
+// out. With CODE3, new code has the old block's address and size but more
+// instructions: the emulator's block table keeps one entry per address and
+// size, so the count is either exact or the Profile says which block may be
+// counted as the old code.
+func TestCodeReplaced(t *testing.T) {
+	src := filepath.Join(repoRoot, "testdata", "dynamic", "remap.S")
+	want := readExpectation(t, src)
+	prog := testProgram(t, "dynamic/remap")
+	code := func(n int) string { return testProgram(t, fmt.Sprintf("dynamic/code%d.bin", n)) }
+	r := runIcount(t, nil, nil, prog, code(1), code(2))
+	if r.profile == nil || r.profile.Totals.Instructions != want.instructions || r.profile.Totals.Blocks != want.blocks || r.status != want.exit {
+		t.Fatalf("status %d, totals %+v; want %+v\n%s", r.status, r.profile.Totals, want, r.stderr)
+	}
+	if len(r.profile.Warnings) != 0 {
+		t.Errorf("warnings: %q", r.profile.Warnings)
+	}
+	// Functions are told apart by their entry address, so code2's is
+	// named as code1's, which was there first; the mappings tell them
+	// apart.
+	byModule := map[string]uint64{}
+	for _, o := range report.Objects(r.profile) {
+		byModule[o.Module] += o.Instructions
+	}
+	if byModule["code1.bin"] != 4 || byModule["code2.bin"] != 33 || byModule["remap"] != want.instructions-37 {
+		t.Errorf("by module %v: want code1.bin 4 (2 runs of 2), code2.bin 33", byModule)
+	}
+
+	b, _ := os.ReadFile(src)
+	var with expectation
+	m := regexp.MustCompile(`(?m)^# icount-with-code3: instructions=(\d+) blocks=(\d+) exit=(\d+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s has no icount-with-code3 line", src)
+	}
+	fmt.Sscan(string(m[1])+" "+string(m[2])+" "+string(m[3]), &with.instructions, &with.blocks, &with.exit)
+	r = runIcount(t, nil, nil, prog, code(1), code(2), code(3))
+	if r.status != with.exit || r.profile.Totals.Blocks != with.blocks {
+		t.Fatalf("with code3: status %d, totals %+v; want %+v\n%s", r.status, r.profile.Totals, with, r.stderr)
+	}
+	if got := r.profile.Totals.Instructions; got != with.instructions {
+		warned := false
+		for _, w := range r.profile.Warnings {
+			warned = warned || strings.Contains(w, "block at 0x20000000 changed after it ran")
+		}
+		if !warned {
+			t.Errorf("with code3: %d instructions, want %d, and no warning says why", got, with.instructions)
+		}
+		t.Logf("with code3: %d instructions of %d, flagged: %q", got, with.instructions, r.profile.Warnings)
+	}
+}
+
+// TestMissingInterpreter checks the one-line error for an executable whose
+// interpreter does not exist: on amd64 a PT_INTERP pointing nowhere, on
+// arm64 a sysroot without it.
+func TestMissingInterpreter(t *testing.T) {
+	data, err := os.ReadFile(testProgram(t, "dynamic/crunch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const real, missing = "/lib64/ld-linux-x86-64.so.2", "/lib64/ld-missing-x86-64.so"
+	i := bytes.Index(data, []byte(real+"\x00"))
+	if i < 0 {
+		t.Fatalf("no %s in the binary", real)
+	}
+	copy(data[i:], missing+"\x00")
+	exe := filepath.Join(t.TempDir(), "crunch")
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		prog  string
+		flags []string
+		msg   string
+	}{
+		{exe, nil, exe + ": its interpreter " + missing + " was not found: no such file " + missing},
+		{testProgram(t, "dynamic/arm64/crunch"), []string{"--sysroot", "/nonexistent"},
+			": its interpreter /lib/ld-linux-aarch64.so.1 was not found: no such file /nonexistent/lib/ld-linux-aarch64.so.1 (under the sysroot /nonexistent)"},
+	}
+	for _, c := range cases {
+		r := runIcount(t, nil, c.flags, c.prog)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.status != exitNotFound || len(lines) != 1 || !strings.HasPrefix(lines[0], "icount: ") || !strings.Contains(lines[0], c.msg) || r.profile != nil {
+			t.Errorf("status %d, stderr %q; want %d and one line with %q", r.status, r.stderr, exitNotFound, c.msg)
+		}
+	}
+}
+
+// TestMissingLibrary runs a program whose library is missing: ld.so's own
+// message reaches stderr unchanged, and icount exits with its status, as
+// natively.
+func TestMissingLibrary(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(testProgram(t, "dynamic/origin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "origin")
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	native := exec.Command(exe)
+	native.Args[0] = "origin" // as icount gives argv[0]
+	var wantErr bytes.Buffer
+	native.Stderr = &wantErr
+	err = native.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || !strings.Contains(wantErr.String(), "libgreet.so: cannot open shared object file") {
+		t.Fatalf("native run: %v, stderr %q", err, wantErr.String())
+	}
+	r := runIcount(t, nil, []string{"-q"}, exe)
+	if r.status != ee.ExitCode() || r.stderr != wantErr.String() || r.stdout != "" {
+		t.Errorf("status %d, stderr %q; native %d, %q", r.status, r.stderr, ee.ExitCode(), wantErr.String())
+	}
+	if r.profile == nil || !r.profile.Exit.Complete || r.profile.Exit.Status != 127 {
+		t.Errorf("profile exit %+v", r.profile.Exit)
+	}
+}
