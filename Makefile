@@ -83,7 +83,10 @@ TESTPROGS     += $(DYN_BINS)
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
 
-.PHONY: all deps build testprogs busybox test demo bench clean distclean
+.PHONY: all deps build testprogs busybox test demo bench soak clean distclean
+
+# How long `make soak` runs.
+SOAK_DURATION ?= 10m
 
 all: build
 
@@ -227,6 +230,12 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseJSON -fuzztime=5s ./report
+
+# The soak test (not in CI): every test program under icount, twice the
+# CPUs at a time, for SOAK_DURATION; counts must never differ between runs
+# of a program and no run may fail (cmd/icount/soak_test.go).
+soak: deps testprogs busybox
+	SOAK_DURATION=$(SOAK_DURATION) $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 0 -v ./cmd/icount
 
 demo: build testprogs
 	@echo
