@@ -17,9 +17,11 @@ Otherwise:
          wrote the Profile, marked incomplete (reason "SIGTERM")
   130    icount got SIGINT (Ctrl-C): the same (reason "SIGINT"); a second
          SIGINT or SIGTERM exits at once, writing nothing
-  127    the executable does not exist
+  127    the executable, or its interpreter (PT_INTERP), does not exist;
+         a library the dynamic linker cannot find ends the guest with
+         ld.so's message and its status, 127, as natively
   126    the file is not an executable icount can run (not ELF, 32-bit,
-         another architecture, dynamically linked, not executable, ...)
+         another architecture, not executable, a script, ...)
   125    icount stopped the guest: it made a system call or used a feature
          icount does not emulate (threads: clone), or it would wait forever
   124    --timeout stopped the guest after that much wall-clock time; the
