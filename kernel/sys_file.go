@@ -601,11 +601,10 @@ func sysStatfs(p *Process, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var st unix.Statfs_t
-	if _, err := p.resolve(path, func(host string) error { return unix.Statfs(host, &st) }); err != nil {
-		return 0, errnoOf(err)
-	}
-	return 0, p.writeMem(a[1], unsafe.Slice((*byte)(unsafe.Pointer(&st)), unsafe.Sizeof(st)))
+	return 0, p.putStatfs(a[1], func(st *unix.Statfs_t) error {
+		_, err := p.resolve(path, func(host string) error { return unix.Statfs(host, st) })
+		return err
+	})
 }
 
 func sysFstatfs(p *Process, a [6]uint64) (uint64, error) {
@@ -613,11 +612,16 @@ func sysFstatfs(p *Process, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return 0, p.putStatfs(a[1], func(st *unix.Statfs_t) error { return unix.Fstatfs(f.host, st) })
+}
+
+// putStatfs writes to addr the struct statfs that get fills from the host.
+func (p *Process) putStatfs(addr uint64, get func(*unix.Statfs_t) error) error {
 	var st unix.Statfs_t
-	if err := unix.Fstatfs(f.host, &st); err != nil {
-		return 0, errnoOf(err)
+	if err := get(&st); err != nil {
+		return errnoOf(err)
 	}
-	return 0, p.writeMem(a[1], unsafe.Slice((*byte)(unsafe.Pointer(&st)), unsafe.Sizeof(st)))
+	return p.writeMem(addr, unsafe.Slice((*byte)(unsafe.Pointer(&st)), unsafe.Sizeof(st)))
 }
 
 // sysCopyFileRange copies between two host descriptors, as the kernel
