@@ -59,9 +59,11 @@ type soakRun struct {
 	fingerprint string
 }
 
-func soakOnce(t *testing.T, prog string, countOnly bool, stdin []byte) (soakRun, error) {
-	dir := t.TempDir()
-	jsonPath := filepath.Join(dir, "p.json")
+// soakOnce runs prog in cwd, an empty directory: its path is the same
+// length for every run, since a program that reads it (getcwd) does work
+// that depends on its length.
+func soakOnce(t *testing.T, prog, cwd string, countOnly bool, stdin []byte) (soakRun, error) {
+	jsonPath := filepath.Join(t.TempDir(), "p.json")
 	args := append([]string{"run", "--json", jsonPath}, soakFlags...)
 	if countOnly {
 		args = append(args, "--count-only")
@@ -71,7 +73,7 @@ func soakOnce(t *testing.T, prog string, countOnly bool, stdin []byte) (soakRun,
 		args = append(args, "sh", "-c", "echo hello | wc -c; seq 1 200 | sort -r | head -3; echo done")
 	}
 	cmd := exec.Command(icountBin, args...)
-	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(stdin)
+	cmd.Dir, cmd.Stdin = cwd, bytes.NewReader(stdin)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	err := cmd.Run()
@@ -123,7 +125,12 @@ func TestSoak(t *testing.T) {
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	workers := 2 * runtime.NumCPU()
+	cwds := t.TempDir()
 	for w := 0; w < workers; w++ {
+		cwd := filepath.Join(cwds, fmt.Sprintf("w%04d", w))
+		if err := os.Mkdir(cwd, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -132,7 +139,7 @@ func TestSoak(t *testing.T) {
 				k := key{progs[next%len(progs)], (next/len(progs))%2 == 1}
 				next++
 				mu.Unlock()
-				r, err := soakOnce(t, k.prog, k.countOnly, stdin)
+				r, err := soakOnce(t, k.prog, cwd, k.countOnly, stdin)
 				mu.Lock()
 				runs[k]++
 				if err != nil {
