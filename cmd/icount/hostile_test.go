@@ -197,3 +197,36 @@ func TestSignalStops(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeoutBlocked: a guest blocked reading a pipe nobody writes does not
+// stop at --timeout; icount exits 124 after its grace period, saying so.
+func TestTimeoutBlocked(t *testing.T) {
+	t.Parallel()
+	bb := filepath.Join(repoRoot, ".deps", "busybox", "amd64", "busybox")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cmd := exec.Command(icountBin, "run", "-q", "--timeout", "200ms", bb, "cat")
+	var errb bytes.Buffer
+	cmd.Stdin, cmd.Stderr = r, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(stopGrace + 10*time.Second):
+		cmd.Process.Kill()
+		t.Fatal("icount did not exit")
+	}
+	noPanic(t, errb.String())
+	if took := time.Since(start); cmd.ProcessState.ExitCode() != exitTimeout || took < stopGrace ||
+		!strings.Contains(errb.String(), "icount: the program did not stop within 5s of being asked (it is blocked in a system call): exiting, nothing written\n") {
+		t.Errorf("status %d after %v, stderr:\n%s", cmd.ProcessState.ExitCode(), took, errb.String())
+	}
+}

@@ -157,8 +157,14 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 	}
 }
 
+// exitNow exits at once with status, saying why on a line of its own
+// (over the progress line on a terminal).
 func exitNow(status int, msg string) {
-	fmt.Fprintf(os.Stderr, "\r\033[K%s%s\n", report.Prefix, msg)
+	clear := ""
+	if isTerminal(os.Stderr) {
+		clear = "\r\033[K"
+	}
+	fmt.Fprintf(os.Stderr, "%s%s%s\n", clear, report.Prefix, msg)
 	os.Exit(status)
 }
 
