@@ -230,6 +230,7 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=5s ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseJSON -fuzztime=5s ./report
+	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=5s ./count
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs
