@@ -202,7 +202,9 @@ func (t *symtab) addFrames(f *elf.File, starts []uint64) {
 		if _, ok := t.lookup(addr); ok || !inExec(f, s) {
 			continue
 		}
-		add = append(add, function{start: addr, name: fmt.Sprintf("%s+%#x", t.module, s)})
+		name := fmt.Sprintf("%s+%#x", t.module, s)
+		add = append(add, function{start: addr, name: name})
+		t.names[name] = addr
 	}
 	if len(add) == 0 {
 		return

@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -203,40 +203,14 @@ func byCount(m map[string]uint64) []string {
 }
 
 // disassembly writes the chosen functions' instructions with the times
-// each completed, from the blocks the run saved and the binary's bytes.
+// each completed, from the blocks the run saved and the bytes of the file
+// each function's module was mapped from.
 func (a *annotation) disassembly(w io.Writer, top int) {
-	bin := a.p.Meta.Binary
 	if len(a.p.Blocks) == 0 {
 		fmt.Fprintf(w, "-- No disassembly: the profile has no blocks (save the run with --lines)\n")
 		return
 	}
-	data, err := os.ReadFile(bin.Path)
-	if err != nil {
-		fmt.Fprintf(w, "-- No disassembly: the binary %s cannot be read: %v\n", bin.Path, err)
-		return
-	}
-	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != bin.SHA256 {
-		fmt.Fprintf(w, "-- No disassembly: %s changed since the run (SHA-256 %s, the run's %s)\n", bin.Path, hex.EncodeToString(sum[:]), bin.SHA256)
-		return
-	}
-	var bias uint64
-	if len(a.p.Mappings) > 0 {
-		bias = a.p.Mappings[0].Bias
-	}
-	code, err := count.OpenCode(bin.Path, bias)
-	if err != nil {
-		fmt.Fprintf(w, "-- No disassembly: %v\n", err)
-		return
-	}
-	// Times each instruction completed, over every block holding it.
-	runs := map[uint64]uint64{}
-	for i := range a.p.Blocks {
-		b := &a.p.Blocks[i]
-		starts := code.Starts(b.Addr, b.Size)
-		for j, n := range b.Runs(len(starts)) {
-			runs[starts[j]] += n
-		}
-	}
+	codes := map[string]*moduleCode{}
 	var fns []count.FunctionCount
 	for _, f := range a.p.Functions {
 		if a.want != nil && a.want[f.Name] || a.want == nil && len(fns) < top && f.Self > 0 {
@@ -244,9 +218,25 @@ func (a *annotation) disassembly(w io.Writer, top int) {
 		}
 	}
 	for _, f := range fns {
+		mc := codes[f.Module]
+		if mc == nil {
+			mc = a.openModule(f.Module)
+			codes[f.Module] = mc
+			if mc.err != "" {
+				of := ""
+				if f.Module != filepath.Base(a.p.Meta.Binary.Path) {
+					of = " of " + f.Module
+				}
+				fmt.Fprintf(w, "-- No disassembly%s: %s\n", of, mc.err)
+			}
+		}
+		if mc.code == nil {
+			continue
+		}
+		code, runs := mc.code, mc.runs
 		start, end, ok := code.Function(f.Name)
 		if !ok {
-			fmt.Fprintf(w, "-- Disassembly of %s: not in the binary's symbols\n\n", report.DisplayName(f.Name))
+			fmt.Fprintf(w, "-- Disassembly of %s: not in the symbols of %s\n\n", report.DisplayName(f.Name), f.Module)
 			continue
 		}
 		fmt.Fprintf(w, "-- Disassembly of %s (%s), %s instructions (%s)\n", report.DisplayName(f.Name), f.Module, report.Group(f.Self), a.share(f.Self))
@@ -269,4 +259,70 @@ func (a *annotation) disassembly(w io.Writer, top int) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// moduleCode is the code of one module of a run, with the times each of
+// its instructions completed; err says why there is none.
+type moduleCode struct {
+	code *count.Code
+	runs map[uint64]uint64
+	err  string
+}
+
+// openModule reads the file a module was mapped from, if it is still the
+// one the run mapped (its SHA-256), and counts its instructions' runs from
+// the blocks that ran in its mappings.
+func (a *annotation) openModule(module string) *moduleCode {
+	bin := a.p.Meta.Binary
+	var ranges []count.Mapping
+	for _, m := range a.p.Mappings {
+		// (Profiles from before mappings named their module name none.)
+		if m.Module == module || m.Module == "" && filepath.Base(m.File) == module {
+			ranges = append(ranges, m)
+		}
+	}
+	path, sum, bias := bin.Path, bin.SHA256, uint64(0)
+	if len(ranges) > 0 {
+		path, bias = ranges[0].File, ranges[0].Bias
+		if path != bin.Path {
+			sum = ranges[0].SHA256
+		}
+	}
+	what := "the binary " + path
+	if path != bin.Path {
+		what = "the file " + path
+	}
+	mc := &moduleCode{}
+	data, err := os.ReadFile(path)
+	switch {
+	case path == "":
+		mc.err = "no file was mapped there"
+	case err != nil:
+		mc.err = fmt.Sprintf("%s cannot be read: %v", what, err)
+	case sum != "" && fmt.Sprintf("%x", sha256.Sum256(data)) != sum:
+		mc.err = fmt.Sprintf("%s changed since the run (SHA-256 %x, the run's %s)", path, sha256.Sum256(data), sum)
+	}
+	if mc.err != "" {
+		return mc
+	}
+	if mc.code, err = count.OpenCode(path, bias); err != nil {
+		mc.err = err.Error()
+		return mc
+	}
+	mc.runs = map[uint64]uint64{}
+	for i := range a.p.Blocks {
+		b := &a.p.Blocks[i]
+		in := len(ranges) == 0
+		for _, m := range ranges {
+			in = in || b.Addr >= m.Start && b.Addr < m.Limit
+		}
+		if !in {
+			continue
+		}
+		starts := mc.code.Starts(b.Addr, b.Size)
+		for j, n := range b.Runs(len(starts)) {
+			mc.runs[starts[j]] += n
+		}
+	}
+	return mc
 }

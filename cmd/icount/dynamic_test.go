@@ -413,3 +413,53 @@ func TestMissingLibrary(t *testing.T) {
 		t.Errorf("profile exit %+v", r.profile.Exit)
 	}
 }
+
+// TestAnnotateLibraries disassembles the hottest functions of a
+// dynamically linked run in whichever module they lie (the program,
+// libstdc++, libc, ld.so), each from its own file: every function's
+// instructions sum to its self cost.
+func TestAnnotateLibraries(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "prof.json")
+	if status, _, stderr := icountIn(t, "", "run", "-q", "--count-only", "--lines", "--json", prof, testProgram(t, "dynamic/wordfreq")); status != 0 {
+		t.Fatalf("run: %d %s", status, stderr)
+	}
+	p, err := report.ReadJSON(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := map[string]uint64{}
+	for _, f := range p.Functions {
+		self[report.DisplayName(f.Name)+" "+f.Module] = f.Self
+	}
+	status, out, stderr := icountIn(t, "", "annotate", "--top", "12", prof)
+	if status != 0 {
+		t.Fatalf("annotate: %d %s", status, stderr)
+	}
+	modules := map[string]bool{}
+	var fn string
+	var sum uint64
+	check := func() {
+		if fn != "" && sum != self[fn] {
+			t.Errorf("disassembly of %s: instructions sum to %d, self %d", fn, sum, self[fn])
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case disasmHeader.MatchString(line):
+			check()
+			m := disasmHeader.FindStringSubmatch(line)
+			fn, sum = m[1]+" "+m[2], 0
+			modules[m[2]] = true
+		case fn != "" && disasmRow.MatchString(line):
+			if c := disasmRow.FindStringSubmatch(line)[1]; c != "." {
+				sum += parseCount(c)
+			}
+		}
+	}
+	check()
+	for _, m := range []string{"wordfreq", "libc.so.6", "libstdc++.so.6", "ld-linux-x86-64.so.2"} {
+		if !modules[m] {
+			t.Errorf("no function of %s disassembled:\n%s", m, out)
+		}
+	}
+}
