@@ -4,8 +4,7 @@ package kernel
 // does not emulate, so that a guest stopped by one is told which.
 var namesAArch64 = map[uint64]string{
 	0: "io_setup", 1: "io_destroy", 2: "io_submit", 3: "io_cancel", 4: "io_getevents", 5: "setxattr",
-	6: "lsetxattr", 7: "fsetxattr", 8: "getxattr", 9: "lgetxattr", 10: "fgetxattr", 11: "listxattr",
-	12: "llistxattr", 13: "flistxattr", 14: "removexattr", 15: "lremovexattr", 16: "fremovexattr",
+	6: "lsetxattr", 7: "fsetxattr", 14: "removexattr", 15: "lremovexattr", 16: "fremovexattr",
 	18: "lookup_dcookie", 19: "eventfd2", 20: "epoll_create1", 21: "epoll_ctl", 22: "epoll_pwait",
 	26: "inotify_init1", 27: "inotify_add_watch", 28: "inotify_rm_watch", 30: "ioprio_set",
 	31: "ioprio_get", 32: "flock", 33: "mknodat", 34: "mkdirat", 36: "symlinkat", 37: "linkat",
@@ -37,7 +36,7 @@ var namesAArch64 = map[uint64]string{
 	208: "setsockopt", 209: "getsockopt", 210: "shutdown", 211: "sendmsg", 212: "recvmsg",
 	213: "readahead", 217: "add_key", 218: "request_key", 219: "keyctl", 220: "clone", 221: "execve",
 	224: "swapon", 225: "swapoff", 227: "msync", 228: "mlock", 229: "munlock",
-	230: "mlockall", 231: "munlockall", 232: "mincore", 234: "remap_file_pages", 235: "mbind",
+	230: "mlockall", 231: "munlockall", 234: "remap_file_pages", 235: "mbind",
 	236: "get_mempolicy", 237: "set_mempolicy", 238: "migrate_pages", 239: "move_pages",
 	240: "rt_tgsigqueueinfo", 241: "perf_event_open", 242: "accept4", 243: "recvmmsg", 260: "wait4",
 	262: "fanotify_init", 263: "fanotify_mark", 264: "name_to_handle_at", 265: "open_by_handle_at",

@@ -3,7 +3,7 @@ package kernel
 // namesX86_64 names the x86-64 system calls icount does not emulate, so
 // that a guest stopped by one is told which.
 var namesX86_64 = map[uint64]string{
-	23: "select", 26: "msync", 27: "mincore", 29: "shmget", 30: "shmat", 31: "shmctl",
+	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 	34: "pause", 36: "getitimer", 37: "alarm", 38: "setitimer",
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
 	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen", 51: "getsockname", 52: "getpeername",
@@ -23,8 +23,7 @@ var namesX86_64 = map[uint64]string{
 	165: "mount", 166: "umount2", 167: "swapon", 168: "swapoff", 169: "reboot", 170: "sethostname",
 	171: "setdomainname", 172: "iopl", 173: "ioperm", 175: "init_module", 176: "delete_module",
 	179: "quotactl", 187: "readahead", 188: "setxattr", 189: "lsetxattr", 190: "fsetxattr",
-	191: "getxattr", 192: "lgetxattr", 193: "fgetxattr", 194: "listxattr", 195: "llistxattr",
-	196: "flistxattr", 197: "removexattr", 198: "lremovexattr", 199: "fremovexattr", 200: "tkill",
+	197: "removexattr", 198: "lremovexattr", 199: "fremovexattr", 200: "tkill",
 	203: "sched_setaffinity", 205: "set_thread_area", 206: "io_setup", 207: "io_destroy",
 	208: "io_getevents", 209: "io_submit", 210: "io_cancel", 211: "get_thread_area",
 	212: "lookup_dcookie", 213: "epoll_create", 216: "remap_file_pages",

@@ -662,3 +662,79 @@ func sysCopyFileRange(p *Process, a [6]uint64) (uint64, error) {
 	}
 	return uint64(n), nil
 }
+
+// Extended attributes are read from the host, as stat is: a listing shows
+// the file's security context or ACL mark as natively.
+
+func sysGetxattr(p *Process, a [6]uint64) (uint64, error)  { return p.getxattr(a, unix.Getxattr) }
+func sysLgetxattr(p *Process, a [6]uint64) (uint64, error) { return p.getxattr(a, unix.Lgetxattr) }
+
+func sysFgetxattr(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return p.xattrValue(a[1], a[2], a[3], func(name string, buf []byte) (int, error) { return unix.Fgetxattr(f.host, name, buf) })
+}
+
+// getxattr reads the value of attribute a[1] of the file at path a[0]
+// into a[2] (a[3] bytes; 0 asks for the size).
+func (p *Process) getxattr(a [6]uint64, get func(path, name string, buf []byte) (int, error)) (uint64, error) {
+	path, err := p.readString(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return p.xattrValue(a[1], a[2], a[3], func(name string, buf []byte) (n int, err error) {
+		_, err = p.resolve(path, func(host string) (err error) { n, err = get(host, name, buf); return err })
+		return n, err
+	})
+}
+
+func (p *Process) xattrValue(nameAddr, buf, size uint64, get func(name string, buf []byte) (int, error)) (uint64, error) {
+	name, err := p.readString(nameAddr)
+	if err != nil {
+		return 0, err
+	}
+	return p.xattrRead(buf, size, func(b []byte) (int, error) { return get(name, b) })
+}
+
+// xattrRead runs read with a buffer of size bytes (none for 0, which asks
+// for the size) and copies what it read to the guest's buf.
+func (p *Process) xattrRead(buf, size uint64, read func([]byte) (int, error)) (uint64, error) {
+	var b []byte
+	if size > 0 {
+		b = make([]byte, min(size, 1<<16))
+	}
+	n, err := read(b)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	if size == 0 {
+		return uint64(n), nil
+	}
+	return uint64(n), p.writeMem(buf, b[:n])
+}
+
+func sysListxattr(p *Process, a [6]uint64) (uint64, error)  { return p.listxattr(a, unix.Listxattr) }
+func sysLlistxattr(p *Process, a [6]uint64) (uint64, error) { return p.listxattr(a, unix.Llistxattr) }
+
+func sysFlistxattr(p *Process, a [6]uint64) (uint64, error) {
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return p.xattrRead(a[1], a[2], func(b []byte) (int, error) { return unix.Flistxattr(f.host, b) })
+}
+
+// listxattr lists the attribute names of the file at path a[0] into a[1]
+// (a[2] bytes; 0 asks for the size).
+func (p *Process) listxattr(a [6]uint64, list func(path string, buf []byte) (int, error)) (uint64, error) {
+	path, err := p.readString(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return p.xattrRead(a[1], a[2], func(b []byte) (n int, err error) {
+		_, err = p.resolve(path, func(host string) (err error) { n, err = list(host, b); return err })
+		return n, err
+	})
+}

@@ -5,6 +5,12 @@ package kernel
 // access, pipe, dup2, unlink, readlink, time, fork or poll (libc uses the
 // *at and 2/3 forms instead). The handlers are those of the x86-64 table.
 var tableAArch64 = []Syscall{
+	{8, "getxattr", sysGetxattr, Full, "the host's attributes"},
+	{9, "lgetxattr", sysLgetxattr, Full, "the host's attributes"},
+	{10, "fgetxattr", sysFgetxattr, Full, "the host's attributes"},
+	{11, "listxattr", sysListxattr, Full, "the host's attributes"},
+	{12, "llistxattr", sysLlistxattr, Full, "the host's attributes"},
+	{13, "flistxattr", sysFlistxattr, Full, "the host's attributes"},
 	{17, "getcwd", sysGetcwd, Full, "the host's working directory"},
 	{23, "dup", sysDup, Full, ""},
 	{24, "dup3", sysDup3, Full, ""},
@@ -76,6 +82,7 @@ var tableAArch64 = []Syscall{
 	{222, "mmap", sysMmap, Partial, "anonymous and private file mappings; writable shared file mappings stop the run"},
 	{223, "fadvise64", sysFadvise64, Full, "accepted: advice changes only caching"},
 	{226, "mprotect", sysMprotect, Full, "enforced"},
+	{232, "mincore", sysMincore, Full, "every mapped page resident"},
 	{233, "madvise", sysMadvise, Full, "MADV_DONTNEED zeroes; other advice is accepted"},
 	{261, "prlimit64", sysPrlimit64, Full, "fixed limits; new limits accepted, not enforced"},
 	{278, "getrandom", sysGetrandom, Full, "seeded generator (--seed)"},

@@ -91,7 +91,7 @@ func (p *Process) generatedFile(path string) (string, bool) {
 	case "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present":
 		return p.cpuList(), true
 	}
-	return "", false
+	return p.procSelf(path)
 }
 
 // cpuinfoX86 is /proc/cpuinfo for the emulated x86-64 CPU, as Linux

@@ -96,6 +96,9 @@ func TestDebianPrograms(t *testing.T) {
 		{"date", []string{"-u", "-d", "@0"}, ""},
 		{"awk", []string{"{ n[$1] += $3 } END { for (k in n) s = s k \"=\" n[k] \" \"; print length(s), NR }", "words.txt"}, ""},
 		{"sed", []string{"-n", "-e", "s/alpha \\([a-z]*\\)/A-\\1/p", "words.txt"}, ""},
+		{"ls", []string{"-lnR", "--time-style=+", "tree"}, ""},
+		{"grep", []string{"-c", "gamma", "words.txt"}, ""},
+		{"cmp", []string{"words.txt", "nums.txt"}, ""},
 	}
 	for _, c := range cases {
 		c := c
@@ -461,5 +464,30 @@ func TestAnnotateLibraries(t *testing.T) {
 		if !modules[m] {
 			t.Errorf("no function of %s disassembled:\n%s", m, out)
 		}
+	}
+}
+
+// TestProcSelf reads the guest's own /proc/self files: its memory map (as
+// libsigsegv in grep does, to find its stack), its command line and its
+// environment come from the guest, the same on every run, not from icount.
+func TestProcSelf(t *testing.T) {
+	cat := hostProgram(t, "cat")
+	a := runIcount(t, nil, []string{"-q", "--env", "K=V"}, cat, "/proc/self/maps")
+	b := runIcount(t, nil, []string{"-q", "--env", "K=V"}, cat, "/proc/self/maps")
+	if a.stdout != b.stdout || a.profile.Totals != b.profile.Totals {
+		t.Errorf("two runs differ:\n%s\n%s", a.stdout, b.stdout)
+	}
+	for _, want := range []string{
+		"555555554000-555555556000 r--p 00000000 00:00 0                          /icount/exe/cat\n",
+		"7ffff8000000-7ffff8001000 r--p 00000000 00:00 0                          /lib64/ld-linux-x86-64.so.2\n",
+		" r-xp ", "/libc.so.6\n", "[heap]\n", "7fffff7ff000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n",
+	} {
+		if !strings.Contains(a.stdout, want) {
+			t.Errorf("/proc/self/maps lacks %q:\n%s", want, a.stdout)
+		}
+	}
+	r := runIcount(t, nil, []string{"-q", "--env", "K=V"}, cat, "/proc/self/cmdline", "/proc/self/environ")
+	if want := "cat\x00/proc/self/cmdline\x00/proc/self/environ\x00K=V\x00"; r.stdout != want {
+		t.Errorf("cmdline and environ %q, want %q", r.stdout, want)
 	}
 }

@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/icount-dev/icount/emu"
+)
+
+// Files of /proc/self the guest reads about itself, answered from the
+// guest: the host's would describe icount, and differ from run to run.
+// libsigsegv (in GNU grep, diff, ...) reads maps to find the stack.
+
+// procSelf returns the contents of the /proc/self file at path, if it is
+// one icount answers: maps, cmdline or environ.
+func (p *Process) procSelf(path string) (string, bool) {
+	var file string
+	for _, dir := range []string{"/proc/self/", "/proc/thread-self/", "/proc/" + itoa(PID) + "/", "/proc/" + itoa(PID) + "/task/" + itoa(PID) + "/"} {
+		if rest, ok := strings.CutPrefix(path, dir); ok {
+			file = rest
+		}
+	}
+	switch file {
+	case "maps":
+		return p.procMaps(), true
+	case "cmdline":
+		return strings.Join(p.opts.Argv, "\x00") + "\x00", true
+	case "environ":
+		if len(p.opts.Env) == 0 {
+			return "", true
+		}
+		return strings.Join(p.opts.Env, "\x00") + "\x00", true
+	}
+	return "", false
+}
+
+// procMaps writes the guest's mappings as Linux does: range, permissions
+// (all private), file offset, device and inode (0: the count must not
+// depend on them) and the file or [heap]/[stack], named as the guest
+// knows it.
+func (p *Process) procMaps() string {
+	var b strings.Builder
+	for _, v := range p.mm.vmas {
+		perms := []byte("---p")
+		for i, bit := range []emu.Prot{emu.ProtRead, emu.ProtWrite, emu.ProtExec} {
+			if v.prot&bit != 0 {
+				perms[i] = "rwx"[i]
+			}
+		}
+		name, off := v.name, uint64(0)
+		if r, ok := p.prov.at(v.start); ok && r.path != "" {
+			name, off = p.guestName(r.path), r.offset+(v.start-r.start)
+		} else if name != "" && !strings.HasPrefix(name, "[") {
+			name = p.guestName(name)
+		}
+		line := fmt.Sprintf("%08x-%08x %s %08x 00:00 0 ", v.start, v.end, perms, off)
+		if name != "" {
+			line += strings.Repeat(" ", max(0, 73-len(line))) + name
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// guestName is the path the guest knows a mapped host file by: its
+// executable at /icount/exe/NAME, its interpreter by PT_INTERP, a file
+// found under the sysroot by its path there.
+func (p *Process) guestName(host string) string {
+	switch {
+	case host == p.exe.Path:
+		return p.exePath()
+	case p.interp != nil && host == p.interp.Path:
+		return p.exe.Interp
+	case p.opts.Sysroot != "" && strings.HasPrefix(host, p.opts.Sysroot+"/"):
+		return strings.TrimPrefix(host, p.opts.Sysroot)
+	}
+	if abs, err := filepath.Abs(host); err == nil {
+		return abs
+	}
+	return host
+}
