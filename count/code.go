@@ -3,6 +3,7 @@ package count
 import (
 	"debug/elf"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
@@ -45,8 +46,10 @@ func OpenCode(path string, bias uint64) (*Code, error) {
 	c := &Code{arch: arch, bias: bias, syms: loadSymbols(path, bias), dbg: loadDebugInfo(path, true)}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
-			data := make([]byte, p.Filesz)
-			if _, err := p.ReadAt(data, 0); err != nil {
+			// Read what the file holds, not what the header claims: a
+			// corrupt size must not allocate it.
+			data, err := io.ReadAll(p.Open())
+			if err != nil {
 				return nil, fmt.Errorf("%s: %v", path, err)
 			}
 			c.segs = append(c.segs, segment{bias + p.Vaddr, data})
