@@ -31,11 +31,15 @@ func TestProvenance(t *testing.T) {
 			t.Errorf("%#x: %+v, %v; want %s at file offset %#x", addr, m, ok, path, offset)
 		}
 	}
+	notExec := func(addr uint64, what string) {
+		t.Helper()
+		if _, ok := at(addr); ok {
+			t.Errorf("%s at %#x is executable", what, addr)
+		}
+	}
 	// ld.so maps all of libc read-only, then its code over it.
 	v.mapped(0x10000, 0x40000, r, "/lib/libc.so.6", 0)
-	if _, ok := at(0x20000); ok {
-		t.Error("read-only memory is executable")
-	}
+	notExec(0x20000, "read-only memory")
 	v.mapped(0x12000, 0x30000, rx, "/lib/libc.so.6", 0x2000)
 	want(0x12000, "/lib/libc.so.6", 0x2000)
 	want(0x2ffff, "/lib/libc.so.6", 0x1ffff)
@@ -44,9 +48,7 @@ func TestProvenance(t *testing.T) {
 	want(0x20000, "/lib/libc.so.6", 0x10000)
 	// A piece unmapped, another file mapped over part of it.
 	v.cut(0x14000, 0x16000)
-	if _, ok := at(0x15000); ok {
-		t.Error("unmapped memory is executable")
-	}
+	notExec(0x15000, "unmapped memory")
 	v.mapped(0x18000, 0x19000, rx, "/tmp/code2", 0)
 	want(0x18000, "/tmp/code2", 0)
 	want(0x19000, "/lib/libc.so.6", 0x9000)
@@ -59,9 +61,7 @@ func TestProvenance(t *testing.T) {
 	// mremap moves what a range holds.
 	v.moved(0x38000, 0x1000, 0x90000)
 	want(0x90000, "/lib/libc.so.6", 0x28000)
-	if _, ok := at(0x38000); ok {
-		t.Error("moved memory is still executable at its old address")
-	}
+	notExec(0x38000, "memory moved away")
 	if n := len(p.ExecMappings()); n != 5 {
 		t.Errorf("%d executable mappings logged, want 5: %+v", n, p.ExecMappings())
 	}
