@@ -230,3 +230,44 @@ func TestTimeoutBlocked(t *testing.T) {
 		t.Errorf("status %d after %v, stderr:\n%s", cmd.ProcessState.ExitCode(), took, errb.String())
 	}
 }
+
+// TestSecondSignal: a guest blocked reading a pipe does not stop at the
+// first SIGINT; the second makes icount exit at once, 130, writing nothing.
+func TestSecondSignal(t *testing.T) {
+	t.Parallel()
+	bb := filepath.Join(repoRoot, ".deps", "busybox", "amd64", "busybox")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	jsonPath := filepath.Join(t.TempDir(), "p.json")
+	cmd := exec.Command(icountBin, "run", "-q", "--json", jsonPath, bb, "cat")
+	var errb bytes.Buffer
+	cmd.Stdin, cmd.Stderr = r, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+		t.Fatalf("icount ended at the first SIGINT; stderr:\n%s", errb.String())
+	case <-time.After(300 * time.Millisecond):
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("icount did not exit at the second SIGINT")
+	}
+	noPanic(t, errb.String())
+	if _, err := os.Stat(jsonPath); cmd.ProcessState.ExitCode() != exitSIGINT || err == nil ||
+		errb.String() != "icount: SIGINT again: exiting at once, nothing written\n" {
+		t.Errorf("status %d, profile written %v, stderr:\n%s", cmd.ProcessState.ExitCode(), err == nil, errb.String())
+	}
+}
