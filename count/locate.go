@@ -1,69 +1,70 @@
 package count
 
 import (
+	"encoding/binary"
+
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// locator finds the instruction a fault happened at. After a memory fault
-// Unicorn 2.1 leaves the registers as they were just before the faulting
-// instruction, but the PC at the start of its block: the faulting
-// instruction is the first in the block whose memory access, computed from
-// those registers, covers the faulting address.
+// locator completes a fault the emulator reports (emu.Locator). The PC of
+// a memory fault is exact, and every instruction before it completed, so
+// the instructions of the block from it on are what did not; the emulator
+// gives the page of the refused access only, so the address is worked out
+// from the faulting instruction and the registers, which are as they were
+// before it.
 type locator struct {
 	dec *decoder
 	cpu *emu.CPU
-	// uncertain is set when the faulting instruction could not be told.
-	uncertain string
 }
 
 func (l *locator) locate(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint64, uint32) {
 	pc := f.PC
-	if f.Kind == emu.FaultException && l.dec.arch == emu.ARM64 {
+	switch {
+	case f.Kind == emu.FaultException && l.dec.arch == emu.ARM64:
 		pc = exceptionPCARM64(f)
-	}
-	if f.Kind == emu.FaultUnmapped || f.Kind == emu.FaultProtection {
-		if at, ok := l.findAccess(blockAddr, blockSize, f); ok {
-			pc = at
-		} else {
-			l.uncertain = "the faulting instruction could not be told within its block: the count of that block is taken as complete"
-			pc = blockAddr + uint64(blockSize)
-		}
+	case f.Kind == emu.FaultUnmapped || f.Kind == emu.FaultProtection:
+		f.Addr = l.accessed(f.PC, f.Addr)
 	}
 	return pc, l.dec.notRun(blockAddr, blockSize, pc)
 }
 
-func (l *locator) findAccess(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint64, bool) {
-	code := make([]byte, blockSize)
-	if l.cpu.Read(blockAddr, code) != nil {
-		return 0, false
-	}
+// accessed returns the first address in the page at page (the emulator's,
+// at most emu.PageSize) that the instruction at pc accesses; page itself
+// when the access is not known.
+func (l *locator) accessed(pc, page uint64) uint64 {
+	var accs []access
 	switch l.dec.arch {
 	case emu.X86_64:
-		return findAccessX86(code, blockAddr, f.Addr, l.cpu.Reg)
-	case emu.ARM64:
-		return findAccessARM64(code, blockAddr, f, l.cpu.Reg, l.cpu.Read)
-	}
-	return 0, false
-}
-
-// findAccessX86 returns the first instruction of the block whose memory
-// access, from the current registers, covers addr.
-func findAccessX86(code []byte, blockAddr, addr uint64, reg func(emu.Reg) uint64) (uint64, bool) {
-	for off := 0; off < len(code); {
-		inst, err := x86asm.Decode(code[off:], 64)
-		if err != nil || inst.Op == 0 || inst.Len == 0 {
-			return 0, false
+		if inst, err := x86asm.Decode(codeAt(pc, 15, l.cpu.Read), 64); err == nil {
+			accs = x86Accesses(inst, pc, l.cpu.Reg)
 		}
-		pc := blockAddr + uint64(off)
-		for _, acc := range x86Accesses(inst, pc, reg) {
-			if addr >= acc.addr && addr-acc.addr < acc.size {
-				return pc, true
+	case emu.ARM64:
+		var w [4]byte
+		if l.cpu.Read(pc, w[:]) == nil {
+			if a, ok := accessARM64(binary.LittleEndian.Uint32(w[:]), pc, l.cpu.Reg); ok {
+				accs = append(accs, a)
 			}
 		}
-		off += inst.Len
 	}
-	return 0, false
+	for _, a := range accs {
+		if a.addr < page+emu.PageSize && a.addr+a.size > page {
+			return max(a.addr, page)
+		}
+	}
+	return page
+}
+
+// codeAt reads the up to n bytes of code at pc that can be read: an
+// instruction may end where its mapping does.
+func codeAt(pc uint64, n int, read func(uint64, []byte) error) []byte {
+	code := make([]byte, n)
+	for ; n > 0; n-- {
+		if read(pc, code[:n]) == nil {
+			return code[:n]
+		}
+	}
+	return nil
 }
 
 // access is one memory range an instruction touches.

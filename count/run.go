@@ -174,9 +174,6 @@ func Run(opts Options) (*Profile, error) {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
 	prof.Warnings = append(prof.Warnings, kcpu.warnings(table)...)
-	if loc.uncertain != "" {
-		prof.Warnings = append(prof.Warnings, loc.uncertain)
-	}
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
 	if n := proc.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))

@@ -92,14 +92,7 @@ func disasm(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
 	if arch == emu.ARM64 {
 		return disasmARM64(pc, read)
 	}
-	code := make([]byte, 15)
-	for n := len(code); n > 0; n-- {
-		if read(pc, code[:n]) == nil {
-			code = code[:n]
-			break
-		}
-	}
-	inst, err := x86asm.Decode(code, 64)
+	inst, err := x86asm.Decode(codeAt(pc, 15, read), 64)
 	if err != nil {
 		return ""
 	}

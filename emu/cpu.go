@@ -102,9 +102,9 @@ type CPU struct {
 	model  string
 	uc     *C.uc_engine
 	st     *C.ic_state
+	mem    *C.ic_mem
 	handle cgo.Handle
 	hooks  Hooks
-	until  uint64
 
 	// counter serves the instructions that read the CPU's counter.
 	counter counterHooks
@@ -150,10 +150,10 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	switch arch {
 	case X86_64:
 		ucArch, mode, model = C.UC_ARCH_X86, C.UC_MODE_64, C.UC_CPU_X86_QEMU64
-		c.model, c.until = "qemu64", 0x8000_0000_0000_0000 // non-canonical: unreachable
+		c.model = "qemu64"
 	case ARM64:
 		ucArch, mode, model = C.UC_ARCH_ARM64, C.UC_MODE_ARM, C.UC_CPU_ARM64_A72
-		c.model, c.until = "cortex-a72", 0xffff_ffff_ffff_fffc
+		c.model = "cortex-a72"
 	default:
 		return nil, fmt.Errorf("emu: unsupported architecture %v", arch)
 	}
@@ -164,11 +164,25 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		C.uc_close(c.uc)
 		return nil, err
 	}
+	execReads := C.int(0)
+	if arch == X86_64 {
+		execReads = 1
+	}
 	c.handle = cgo.NewHandle(c)
+	c.mem = C.ic_mem_new(c.uc, execReads)
 	c.st = C.ic_new(c.uc, C.uintptr_t(c.handle))
-	if c.st == nil {
+	if c.mem == nil || c.st == nil {
 		c.Close()
 		return nil, errors.New("emu: out of memory for the block table")
+	}
+	c.st.mem = c.mem
+	if err := check("virtual TLB", C.ic_mem_install(c.mem)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := check("exits", C.ic_set_exit(c.uc, 0)); err != nil {
+		c.Close()
+		return nil, err
 	}
 	if opts.Attribution {
 		roi := append([]uint64(nil), opts.Collect...)
@@ -223,47 +237,14 @@ func (c *CPU) Close() {
 		C.ic_free(c.st)
 		c.st = nil
 	}
+	if c.mem != nil { // after uc_close: the emulator maps its host memory
+		C.ic_mem_free(c.mem)
+		c.mem = nil
+	}
 	if c.handle != 0 {
 		c.handle.Delete()
 		c.handle = 0
 	}
-}
-
-// Map maps [addr, addr+size) with prot; both must be page aligned.
-func (c *CPU) Map(addr, size uint64, prot Prot) error {
-	return check(fmt.Sprintf("map %#x+%#x", addr, size), C.uc_mem_map(c.uc, C.uint64_t(addr), C.size_t(size), C.uint32_t(prot)))
-}
-
-// Unmap unmaps [addr, addr+size).
-func (c *CPU) Unmap(addr, size uint64) error {
-	return check(fmt.Sprintf("unmap %#x+%#x", addr, size), C.uc_mem_unmap(c.uc, C.uint64_t(addr), C.size_t(size)))
-}
-
-// Protect changes the permissions of [addr, addr+size).
-func (c *CPU) Protect(addr, size uint64, prot Prot) error {
-	return check(fmt.Sprintf("protect %#x+%#x", addr, size), C.uc_mem_protect(c.uc, C.uint64_t(addr), C.size_t(size), C.uint32_t(prot)))
-}
-
-// Read copies guest memory at addr into b.
-func (c *CPU) Read(addr uint64, b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	return check(fmt.Sprintf("read %#x+%d", addr, len(b)), C.uc_mem_read(c.uc, C.uint64_t(addr), unsafe.Pointer(&b[0]), C.size_t(len(b))))
-}
-
-// Write copies b into guest memory at addr.
-func (c *CPU) Write(addr uint64, b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	return check(fmt.Sprintf("write %#x+%d", addr, len(b)), C.uc_mem_write(c.uc, C.uint64_t(addr), unsafe.Pointer(&b[0]), C.size_t(len(b))))
-}
-
-// InvalidateCode discards translated blocks of [addr, addr+size), for when
-// executable memory changes under the emulator.
-func (c *CPU) InvalidateCode(addr, size uint64) error {
-	return check("remove translation cache", C.ic_remove_cache(c.uc, C.uint64_t(addr), C.uint64_t(addr+size)))
 }
 
 // Reg reads a register; reading an invalid register returns 0.
@@ -290,7 +271,6 @@ type Fault struct {
 	PC      uint64 // the instruction that did not complete
 	Kind    FaultKind
 	Addr    uint64 // the data address for memory faults
-	Size    int
 	Write   bool   // the memory access was a write
 	Intno   uint32 // the exception number, for FaultException
 	Unicorn error  // Unicorn's own error
@@ -325,11 +305,13 @@ func (f *Fault) Error() string {
 	return fmt.Sprintf("emulation stopped at pc %#x: %v", f.PC, f.Unicorn)
 }
 
-// Locator finds, for a fault in the block at blockAddr, the instruction
-// that faulted and how many instructions of the block, from it on, did not
-// complete. Unicorn leaves the registers as they were before the faulting
-// instruction but the PC at the block's start after a memory fault, so the
-// locator works it out from the instructions and the registers.
+// Locator completes a fault in the block at blockAddr, which emu knows
+// from the emulator's state without decoding instructions: it returns the
+// instruction that faulted (f.PC, which is exact for a memory fault, but
+// for an exception the CPU takes past its instruction) and how many
+// instructions of the block, from it on, did not complete; for a memory
+// fault, which the emulator reports by its page only, it sets f.Addr to
+// the address the instruction accessed in that page.
 type Locator func(blockAddr uint64, blockSize uint32, f *Fault) (pc uint64, notRun uint32)
 
 // Run runs the guest from pc until a hook calls Stop (nil), the guest
@@ -337,11 +319,12 @@ type Locator func(blockAddr uint64, blockSize uint32, f *Fault) (pc uint64, notR
 // fault, locate sets the faulting PC (also written to the CPU) and takes
 // back the instructions of the current block that did not complete.
 func (c *CPU) Run(pc uint64, locate Locator) error {
-	c.st.fault_type, c.exception = 0, 0
+	c.exception = 0
+	c.clearRefusal()
 	if reason := c.interrupted(); reason != nil {
 		return reason
 	}
-	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, 0)
+	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, 0) // no exit address: see ic_set_exit
 	if p := c.panicked; p != nil {
 		c.panicked = nil
 		panic(p)
@@ -364,24 +347,31 @@ func (c *CPU) fault(err C.uc_err, locate Locator) error {
 	if c.exception != 0 {
 		f.Kind, f.Intno = FaultException, c.exception-1
 	}
-	switch err {
-	case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED:
-		f.Kind = FaultUnmapped
-	case C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT:
-		f.Kind = FaultProtection
-	case C.UC_ERR_FETCH_UNMAPPED, C.UC_ERR_FETCH_PROT:
-		f.Kind = FaultFetch
-	case C.UC_ERR_INSN_INVALID:
+	if err == C.UC_ERR_INSN_INVALID {
 		f.Kind = FaultInstruction
 	}
-	if c.st.fault_type != 0 {
-		f.Addr, f.Size = uint64(c.st.fault_addr), int(c.st.fault_size)
-		f.Write = c.st.fault_type == C.UC_MEM_WRITE_UNMAPPED || c.st.fault_type == C.UC_MEM_WRITE_PROT
+	if r := c.lastRefusal(); err == C.UC_ERR_EXCEPTION && r.ok {
+		// The page table refused an access: the PC is at the instruction
+		// that made it, and every instruction before it completed.
+		f.Unicorn, f.Addr, f.Write = nil, r.page, r.typ == C.UC_MEM_WRITE
+		switch {
+		case r.typ == C.UC_MEM_FETCH:
+			f.Kind = FaultFetch
+		case r.value&C.IC_MAPPED == 0:
+			f.Kind = FaultUnmapped
+		default:
+			f.Kind = FaultProtection
+		}
 	}
 	if f.Kind == FaultFetch {
 		// Nothing of the block at the target ran; the block that jumped
-		// there completed.
-		f.PC = f.Addr
+		// there completed. (A block that runs from executable memory into
+		// the page is not run at all: it is reported at the page.)
+		if f.PC >= f.Addr {
+			f.Addr = f.PC
+		} else {
+			f.PC = f.Addr
+		}
 		return f
 	}
 	if b := c.st.cur; b != nil && locate != nil {
@@ -416,7 +406,8 @@ func (c *CPU) runToLimit(locate Locator) error {
 		c.holdStops(false)
 		return reason
 	}
-	err := C.uc_emu_start(c.uc, C.uint64_t(pc), C.uint64_t(c.until), 0, C.size_t(left))
+	c.clearRefusal()
+	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, C.size_t(left))
 	c.holdStops(false)
 	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
 		// A fault within the instructions left: report it as any fault.

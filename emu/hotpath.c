@@ -202,15 +202,6 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud) {
 	icountGoInterrupt(s->handle, intno);
 }
 
-static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
-                             int64_t value, void *ud) {
-	ic_state *s = ud;
-	s->fault_type = type;
-	s->fault_addr = addr;
-	s->fault_size = size;
-	return false;
-}
-
 // ic_install_hooks installs every hook; it must run before the first
 // uc_emu_start, since hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
@@ -220,8 +211,6 @@ uc_err ic_install_hooks(ic_state *s, int arch) {
 	};
 	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
 	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_BLOCK, block, s, 1, 0);
-	if (err != UC_ERR_OK) return err;
-	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
@@ -235,6 +224,14 @@ uc_err ic_install_hooks(ic_state *s, int arch) {
 // uc_ctl is variadic, which cgo cannot call: these wrap the uses icount has.
 uc_err ic_set_cpu_model(uc_engine *uc, int model) { return uc_ctl_set_cpu_model(uc, model); }
 
-uc_err ic_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end) {
-	return uc_ctl_remove_cache(uc, begin, end);
+// ic_set_exit makes uc_emu_start stop at the address at, or (at 0) at no
+// address at all: the guest then runs until a hook stops it. uc_emu_start's
+// own `until` would do for the first, but after every run Unicorn discards
+// the code at until - 1, translating that address as a fetch: with no
+// executable memory there, the TLB fill refuses it outside the emulator's
+// loop, which stops the next run with a spurious UC_ERR_EXCEPTION.
+uc_err ic_set_exit(uc_engine *uc, uint64_t at) {
+	uc_err err = uc_ctl_exits_enable(uc);
+	if (err != UC_ERR_OK) return err;
+	return uc_ctl_set_exits(uc, &at, at != 0 ? 1 : 0);
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <unicorn/unicorn.h>
 
+#include "memory.h"
+
 #if UC_API_MAJOR < 2 || (UC_API_MAJOR == 2 && UC_API_MINOR < 1)
 #error "icount needs Unicorn 2.1 or newer: 2.0 sends every guest store through a slow path (6x slower). Run 'make deps'."
 #endif
@@ -84,11 +86,8 @@ typedef struct ic_state {
 	uint64_t budget; // instructions that may still run
 	int limit_hit;
 
-	// The last invalid memory access, recorded for Go.
-	int fault_type;
-	uint64_t fault_addr;
-	int fault_size;
-	int oom; // a table could not grow
+	ic_mem *mem; // guest memory (memory.h)
+	int oom;     // a table could not grow
 
 	// Block tables outgrown, freed by ic_free: each is twice the last, so
 	// they take less than the table in use, and a reader on another thread
@@ -107,7 +106,7 @@ uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
 void ic_ask_stop(ic_state *s);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
-uc_err ic_remove_cache(uc_engine *uc, uint64_t begin, uint64_t end);
+uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 
 // Shared between hotpath.c and cct.c.
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);

@@ -63,7 +63,7 @@ static void hook_counter(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) 
 uc_err ic_watch_counter(ic_state *s, uint64_t pc, uint32_t size) {
 	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_CODE, (void *)hook_counter, s, pc, pc);
 	if (err != UC_ERR_OK) return err;
-	return uc_ctl_remove_cache(s->uc, pc, pc + size);
+	return ic_mem_remove_cache(s->mem, pc, pc + size);
 }
 
 // hook_cpuid answers cpuid from icount's fixed table and skips the

@@ -49,7 +49,7 @@ var hostileGuests = []hostile{
 			"icount: stopped by --timeout 500ms (wall clock), in spin",
 			"icount:   called from main+0x5 (spin)\n"}},
 	{name: "unbounded recursion", prog: "amd64/recurse", status: 139, stderr: []string{
-		"icount: SIGSEGV: access to unmapped address 0x7fffff7feff8 by `push %rbp` at 0x40100e: stack overflow (the stack is 8 MiB), in recurse (recurse)\n" +
+		"icount: SIGSEGV: access to unmapped address 0x7fffff7feff8 by `callq 0x40100e` at 0x401012: stack overflow (the stack is 8 MiB), in recurse+0x4 (recurse)\n" +
 			"icount:   called from recurse+0x9 (recurse), 524263 times\n" +
 			"icount:   called from _start+0x5 (recurse)\n"}},
 	{name: "memory bomb", prog: "c/membomb-musl", flags: []string{"--max-memory", "64M"}, status: 1,

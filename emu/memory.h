@@ -1,0 +1,69 @@
+// Guest memory: icount's own page table and the host memory behind it.
+//
+// Unicorn runs in its virtual-TLB mode (UC_TLB_VIRTUAL): on every TLB miss
+// it asks ic_tlb_fill, which answers from this page table with an identity
+// mapping (physical address == virtual address) and the page's permissions,
+// or refuses the access. Physical memory is host memory, reserved lazily in
+// slabs of IC_SLAB_BITS (uc_mem_map_ptr of an mmap(MAP_NORESERVE)), so a
+// guest's mmap, munmap and mprotect change the page table only: Unicorn's
+// own memory regions (slow to add and remove, and limited to about 4,000)
+// stay a handful.
+#ifndef ICOUNT_MEMORY_H
+#define ICOUNT_MEMORY_H
+
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+// Guest pages are 4 KiB; addresses have at most 48 bits.
+#define IC_PAGE_BITS 12
+#define IC_ADDR_BITS 48
+// A page-table value: UC_PROT_* bits, and IC_MAPPED for a mapped page
+// (a mapped page may have no permission at all).
+#define IC_MAPPED 8
+// Host memory is reserved for guest addresses in slabs of 64 GiB.
+#define IC_SLAB_BITS 36
+#define IC_NSLABS (1u << (IC_ADDR_BITS - IC_SLAB_BITS))
+// At most this many slabs are reserved (Unicorn aborts past about 4,000
+// memory regions; the host's address space ends sooner).
+#define IC_MAX_SLABS 2048
+
+typedef struct ic_mem {
+	uc_engine *uc;
+	int exec_reads; // PROT_EXEC implies read access (x86-64)
+	// The page table: four levels of 512 entries, the last of one byte
+	// per page. An entry of the upper levels is 0 (nothing mapped below
+	// it), 1 | value << 1 (every page below it has that value), or a
+	// pointer to the table below.
+	uintptr_t root[512];
+	uint8_t *slab[IC_NSLABS]; // host memory behind each slab, NULL until needed
+	uint32_t nslabs;
+	long host_page;
+
+	// Set around uc_ctl_remove_cache, which translates the address it is
+	// given as an instruction fetch: a refusal there would stop the guest.
+	// While it is set, ic_tlb_fill grants every access (and notes that it
+	// did, so the TLB is flushed afterwards).
+	int granting, granted;
+
+	// The first access ic_tlb_fill refused: Go clears it before each run.
+	int refused;          // 0: none
+	int refused_type;     // UC_MEM_READ, UC_MEM_WRITE or UC_MEM_FETCH
+	uint64_t refused_at;  // the emulator's page (4 KiB on x86-64, 1 KiB on arm64)
+	uint8_t refused_page; // the page-table value there
+} ic_mem;
+
+ic_mem *ic_mem_new(uc_engine *uc, int exec_reads);
+void ic_mem_free(ic_mem *m);
+uc_err ic_mem_install(ic_mem *m);
+
+uint8_t ic_mem_get(const ic_mem *m, uint64_t addr);
+uint64_t ic_mem_find(const ic_mem *m, uint64_t lo, uint64_t hi, uint8_t need);
+uint8_t ic_mem_any(const ic_mem *m, uint64_t lo, uint64_t hi);
+int ic_mem_set(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t value);
+int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
+void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
+int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
+uc_err ic_mem_remove_cache(ic_mem *m, uint64_t lo, uint64_t hi);
+uc_err ic_mem_flush_tlb(ic_mem *m);
+
+#endif
