@@ -143,6 +143,31 @@ func (d *decoder) notRun(addr uint64, size uint32, pc uint64) uint32 {
 	return 0
 }
 
+// wholeBefore returns where the instructions from pc that lie wholly below
+// limit end: where a block running from pc into memory the guest may not
+// execute at limit faults.
+func (d *decoder) wholeBefore(pc, limit uint64) uint64 {
+	if limit <= pc || limit-pc > 1<<16 {
+		return pc
+	}
+	if d.arch == emu.ARM64 {
+		return pc + (limit-pc)&^3
+	}
+	code := make([]byte, limit-pc)
+	if d.read(pc, code) != nil {
+		return pc
+	}
+	at := 0
+	for at < len(code) {
+		n, err := x86Len(code[at:])
+		if err != nil || at+n > len(code) {
+			break // an instruction that does not end before limit
+		}
+		at += n
+	}
+	return pc + uint64(at)
+}
+
 // x86Len returns the length of the x86-64 instruction at the start of code.
 // x86asm does not know the hint-NOP space 0F 18-0F 1F beyond 0F 1F
 // (endbr64 is F3 0F 1E FA): those share one ModRM encoding, so their

@@ -102,8 +102,9 @@ func Run(opts Options) (*Profile, error) {
 			late.check(addr, size)
 			return info
 		},
-		Syscall:   func() { proc.Syscall() },
-		Interrupt: func(intno uint32) bool { return proc.Interrupt(intno) },
+		Syscall:     func() { proc.Syscall() },
+		Interrupt:   func(intno uint32) bool { return proc.Interrupt(intno) },
+		WholeBefore: func(pc, limit uint64) uint64 { return dec.wholeBefore(pc, limit) },
 	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: opts.MaxInstructions})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
@@ -200,8 +201,8 @@ func Run(opts Options) (*Profile, error) {
 		prof.Exit = Exit{Status: 128 + sig.num, Signal: sig.name, Complete: true,
 			Message:   fmt.Sprintf("%s: %s, in %s", sig.name, msg, where(fault.PC)),
 			Backtrace: backtrace(cpu.Stack(), fault.PC, where)}
-		if fault.Kind == emu.FaultFetch {
-			// Not code: no function holds the address jumped to.
+		if fault.Kind == emu.FaultFetch && fault.PC == fault.Addr {
+			// Not code: no function holds the address jumped (or run) to.
 			prof.Exit.Message = fmt.Sprintf("%s: %s", sig.name, msg)
 			prof.Exit.Backtrace = backtrace(cpu.Stack(), 0, where)
 		}

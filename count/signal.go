@@ -31,6 +31,12 @@ func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error)
 	case emu.FaultProtection:
 		return sigSEGV, fmt.Sprintf("access to %#x violates its protection%s", f.Addr, faultingInsn(arch, f.PC, read))
 	case emu.FaultFetch:
+		switch {
+		case f.PC != f.Addr:
+			return sigSEGV, fmt.Sprintf("the instruction at %#x runs into %#x, which is not mapped executable", f.PC, f.Addr)
+		case f.RanInto:
+			return sigSEGV, fmt.Sprintf("execution ran into %#x, which is not mapped executable", f.Addr)
+		}
 		return sigSEGV, fmt.Sprintf("jump to %#x, which is not mapped executable", f.Addr)
 	case emu.FaultInstruction:
 		return sigILL, unsupportedInsn(arch, f.PC, read)

@@ -81,6 +81,8 @@ type Options struct {
 	MaxInstructions uint64
 }
 
+var errOOM = errors.New("emu: out of memory for the block table or the call tree")
+
 // ErrInstructionLimit is returned by Run when the guest ran the number of
 // instructions Options.MaxInstructions allowed.
 var ErrInstructionLimit = errors.New("instruction limit reached")
@@ -94,6 +96,11 @@ type Hooks struct {
 	// with PC past it). It returns false for an exception it does not
 	// handle: the run then stops with a FaultException.
 	Interrupt func(intno uint32) bool
+	// WholeBefore returns where the instructions from pc that end at or
+	// below limit end: the first instruction from pc on that does not.
+	// Without it, a block that runs into memory the guest may not execute
+	// faults at its start.
+	WholeBefore func(pc, limit uint64) uint64
 }
 
 // CPU is one emulated CPU with its memory.
@@ -274,6 +281,10 @@ type Fault struct {
 	Write   bool   // the memory access was a write
 	Intno   uint32 // the exception number, for FaultException
 	Unicorn error  // Unicorn's own error
+	// RanInto says that a FaultFetch was reached by running on from the
+	// code before Addr, not by a jump; PC is then before Addr when the
+	// instruction there straddles into it.
+	RanInto bool
 }
 
 // FaultKind classifies a fault.
@@ -296,6 +307,9 @@ func (f *Fault) Error() string {
 	case FaultProtection:
 		return fmt.Sprintf("access to protected address %#x at pc %#x", f.Addr, f.PC)
 	case FaultFetch:
+		if f.RanInto {
+			return fmt.Sprintf("execution at pc %#x ran into non-executable address %#x", f.PC, f.Addr)
+		}
 		return fmt.Sprintf("jump to non-executable address %#x", f.Addr)
 	case FaultInstruction:
 		return fmt.Sprintf("invalid instruction at pc %#x", f.PC)
@@ -330,7 +344,7 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		panic(p)
 	}
 	if c.st.oom != 0 {
-		return errors.New("emu: out of memory for the block table or the call tree")
+		return errOOM
 	}
 	if err == C.UC_ERR_OK && c.exception == 0 {
 		if c.st.limit_hit != 0 {
@@ -338,11 +352,13 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 		}
 		return c.stopped()
 	}
-	return c.fault(err, locate)
+	return c.fault(err, locate, 0)
 }
 
-// fault describes why the guest stopped, locating the faulting instruction.
-func (c *CPU) fault(err C.uc_err, locate Locator) error {
+// fault describes why the guest stopped, locating the faulting
+// instruction. budget is what an instruction limit still allows while
+// runToLimit runs the last block (0 when the block hook enforces it).
+func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 	f := &Fault{PC: c.PC(), Unicorn: check("run", err), Kind: FaultOther}
 	if c.exception != 0 {
 		f.Kind, f.Intno = FaultException, c.exception-1
@@ -364,13 +380,14 @@ func (c *CPU) fault(err C.uc_err, locate Locator) error {
 		}
 	}
 	if f.Kind == FaultFetch {
+		if f.PC < f.Addr {
+			return c.crossing(f, locate, budget)
+		}
 		// Nothing of the block at the target ran; the block that jumped
-		// there completed. (A block that runs from executable memory into
-		// the page is not run at all: it is reported at the page.)
-		if f.PC >= f.Addr {
-			f.Addr = f.PC
-		} else {
-			f.PC = f.Addr
+		// (or ran on) there completed.
+		f.Addr = f.PC
+		if b := c.st.cur; b != nil && uint64(b.addr)+uint64(b.size) == f.PC {
+			f.RanInto = true
 		}
 		return f
 	}
@@ -383,6 +400,55 @@ func (c *CPU) fault(err C.uc_err, locate Locator) error {
 		if err := c.SetReg(c.pcReg(), pc); err != nil {
 			return err
 		}
+	}
+	return f
+}
+
+// crossing ends a fetch fault in a block that runs from f.PC, executable,
+// into the page at f.Addr, which is not (an x86-64 block may cross pages).
+// The emulator ran nothing of the block, since it could not translate it
+// whole; a CPU runs the instructions wholly before the page and faults at
+// the next one, so those run now, to where the page starts.
+func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
+	end := f.PC
+	if c.hooks.WholeBefore != nil {
+		end = c.hooks.WholeBefore(f.PC, f.Addr)
+	}
+	if end > f.PC {
+		c.exception = 0
+		c.clearRefusal()
+		if err := check("exits", C.ic_set_exit(c.uc, C.uint64_t(end))); err != nil {
+			return err
+		}
+		err := C.uc_emu_start(c.uc, C.uint64_t(f.PC), 0, 0, C.size_t(budget))
+		if err := check("exits", C.ic_set_exit(c.uc, 0)); err != nil {
+			return err
+		}
+		if p := c.panicked; p != nil {
+			c.panicked = nil
+			panic(p)
+		}
+		switch {
+		case c.st.oom != 0:
+			return errOOM
+		case err != C.UC_ERR_OK || c.exception != 0:
+			return c.fault(err, locate, budget) // an instruction before the page faulted
+		case c.st.limit_hit != 0:
+			return c.runToLimit(locate)
+		case budget != 0:
+			// Unicorn's count stopped the run if the limit falls within.
+			if b := c.st.cur; b != nil && uint64(b.ninsn) >= budget {
+				C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-budget))
+				return ErrInstructionLimit
+			}
+		}
+		if c.PC() != end {
+			return c.stopped() // Interrupt stopped the guest
+		}
+	}
+	f.PC, f.RanInto = end, true
+	if err := c.SetReg(c.pcReg(), end); err != nil {
+		return err
 	}
 	return f
 }
@@ -411,7 +477,7 @@ func (c *CPU) runToLimit(locate Locator) error {
 	c.holdStops(false)
 	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
 		// A fault within the instructions left: report it as any fault.
-		return c.fault(err, locate)
+		return c.fault(err, locate, left)
 	}
 	if b := c.st.cur; uint64(b.ninsn) > left {
 		C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-left))

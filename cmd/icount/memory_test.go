@@ -5,24 +5,40 @@ package main
 // instruction, and a program may map and unmap as much as it likes.
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestMemoryFaultMessages checks the message of a store after mprotect took
-// write permission away and of a load after munmap, on both arches. Their
-// exact counts are in the programs' headers (TestExactCounts*).
+// write permission away, of a load after munmap, and of code running into
+// memory it may not execute, on both arches. Their exact counts are in the
+// programs' headers (TestExactCounts*).
 func TestMemoryFaultMessages(t *testing.T) {
 	for _, c := range []struct{ prog, want string }{
 		{"amd64/mprotect", "icount: SIGSEGV: access to 0x7ffff7ffe008 violates its protection by `movq $0x2,0x8(%rbx)` at 0x40104a, in _start+0x4a (mprotect)\n"},
 		{"amd64/munmap", "icount: SIGSEGV: access to unmapped address 0x7ffff7ffe010 by `mov 0x10(%rbx),%rcx` at 0x40103d, in _start+0x3d (munmap)\n"},
+		{"amd64/crossing", "icount: SIGSEGV: the instruction at 0x402ffd runs into 0x403000, which is not mapped executable, in run+0x4 (crossing)\n"},
 		{"arm64/mprotect", "icount: SIGSEGV: access to 0xfffff7ffe008 violates its protection by `str x10, [x9,#8]` at 0x400150, in _start+0x44 (mprotect)\n"},
 		{"arm64/munmap", "icount: SIGSEGV: access to unmapped address 0xfffff7ffe010 by `ldr x10, [x9,#16]` at 0x400144, in _start+0x38 (munmap)\n"},
+		{"arm64/crossing", "icount: SIGSEGV: execution ran into 0x403000, which is not mapped executable\n"},
 	} {
 		r := runIcount(t, nil, []string{"-q"}, testProgram(t, c.prog))
 		// The message is the first line; a backtrace may follow.
 		if first, _, _ := strings.Cut(r.stderr, "\n"); r.status != 139 || first+"\n" != c.want {
 			t.Errorf("%s: status %d, stderr:\n%s\nwant 139 and\n%s", c.prog, r.status, r.stderr, c.want)
+		}
+	}
+}
+
+// TestCrossingUnderLimit stops amd64/crossing within the instructions
+// before the page it may not execute, which icount runs as a block of
+// their own: 5 + 2 instructions, then one of the two incs.
+func TestCrossingUnderLimit(t *testing.T) {
+	for _, n := range []uint64{6, 7, 8} {
+		r := runIcount(t, nil, []string{"-q", "--max-instructions", strconv.FormatUint(n, 10)}, testProgram(t, "amd64/crossing"))
+		if r.profile == nil || r.profile.Totals.Instructions != n || r.status != exitInstructionLimit {
+			t.Errorf("--max-instructions %d: status %d, profile %v; stderr:\n%s", n, r.status, r.profile != nil, r.stderr)
 		}
 	}
 }
