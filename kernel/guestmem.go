@@ -11,28 +11,26 @@ import (
 // maxPath bounds a path string read from the guest, like PATH_MAX.
 const maxPath = 4096
 
-// readMem copies n bytes of guest memory at addr; EFAULT if unmapped.
+// readMem copies n bytes of guest memory at addr; EFAULT unless the guest
+// may read them.
 func (p *Process) readMem(addr, n uint64) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
 	b := make([]byte, n)
-	if err := p.cpu.Read(addr, b); err != nil {
+	if err := p.cpu.ReadAsGuest(addr, b); err != nil {
 		return nil, unix.EFAULT
 	}
 	return b, nil
 }
 
-// writeMem copies b into guest memory at addr; EFAULT if unmapped. A write
-// into executable memory discards its translated code.
+// writeMem copies b into guest memory at addr; EFAULT unless the guest may
+// write it. A write into executable memory discards its translated code.
 func (p *Process) writeMem(addr uint64, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if !p.mm.mapped(pageDown(addr), pageUp(addr+uint64(len(b)))) {
-		return unix.EFAULT
-	}
-	if err := p.cpu.Write(addr, b); err != nil {
+	if err := p.cpu.WriteAsGuest(addr, b); err != nil {
 		return unix.EFAULT
 	}
 	if p.mm.executable(addr, addr+uint64(len(b))) {
@@ -68,7 +66,7 @@ func (p *Process) readString(addr uint64) (string, error) {
 		// Read up to the end of the page, so a string at the end of a
 		// mapping does not fault on the page after it.
 		n := min(uint64(len(chunk)), emu.PageSize-addr%emu.PageSize)
-		if err := p.cpu.Read(addr, chunk[:n]); err != nil {
+		if err := p.cpu.ReadAsGuest(addr, chunk[:n]); err != nil {
 			return "", unix.EFAULT
 		}
 		if i := bytes.IndexByte(chunk[:n], 0); i >= 0 {

@@ -20,6 +20,9 @@ type CPU interface {
 	Protect(addr, size uint64, prot emu.Prot) error
 	Read(addr uint64, b []byte) error
 	Write(addr uint64, b []byte) error
+	ReadAsGuest(addr uint64, b []byte) error
+	WriteAsGuest(addr uint64, b []byte) error
+	Zero(addr, size uint64) error
 	Reg(r emu.Reg) uint64
 	SetReg(r emu.Reg, v uint64) error
 	PC() uint64

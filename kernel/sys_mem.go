@@ -251,9 +251,9 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 	if !ok {
 		return 0, unix.ENOMEM
 	}
-	data, err := p.readMem(old, oldSize)
-	if err != nil {
-		return 0, err
+	data := make([]byte, oldSize) // whatever its permissions
+	if err := p.cpu.Read(old, data); err != nil {
+		return 0, unix.EFAULT
 	}
 	if err := m.Map(addr, newSize, prot, m.nameAt(old)); err != nil {
 		return 0, unix.ENOMEM
@@ -281,9 +281,9 @@ func sysMadvise(p *Process, a [6]uint64) (uint64, error) {
 	if !p.mm.mapped(addr, addr+length) {
 		return 0, unix.ENOMEM
 	}
-	if a[2] == madvDontneed {
+	if a[2] == madvDontneed && length > 0 {
 		// Private anonymous pages read back as zeros afterwards.
-		if err := p.cpu.Write(addr, make([]byte, length)); err != nil {
+		if err := p.cpu.Zero(addr, length); err != nil {
 			return 0, err
 		}
 	}
