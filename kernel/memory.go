@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
@@ -55,93 +56,89 @@ func (m *addressSpace) Write(addr uint64, b []byte) error { return m.cpu.Write(a
 
 func (m *addressSpace) setBrk(end uint64) { m.brkStart, m.brk = end, end }
 
+// The vmas are sorted and disjoint, so lookups search them: a program may
+// keep thousands of mappings.
+
+// from returns the index of the first vma that ends after addr.
+func (m *addressSpace) from(addr uint64) int {
+	return sort.Search(len(m.vmas), func(i int) bool { return m.vmas[i].end > addr })
+}
+
 func (m *addressSpace) insert(v vma) {
-	i := sort.Search(len(m.vmas), func(i int) bool { return m.vmas[i].start >= v.start })
-	m.vmas = append(m.vmas, vma{})
-	copy(m.vmas[i+1:], m.vmas[i:])
-	m.vmas[i] = v
+	m.vmas = slices.Insert(m.vmas, m.from(v.start), v)
 }
 
 func (m *addressSpace) overlaps(start, end uint64) bool {
-	for _, v := range m.vmas {
-		if v.start < end && start < v.end {
-			return true
-		}
-	}
-	return false
+	i := m.from(start)
+	return i < len(m.vmas) && m.vmas[i].start < end
 }
 
 // mapped reports whether every page of [start, end) is mapped.
 func (m *addressSpace) mapped(start, end uint64) bool {
 	at := start
-	for _, v := range m.vmas {
-		if v.end <= at || v.start >= end {
-			continue
-		}
-		if v.start > at {
+	for i := m.from(start); i < len(m.vmas) && at < end; i++ {
+		if m.vmas[i].start > at {
 			return false
 		}
-		at = v.end
-		if at >= end {
-			return true
-		}
+		at = m.vmas[i].end
 	}
 	return at >= end
+}
+
+// span splits the vmas at start and end and returns the index range of
+// those in [start, end).
+func (m *addressSpace) span(start, end uint64) (int, int) {
+	m.split(start)
+	m.split(end)
+	i := m.from(start)
+	j := i
+	for j < len(m.vmas) && m.vmas[j].start < end {
+		j++
+	}
+	return i, j
 }
 
 // pieces calls f for each mapped piece of [start, end), splitting vmas at
 // the bounds first.
 func (m *addressSpace) pieces(start, end uint64, f func(v *vma) error) error {
-	m.split(start)
-	m.split(end)
-	for i := range m.vmas {
-		v := &m.vmas[i]
-		if v.start >= start && v.end <= end {
-			if err := f(v); err != nil {
-				return err
-			}
+	i, j := m.span(start, end)
+	for ; i < j; i++ {
+		if err := f(&m.vmas[i]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// split splits the vma holding at, if at is inside it.
 func (m *addressSpace) split(at uint64) {
-	for i, v := range m.vmas {
-		if v.start < at && at < v.end {
-			lo, hi := v, v
-			lo.end, hi.start = at, at
-			m.vmas[i] = lo
-			m.vmas = append(m.vmas, vma{})
-			copy(m.vmas[i+2:], m.vmas[i+1:])
-			m.vmas[i+1] = hi
-			return
-		}
+	i := m.from(at)
+	if i == len(m.vmas) || m.vmas[i].start >= at {
+		return
 	}
+	hi := m.vmas[i]
+	hi.start = at
+	m.vmas[i].end = at
+	m.vmas = slices.Insert(m.vmas, i+1, hi)
 }
 
 // unmap removes every mapping in [start, end); unmapped parts are skipped,
 // as munmap does. Translated code of removed executable pages is dropped.
 func (m *addressSpace) unmap(start, end uint64) error {
-	var keep []vma
-	err := m.pieces(start, end, func(v *vma) error {
-		if err := m.cpu.Unmap(v.start, v.end-v.start); err != nil {
+	i, j := m.span(start, end)
+	for n := i; n < j; n++ {
+		v := m.vmas[n]
+		err := m.cpu.Unmap(v.start, v.end-v.start)
+		if err == nil && v.prot&emu.ProtExec != 0 {
+			err = m.cpu.InvalidateCode(v.start, v.end-v.start)
+		}
+		if err != nil {
+			m.vmas = slices.Delete(m.vmas, i, n)
 			return err
 		}
-		if v.prot&emu.ProtExec != 0 {
-			if err := m.cpu.InvalidateCode(v.start, v.end-v.start); err != nil {
-				return err
-			}
-		}
-		v.end = v.start // mark removed
-		return nil
-	})
-	for _, v := range m.vmas {
-		if v.end > v.start {
-			keep = append(keep, v)
-		}
 	}
-	m.vmas = keep
-	return err
+	m.vmas = slices.Delete(m.vmas, i, j)
+	return nil
 }
 
 // protect changes the permissions of [start, end), which must be mapped.
@@ -189,29 +186,29 @@ func (m *addressSpace) findFree(size uint64) (uint64, bool) {
 
 // executable reports whether any page of [start, end) is mapped executable.
 func (m *addressSpace) executable(start, end uint64) bool {
-	for _, v := range m.vmas {
-		if v.start < end && start < v.end && v.prot&emu.ProtExec != 0 {
+	for i := m.from(start); i < len(m.vmas) && m.vmas[i].start < end; i++ {
+		if m.vmas[i].prot&emu.ProtExec != 0 {
 			return true
 		}
 	}
 	return false
 }
 
+// at returns the vma holding addr.
+func (m *addressSpace) at(addr uint64) (vma, bool) {
+	if i := m.from(addr); i < len(m.vmas) && m.vmas[i].start <= addr {
+		return m.vmas[i], true
+	}
+	return vma{}, false
+}
+
 // protAt and nameAt describe the mapping holding addr.
 func (m *addressSpace) protAt(addr uint64) emu.Prot {
-	for _, v := range m.vmas {
-		if v.start <= addr && addr < v.end {
-			return v.prot
-		}
-	}
-	return 0
+	v, _ := m.at(addr)
+	return v.prot
 }
 
 func (m *addressSpace) nameAt(addr uint64) string {
-	for _, v := range m.vmas {
-		if v.start <= addr && addr < v.end {
-			return v.name
-		}
-	}
-	return ""
+	v, _ := m.at(addr)
+	return v.name
 }

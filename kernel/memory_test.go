@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/icount-dev/icount/emu"
@@ -101,5 +102,64 @@ func TestFindFreeIsTopDownAndDeterministic(t *testing.T) {
 	b, _ := m.findFree(pg)
 	if b != a-pg {
 		t.Errorf("second mmap at %#x, want %#x", b, a-pg)
+	}
+}
+
+// TestAddressSpaceAgreesWithPages maps, unmaps and protects ranges at
+// random among hundreds of mappings, and checks every answer of the
+// address space (which searches its sorted mappings) against the pages the
+// CPU was told of.
+func TestAddressSpaceAgreesWithPages(t *testing.T) {
+	cpu := &pageCPU{pages: map[uint64]emu.Prot{}}
+	m := newAddressSpace(cpu)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const base, npages = 0x100000, 2048
+	prots := []emu.Prot{emu.ProtRead, emu.ProtRead | emu.ProtWrite, emu.ProtRead | emu.ProtExec}
+	mappedPages := func(start, end uint64) (all, any bool) {
+		all = true
+		for p := start; p < end; p += pg {
+			_, ok := cpu.pages[p]
+			all, any = all && ok, any || ok
+		}
+		return all, any
+	}
+	for i := 0; i < 5000; i++ {
+		start := base + uint64(rng.IntN(npages))*pg
+		end := start + uint64(1+rng.IntN(8))*pg
+		prot := prots[rng.IntN(len(prots))]
+		all, any := mappedPages(start, end)
+		if m.overlaps(start, end) != any || m.mapped(start, end) != all {
+			t.Fatalf("op %d: [%#x, %#x): overlaps %v mapped %v, pages say %v %v", i, start, end, m.overlaps(start, end), m.mapped(start, end), any, all)
+		}
+		switch rng.IntN(3) {
+		case 0:
+			if !any {
+				if err := m.Map(start, end-start, prot, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case 1:
+			if err := m.unmap(start, end); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			if err := m.protect(start, end, prot); (err == nil) != all {
+				t.Fatalf("op %d: protect [%#x, %#x) over mapped %v: %v", i, start, end, all, err)
+			}
+		}
+		if i%100 != 0 {
+			continue
+		}
+		for j := 1; j < len(m.vmas); j++ {
+			if a, b := m.vmas[j-1], m.vmas[j]; a.start >= a.end || a.end > b.start {
+				t.Fatalf("op %d: vmas out of order: %+v, %+v", i, a, b)
+			}
+		}
+		for p := uint64(base); p < base+(npages+8)*pg; p += pg {
+			want, ok := cpu.pages[p]
+			if got := m.protAt(p); got != want || m.mapped(p, p+pg) != ok || m.executable(p, p+pg) != (want&emu.ProtExec != 0) {
+				t.Fatalf("op %d: page %#x: prot %v mapped %v, want %v %v", i, p, got, m.mapped(p, p+pg), want, ok)
+			}
+		}
 	}
 }
