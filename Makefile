@@ -58,6 +58,12 @@ TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
              $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS) \
              $(DEBUG_BINS) $(HOSTILE_BINS)
 
+# The guest-memory program of cmd/icount/memory_test.go (thousands of mmap
+# and munmap, more than 5,000 mappings at once): amd64 musl- and
+# glibc-static, arm64 glibc-static.
+MEM_BINS  := $(BUILD)/c/mmapstress-musl $(BUILD)/c/mmapstress-glibc $(BUILD)/arm64/c/mmapstress-glibc
+TESTPROGS += $(MEM_BINS)
+
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox

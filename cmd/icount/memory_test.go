@@ -5,6 +5,7 @@ package main
 // instruction, and a program may map and unmap as much as it likes.
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,5 +41,27 @@ func TestCrossingUnderLimit(t *testing.T) {
 		if r.profile == nil || r.profile.Totals.Instructions != n || r.status != exitInstructionLimit {
 			t.Errorf("--max-instructions %d: status %d, profile %v; stderr:\n%s", n, r.status, r.profile != nil, r.stderr)
 		}
+	}
+}
+
+// TestManyMappings runs mmapstress: thousands of large blocks malloc maps
+// and free unmaps, thousands of mmap and munmap, 6,000 separate mappings
+// at once (the emulator's own memory regions, which icount used for
+// mappings, abort the process at about 4,000), unmapped memory mapped
+// again reading zeros, partial munmap, mprotect, mremap and madvise. Its
+// output must be what the amd64 build prints natively.
+func TestManyMappings(t *testing.T) {
+	want, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/mmapstress-musl"))
+	if status != 0 {
+		t.Fatalf("natively: status %d\n%s", status, want)
+	}
+	for _, prog := range []string{"c/mmapstress-musl", "c/mmapstress-glibc", "arm64/c/mmapstress-glibc"} {
+		t.Run(filepath.Base(filepath.Dir(prog))+"/"+filepath.Base(prog), func(t *testing.T) {
+			t.Parallel()
+			r := runIcount(t, nil, []string{"-q"}, testProgram(t, prog))
+			if r.status != 0 || r.stdout != want {
+				t.Errorf("status %d, stdout:\n%s\nwant 0 and\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+		})
 	}
 }
