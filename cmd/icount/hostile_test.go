@@ -198,36 +198,55 @@ func TestSignalStops(t *testing.T) {
 	}
 }
 
-// TestTimeoutBlocked: a guest blocked reading a pipe nobody writes does not
-// stop at --timeout; icount exits 124 after its grace period, saying so.
-func TestTimeoutBlocked(t *testing.T) {
-	t.Parallel()
-	bb := filepath.Join(repoRoot, ".deps", "busybox", "amd64", "busybox")
+// blocked is an icount run of busybox cat reading a pipe nobody writes.
+type blocked struct {
+	cmd  *exec.Cmd
+	errb bytes.Buffer
+	done chan error // Wait's result
+}
+
+// startBlocked starts `icount run flags... busybox cat` on such a pipe,
+// which stays open until the test ends.
+func startBlocked(t *testing.T, flags ...string) *blocked {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
-	cmd := exec.Command(icountBin, "run", "-q", "--timeout", "200ms", bb, "cat")
-	var errb bytes.Buffer
-	cmd.Stdin, cmd.Stderr = r, &errb
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	t.Cleanup(func() { w.Close() })
+	bb := filepath.Join(repoRoot, ".deps", "busybox", "amd64", "busybox")
+	b := &blocked{cmd: exec.Command(icountBin, append(append([]string{"run"}, flags...), bb, "cat")...), done: make(chan error, 1)}
+	b.cmd.Stdin, b.cmd.Stderr = r, &b.errb
+	if err := b.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { b.done <- b.cmd.Wait() }()
+	return b
+}
+
+// wait waits up to limit for the run to end.
+func (b *blocked) wait(t *testing.T, limit time.Duration) {
+	t.Helper()
 	select {
-	case <-done:
-	case <-time.After(stopGrace + 10*time.Second):
-		cmd.Process.Kill()
-		t.Fatal("icount did not exit")
+	case <-b.done:
+	case <-time.After(limit):
+		b.cmd.Process.Kill()
+		t.Fatalf("icount did not exit within %v; stderr:\n%s", limit, b.errb.String())
 	}
-	noPanic(t, errb.String())
-	if took := time.Since(start); cmd.ProcessState.ExitCode() != exitTimeout || took < stopGrace ||
-		!strings.Contains(errb.String(), "icount: the program did not stop within 5s of being asked (it is blocked in a system call): exiting, nothing written\n") {
-		t.Errorf("status %d after %v, stderr:\n%s", cmd.ProcessState.ExitCode(), took, errb.String())
+	noPanic(t, b.errb.String())
+}
+
+// TestTimeoutBlocked: a guest blocked reading a pipe nobody writes does not
+// stop at --timeout; icount exits 124 after its grace period, saying so.
+func TestTimeoutBlocked(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	b := startBlocked(t, "-q", "--timeout", "200ms")
+	b.wait(t, stopGrace+10*time.Second)
+	if took := time.Since(start); b.cmd.ProcessState.ExitCode() != exitTimeout || took < stopGrace ||
+		!strings.Contains(b.errb.String(), "icount: the program did not stop within 5s of being asked (it is blocked in a system call): exiting, nothing written\n") {
+		t.Errorf("status %d after %v, stderr:\n%s", b.cmd.ProcessState.ExitCode(), took, b.errb.String())
 	}
 }
 
@@ -235,39 +254,19 @@ func TestTimeoutBlocked(t *testing.T) {
 // first SIGINT; the second makes icount exit at once, 130, writing nothing.
 func TestSecondSignal(t *testing.T) {
 	t.Parallel()
-	bb := filepath.Join(repoRoot, ".deps", "busybox", "amd64", "busybox")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	jsonPath := filepath.Join(t.TempDir(), "p.json")
-	cmd := exec.Command(icountBin, "run", "-q", "--json", jsonPath, bb, "cat")
-	var errb bytes.Buffer
-	cmd.Stdin, cmd.Stderr = r, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	b := startBlocked(t, "-q", "--json", jsonPath)
 	time.Sleep(300 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
+	b.cmd.Process.Signal(syscall.SIGINT)
 	select {
-	case <-done:
-		t.Fatalf("icount ended at the first SIGINT; stderr:\n%s", errb.String())
+	case <-b.done:
+		t.Fatalf("icount ended at the first SIGINT; stderr:\n%s", b.errb.String())
 	case <-time.After(300 * time.Millisecond):
 	}
-	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("icount did not exit at the second SIGINT")
-	}
-	noPanic(t, errb.String())
-	if _, err := os.Stat(jsonPath); cmd.ProcessState.ExitCode() != exitSIGINT || err == nil ||
-		errb.String() != "icount: SIGINT again: exiting at once, nothing written\n" {
-		t.Errorf("status %d, profile written %v, stderr:\n%s", cmd.ProcessState.ExitCode(), err == nil, errb.String())
+	b.cmd.Process.Signal(syscall.SIGINT)
+	b.wait(t, 5*time.Second)
+	if _, err := os.Stat(jsonPath); b.cmd.ProcessState.ExitCode() != exitSIGINT || err == nil ||
+		b.errb.String() != "icount: SIGINT again: exiting at once, nothing written\n" {
+		t.Errorf("status %d, profile written %v, stderr:\n%s", b.cmd.ProcessState.ExitCode(), err == nil, b.errb.String())
 	}
 }
