@@ -12,22 +12,32 @@ import (
 )
 
 // TestMemoryFaultMessages checks the message of a store after mprotect took
-// write permission away, of a load after munmap, and of code running into
-// memory it may not execute, on both arches. Their exact counts are in the
-// programs' headers (TestExactCounts*).
+// write permission away, of a load after munmap (memfault with an
+// argument, its count worked out in its header), and of code running into
+// memory it may not execute, on both arches. The other counts are checked
+// with the programs' headers (TestExactCounts*).
 func TestMemoryFaultMessages(t *testing.T) {
-	for _, c := range []struct{ prog, want string }{
-		{"amd64/mprotect", "icount: SIGSEGV: access to 0x7ffff7ffe008 violates its protection by `movq $0x2,0x8(%rbx)` at 0x40104a, in _start+0x4a (mprotect)\n"},
-		{"amd64/munmap", "icount: SIGSEGV: access to unmapped address 0x7ffff7ffe010 by `mov 0x10(%rbx),%rcx` at 0x40103d, in _start+0x3d (munmap)\n"},
-		{"amd64/crossing", "icount: SIGSEGV: the instruction at 0x402ffd runs into 0x403000, which is not mapped executable, in run+0x4 (crossing)\n"},
-		{"arm64/mprotect", "icount: SIGSEGV: access to 0xfffff7ffe008 violates its protection by `str x10, [x9,#8]` at 0x400150, in _start+0x44 (mprotect)\n"},
-		{"arm64/munmap", "icount: SIGSEGV: access to unmapped address 0xfffff7ffe010 by `ldr x10, [x9,#16]` at 0x400144, in _start+0x38 (munmap)\n"},
-		{"arm64/crossing", "icount: SIGSEGV: execution ran into 0x403000, which is not mapped executable\n"},
+	for _, c := range []struct {
+		prog, arg string
+		insns     uint64
+		want      string
+	}{
+		{"amd64/memfault", "", 20, "icount: SIGSEGV: access to 0x7ffff7ffe008 violates its protection by `movq $0x2,0x8(%rbx)` at 0x401054, in _start+0x54 (memfault)\n"},
+		{"amd64/memfault", "munmap", 17, "icount: SIGSEGV: access to unmapped address 0x7ffff7ffe008 by `mov 0x8(%rbx),%rcx` at 0x401072, in unmap+0xf (memfault)\n"},
+		{"amd64/crossing", "", 9, "icount: SIGSEGV: the instruction at 0x402ffd runs into 0x403000, which is not mapped executable, in run+0x4 (crossing)\n"},
+		{"arm64/memfault", "", 20, "icount: SIGSEGV: access to 0xfffff7ffe008 violates its protection by `str x10, [x9,#8]` at 0x40015c, in _start+0x50 (memfault)\n"},
+		{"arm64/memfault", "munmap", 17, "icount: SIGSEGV: access to unmapped address 0xfffff7ffe008 by `ldr x10, [x9,#8]` at 0x400174, in unmap+0xc (memfault)\n"},
+		{"arm64/crossing", "", 10, "icount: SIGSEGV: execution ran into 0x403000, which is not mapped executable\n"},
 	} {
-		r := runIcount(t, nil, []string{"-q"}, testProgram(t, c.prog))
+		var args []string
+		if c.arg != "" {
+			args = []string{c.arg}
+		}
+		r := runIcount(t, nil, []string{"-q"}, testProgram(t, c.prog), args...)
 		// The message is the first line; a backtrace may follow.
-		if first, _, _ := strings.Cut(r.stderr, "\n"); r.status != 139 || first+"\n" != c.want {
-			t.Errorf("%s: status %d, stderr:\n%s\nwant 139 and\n%s", c.prog, r.status, r.stderr, c.want)
+		first, _, _ := strings.Cut(r.stderr, "\n")
+		if r.status != 139 || first+"\n" != c.want || r.profile == nil || r.profile.Totals.Instructions != c.insns {
+			t.Errorf("%s %s: status %d, stderr:\n%s\nwant 139, %d instructions and\n%s", c.prog, c.arg, r.status, r.stderr, c.insns, c.want)
 		}
 	}
 }
