@@ -34,3 +34,17 @@ func TestMaxInstructions(t *testing.T) {
 		t.Errorf("limit not reached: status %d, %d instructions", r.status, r.profile.Totals.Instructions)
 	}
 }
+
+// TestParseSize: --max-memory's sizes, in binary units, and what it refuses.
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]uint64{"4096": 4096, "64M": 64 << 20, "64MiB": 64 << 20, "2g": 2 << 30, "1T": 1 << 40, "3KB": 3 << 10, "7b": 7} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "M", "-1M", "1.5G", "12X", "99999999999T"} {
+		if got, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
