@@ -88,6 +88,14 @@ func sortFunctions(fs []FunctionCount) {
 		if a.Inclusive != b.Inclusive {
 			return a.Inclusive > b.Inclusive
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		// Functions of one name in two modules (each object's _init):
+		// an order that does not depend on map iteration.
+		if a.Module != b.Module {
+			return a.Module < b.Module
+		}
+		return a.Addr < b.Addr
 	})
 }
