@@ -10,6 +10,7 @@ import (
 
 // decodedBlock is a translated block decoded once, on first sight.
 type decodedBlock struct {
+	id     uint32   // the emulator's id of the block
 	starts []uint32 // offset of each instruction in the block
 	code   []byte   // its bytes when first seen
 	kind   []kind   // what each instruction does, for the mix (see kinds)
@@ -35,7 +36,10 @@ type decoder struct {
 	funcOf func(addr uint64) uint64 // entry of the function holding addr, 0 if unknown
 	mapOf  func(addr uint64) int    // the executable mapping holding addr (decodedBlock.mapping); nil for none
 	blocks map[blockKey]*decodedBlock
-	failed []string // blocks whose instructions could not all be decoded
+	// forgotten holds, by id, the blocks whose code changed after they
+	// were decoded (see forget).
+	forgotten map[uint32]*decodedBlock
+	failed    []string // blocks whose instructions could not all be decoded
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
@@ -44,12 +48,12 @@ func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint
 
 // newBlock is the emulator's first-sight hook: it counts the block's
 // instructions, names its function and classifies how it ends.
-func (d *decoder) newBlock(addr uint64, size uint32) emu.BlockInfo {
+func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	k := blockKey{addr, size}
 	if b, ok := d.blocks[k]; ok {
 		return b.info
 	}
-	b := &decodedBlock{mapping: -1}
+	b := &decodedBlock{id: id, mapping: -1}
 	if d.mapOf != nil {
 		b.mapping = d.mapOf(addr)
 	}
@@ -206,4 +210,27 @@ func isX86Prefix(b byte) bool {
 		return true
 	}
 	return b&0xf0 == 0x40 // REX
+}
+
+// forget sets aside the blocks decoded from [addr, addr+size), whose code is
+// changing: the emulator forgets them too (emu.CPU.InvalidateCode), and the
+// next block there, new code, is decoded afresh.
+func (d *decoder) forget(addr, size uint64) {
+	for k, b := range d.blocks {
+		if k.addr < addr+size && addr < k.addr+uint64(k.size) {
+			if d.forgotten == nil {
+				d.forgotten = map[uint32]*decodedBlock{}
+			}
+			d.forgotten[b.id] = b
+			delete(d.blocks, k)
+		}
+	}
+}
+
+// of returns the decoding of a block of the emulator's table.
+func (d *decoder) of(b emu.Block) *decodedBlock {
+	if db := d.blocks[blockKey{b.Addr, b.Size}]; db != nil && db.id == b.ID {
+		return db
+	}
+	return d.forgotten[b.ID]
 }

@@ -97,8 +97,8 @@ func Run(opts Options) (*Profile, error) {
 	var dec *decoder
 	var late *lateCounters
 	cpu, err := emu.New(exe.Arch, emu.Hooks{
-		NewBlock: func(addr uint64, size uint32) emu.BlockInfo {
-			info := dec.newBlock(addr, size)
+		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
+			info := dec.newBlock(id, addr, size)
 			late.check(addr, size)
 			return info
 		},
@@ -174,7 +174,6 @@ func Run(opts Options) (*Profile, error) {
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
-	prof.Warnings = append(prof.Warnings, kcpu.warnings(table)...)
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
 	if n := proc.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))

@@ -28,7 +28,7 @@ func icountGoNewBlock(h C.uintptr_t, b *C.ic_block) {
 		return
 	}
 	c.guard(func() {
-		info := c.hooks.NewBlock(uint64(b.addr), uint32(b.size))
+		info := c.hooks.NewBlock(uint32(b.id), uint64(b.addr), uint32(b.size))
 		b.ninsn, b._func, b.end = C.uint32_t(info.Instructions), C.uint64_t(info.Func), C.uint32_t(info.End)
 	})
 }

@@ -90,7 +90,7 @@ var ErrInstructionLimit = errors.New("instruction limit reached")
 // Hooks are the Go functions the CPU calls back into. NewBlock is called
 // once per distinct translated block.
 type Hooks struct {
-	NewBlock func(addr uint64, size uint32) BlockInfo
+	NewBlock func(id uint32, addr uint64, size uint32) BlockInfo
 	Syscall  func() // x86-64 syscall instruction; RIP is at the instruction
 	// Interrupt is called for a CPU exception (on arm64, svc is intno 2
 	// with PC past it). It returns false for an exception it does not
@@ -501,6 +501,7 @@ func (c *CPU) pcReg() Reg {
 
 // Block is one translated block's counters, read back from C.
 type Block struct {
+	ID           uint32 // unique over the run, as given to Hooks.NewBlock
 	Addr         uint64
 	Size         uint32
 	Instructions uint32 // per execution
@@ -511,16 +512,27 @@ type Block struct {
 // Blocks returns a copy of the block table, by address.
 func (c *CPU) Blocks() []Block {
 	out := make([]Block, 0, int(c.st.nblocks))
+	add := func(b C.ic_block) {
+		out = append(out, Block{ID: uint32(b.id), Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)})
+	}
 	for _, b := range unsafe.Slice(c.st.table, int(c.st.nslots)) {
 		if b.size != 0 {
-			out = append(out, Block{Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)})
+			add(b)
+		}
+	}
+	for g := c.st.gone; g != nil; g = g.next {
+		for _, b := range g.blocks[:g.n] {
+			add(b)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Addr != out[j].Addr {
 			return out[i].Addr < out[j].Addr
 		}
-		return out[i].Size < out[j].Size
+		if out[i].Size != out[j].Size {
+			return out[i].Size < out[j].Size
+		}
+		return out[i].ID < out[j].ID
 	})
 	return out
 }

@@ -80,6 +80,10 @@ void ic_free(ic_state *s) {
 	if (!s) return;
 	ic_cct_free(s);
 	for (int i = 0; i < s->nretired; i++) free(s->retired[i]);
+	for (ic_gone *g = s->gone, *next; g; g = next) {
+		next = g->next;
+		free(g);
+	}
 	free(s->table);
 	free(s);
 }
@@ -94,6 +98,7 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 	ic_block *b = &s->table[h];
 	b->addr = addr;
 	b->size = size;
+	b->id = ++s->next_id;
 	s->nblocks++;
 	icountGoNewBlock(s->handle, b);
 	return b;
@@ -234,4 +239,57 @@ uc_err ic_set_exit(uc_engine *uc, uint64_t at) {
 	uc_err err = uc_ctl_exits_enable(uc);
 	if (err != UC_ERR_OK) return err;
 	return uc_ctl_set_exits(uc, &at, at != 0 ? 1 : 0);
+}
+
+// keep_gone copies a forgotten block into the chunks of forgotten blocks.
+static ic_block *keep_gone(ic_state *s, const ic_block *b) {
+	if (!s->gone || s->gone->n == IC_GONE_CHUNK) {
+		ic_gone *g = calloc(1, sizeof *g);
+		if (!g) {
+			s->oom = 1;
+			return NULL;
+		}
+		g->next = s->gone;
+		s->gone = g;
+	}
+	ic_block *copy = &s->gone->blocks[s->gone->n++];
+	*copy = *b;
+	return copy;
+}
+
+// delete_slot empties slot i of the open-addressing table, moving back the
+// entries after it that would no longer be found (backward-shift deletion).
+static void delete_slot(ic_state *s, uint32_t i) {
+	ic_block *t = s->table;
+	uint32_t mask = s->nslots - 1;
+	for (uint32_t j = i;;) {
+		j = (j + 1) & mask;
+		if (t[j].size == 0) break;
+		uint32_t home = ic_hash(mask, t[j].addr);
+		// t[j] stays if its home lies cyclically in (i, j].
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j)) continue;
+		t[i] = t[j];
+		if (s->cur == &t[j]) s->cur = &t[i];
+		i = j;
+	}
+	memset(&t[i], 0, sizeof t[i]);
+}
+
+// ic_forget_code takes out of the table every block of [begin, end), whose
+// code changed: the next translation there is a new block, decoded afresh,
+// and the old ones keep their counts among the forgotten blocks.
+void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end) {
+	for (uint32_t i = 0; i < s->nslots;) {
+		ic_block *b = &s->table[i];
+		if (b->size == 0 || b->addr >= end || b->addr + b->size <= begin) {
+			i++;
+			continue;
+		}
+		ic_block *copy = keep_gone(s, b);
+		if (!copy) return;
+		if (s->cur == b) s->cur = copy;
+		delete_slot(s, i);
+		s->nblocks--;
+		// Slot i now holds the entry moved back, if any: look at it again.
+	}
 }

@@ -32,7 +32,8 @@ typedef struct ic_block {
 	uint32_t size;  // bytes
 	uint32_t ninsn; // instructions, from the Go decoder on first sight
 	uint32_t end;   // IC_END_*
-	uint32_t pad[5];
+	uint32_t id;    // unique over the run: the decoder's key for this block
+	uint32_t pad[4];
 } __attribute__((aligned(64))) ic_block;
 
 // A node of the calling-context tree: one function reached by one path of
@@ -95,6 +96,11 @@ typedef struct ic_state {
 	ic_block *retired[40];
 	int nretired;
 
+	// Blocks whose code changed (ic_forget_code), kept with their counts in
+	// chunks that never move: cur may point into one.
+	struct ic_gone *gone;
+	uint32_t next_id;
+
 	// A stop asked from another thread, and taken by a block's hook.
 	int stop_asked, stop_hit;
 } ic_state;
@@ -104,6 +110,15 @@ void ic_free(ic_state *s);
 int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi);
 uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
+void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end);
+
+// A chunk of forgotten blocks.
+#define IC_GONE_CHUNK 256
+typedef struct ic_gone {
+	struct ic_gone *next;
+	uint32_t n;
+	ic_block blocks[IC_GONE_CHUNK];
+} ic_gone;
 void ic_ask_stop(ic_state *s);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_set_exit(uc_engine *uc, uint64_t at);

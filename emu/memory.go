@@ -1,6 +1,7 @@
 package emu
 
 /*
+#include "hotpath.h"
 #include "memory.h"
 */
 import "C"
@@ -186,6 +187,9 @@ func (c *CPU) WriteAsGuest(addr uint64, b []byte) error {
 // executable memory changes under the emulator: host writes, unmapping and
 // protection changes do not discard them.
 func (c *CPU) InvalidateCode(addr, size uint64) error {
+	// The block table forgets the old blocks too: a block of new code with
+	// an old one's address and size is a new block, decoded afresh.
+	C.ic_forget_code(c.st, C.uint64_t(addr), C.uint64_t(addr+size))
 	return check("remove translation cache", C.ic_mem_remove_cache(c.mem, C.uint64_t(addr), C.uint64_t(addr+size)))
 }
 

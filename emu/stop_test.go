@@ -13,7 +13,7 @@ var callSpin = []byte{0xe8, 0x0b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x48
 
 func newSpinCPU(t *testing.T, attribution bool) *CPU {
 	t.Helper()
-	c, err := New(X86_64, Hooks{NewBlock: func(addr uint64, size uint32) BlockInfo {
+	c, err := New(X86_64, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
 		if addr == 0x10000 {
 			return BlockInfo{Instructions: 1, Func: 0x10000, End: EndCall}
 		}
@@ -106,7 +106,7 @@ func TestInterruptAtSyscall(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		var calls int
 		c, err := New(X86_64, Hooks{
-			NewBlock: func(addr uint64, size uint32) BlockInfo {
+			NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
 				if addr == 0x10000 {
 					return BlockInfo{Instructions: 2, Func: 0x10000}
 				}

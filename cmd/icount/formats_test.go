@@ -475,6 +475,9 @@ func TestAnnotate(t *testing.T) {
 			lineNo, _ = strconv.Atoi(strings.Fields(line)[2])
 		case isSrc(section) && sourceRow.MatchString(line):
 			m := sourceRow.FindStringSubmatch(line)
+			if lineNo < 1 || lineNo > len(srcLines) {
+				t.Fatalf("source row %q outside the file's lines (%d): was the binary built from another copy of the source?", line, lineNo)
+			}
 			if m[2] != srcLines[lineNo-1] {
 				t.Errorf("line %d shown as %q, the file has %q", lineNo, m[2], srcLines[lineNo-1])
 			}
