@@ -250,10 +250,12 @@ static ic_block *keep_gone(ic_state *s, const ic_block *b) {
 			return NULL;
 		}
 		g->next = s->gone;
-		s->gone = g;
+		// Published for Executed, which may read from another thread.
+		__atomic_store_n(&s->gone, g, __ATOMIC_RELEASE);
 	}
-	ic_block *copy = &s->gone->blocks[s->gone->n++];
+	ic_block *copy = &s->gone->blocks[s->gone->n];
 	*copy = *b;
+	__atomic_store_n(&s->gone->n, s->gone->n + 1, __ATOMIC_RELEASE);
 	return copy;
 }
 

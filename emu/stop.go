@@ -96,5 +96,12 @@ func (c *CPU) Executed() uint64 {
 			total += uint64(b.execs)*uint64(b.ninsn) - uint64(b.cut)
 		}
 	}
+	// Blocks set aside when their code changed (ic_forget_code): their
+	// chunks are never freed during a run.
+	for g := (*C.ic_gone)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&c.st.gone)))); g != nil; g = g.next {
+		for _, b := range g.blocks[:min(int(atomic.LoadUint32((*uint32)(unsafe.Pointer(&g.n)))), len(g.blocks))] {
+			total += uint64(b.execs)*uint64(b.ninsn) - uint64(b.cut)
+		}
+	}
 	return total + uint64(c.st.outside_insns)
 }
