@@ -48,6 +48,9 @@ type Options struct {
 	// host's.
 	Clock *fixedclock.Clock
 	CPUs  int // the CPU count the guest is told (1 when 0)
+	// Quantum is how many instructions a guest thread runs while others
+	// wait to (kernel.DefaultQuantum when 0).
+	Quantum uint64
 	// Sysroot is where a dynamically linked executable's interpreter and
 	// libraries are found (--sysroot); "" gives the default of its arch
 	// (kernel.DefaultSysroot).
@@ -126,7 +129,7 @@ func Run(opts Options) (*Profile, error) {
 		sysroot = kernel.DefaultSysroot(exe.Arch)
 	}
 	proc, err = kernel.New(kcpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
-		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot})
+		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +142,7 @@ func Run(opts Options) (*Profile, error) {
 	if opts.Progress != nil {
 		opts.Progress(cpu.Executed)
 	}
-	runErr := cpu.Run(proc.Entry(), loc.locate)
+	runErr := runThreads(cpu, proc, loc.locate)
 
 	prof := &Profile{
 		Schema: Schema,
@@ -181,6 +184,7 @@ func Run(opts Options) (*Profile, error) {
 
 	var fault *emu.Fault
 	var intr *Interruption
+	var deadlock *kernel.DeadlockError
 	switch exited, status := proc.Exited(); {
 	case proc.Failure() != nil:
 		prof.Exit = Exit{Status: -1, Message: proc.Failure().Error(), Reason: failureReason(proc.Failure()),
@@ -206,6 +210,10 @@ func Run(opts Options) (*Profile, error) {
 			prof.Exit.Backtrace = backtrace(cpu.Stack(), 0, where)
 		}
 		return prof, nil
+	case errors.As(runErr, &deadlock):
+		msg := deadlockMessage(deadlock, where)
+		prof.Exit = Exit{Status: -1, Message: msg, Reason: ReasonDeadlock}
+		return prof, &StoppedError{Err: &describedError{msg: msg, err: deadlock}}
 	case runErr != nil:
 		prof.Exit = Exit{Status: -1, Message: runErr.Error(), Reason: ReasonError}
 		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
@@ -216,6 +224,23 @@ func Run(opts Options) (*Profile, error) {
 		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", cpu.PC())
 		prof.Exit = Exit{Status: -1, Message: err.Error()}
 		return prof, &StoppedError{Err: err, Where: where(cpu.PC())}
+	}
+}
+
+// runThreads runs the guest's threads until the process ends or a run
+// ends for another reason than the scheduler's.
+func runThreads(cpu *emu.CPU, proc *kernel.Process, locate emu.Locator) error {
+	pc := proc.Entry()
+	for {
+		err := cpu.Run(pc, locate)
+		proc.Account(cpu.Ran())
+		sliceEnd := errors.Is(err, emu.ErrSliceEnd)
+		if exited, _ := proc.Exited(); exited || proc.Failure() != nil || !sliceEnd && (err != nil || !proc.Switching()) {
+			return err
+		}
+		if pc, err = proc.Schedule(sliceEnd); err != nil {
+			return err
+		}
 	}
 }
 

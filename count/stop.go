@@ -27,6 +27,7 @@ const (
 	ReasonInstructionLimit = "max-instructions"
 	ReasonUnsupported      = "unsupported"
 	ReasonError            = "error"
+	ReasonDeadlock         = "deadlock"
 )
 
 // watch relays a reason from interrupt to the CPU, asking again every few
@@ -59,6 +60,26 @@ func watch(interrupt <-chan *Interruption, cpu *emu.CPU) (stop func()) {
 		<-finished
 	}
 }
+
+// deadlockMessage lists the threads of a deadlocked guest and where each
+// waits: "thread 1001 waits for futex 0x4c6f0 in pthread_join+0x8c (prog)".
+func deadlockMessage(e *kernel.DeadlockError, where func(uint64) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "deadlock: every thread waits and none can wake another (%d waiting)", len(e.Threads))
+	for _, t := range e.Threads {
+		fmt.Fprintf(&b, "\n  thread %d waits for %s, in %s", t.TID, t.What, where(t.PC))
+	}
+	return b.String()
+}
+
+// describedError is err told in other words.
+type describedError struct {
+	msg string
+	err error
+}
+
+func (e *describedError) Error() string { return e.msg }
+func (e *describedError) Unwrap() error { return e.err }
 
 // maxBacktrace bounds the lines of a backtrace.
 const maxBacktrace = 12

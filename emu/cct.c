@@ -96,7 +96,8 @@ static void set_top(ic_state *s) {
 
 static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t sp, int jumped) {
 	uint32_t parent = s->depth ? s->top : 0;
-	int64_t node = s->depth ? child(s, parent, func) : 0;
+	// A later thread's first frame is a child of the root.
+	int64_t node = s->depth || s->root_set ? child(s, parent, func) : 0;
 	if (node < 0 || s->depth == IC_MAX_FRAMES) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);
@@ -112,8 +113,9 @@ static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t sp, int jump
 		s->frames = f;
 		s->capframes *= 2;
 	}
-	if (s->depth == 0) {
+	if (node == 0 && !s->root_set) {
 		// The root: the function execution starts in.
+		s->root_set = 1;
 		s->nodes[0].func = func;
 		s->nodes[0].roi = in_roi(s, func) || s->nroi == 0;
 	}
@@ -163,11 +165,11 @@ static void jump_into(ic_state *s, uint64_t func, uint64_t sp) {
 
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 	uint64_t func = b->func ? b->func : b->addr;
-	if (!prev || s->depth == 0) {
+	if (s->depth == 0) {
 		push(s, func, 0, read_sp(s), 0);
 		return;
 	}
-	switch (prev->end) {
+	switch (prev ? prev->end : IC_END_PLAIN) { // none: a thread resumed after its last block's code changed
 	case IC_END_CALL:
 		push(s, func, prev->addr + prev->size, read_sp(s), 0);
 		return;

@@ -122,6 +122,8 @@ type CPU struct {
 	panicked any
 	// ctl serves other goroutines: Interrupt and Executed (stop.go).
 	ctl control
+	// slice bounds each run once the guest has several threads (thread.go).
+	slice slices
 }
 
 // Error is an error returned by Unicorn.
@@ -338,6 +340,8 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 	if reason := c.interrupted(); reason != nil {
 		return reason
 	}
+	c.startSlice()
+	defer c.endSlice()
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, 0) // no exit address: see ic_set_exit
 	if p := c.panicked; p != nil {
 		c.panicked = nil
@@ -348,6 +352,12 @@ func (c *CPU) Run(pc uint64, locate Locator) error {
 	}
 	if err == C.UC_ERR_OK && c.exception == 0 {
 		if c.st.limit_hit != 0 {
+			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
+				return err
+			}
+			if c.sliceUsedUp() {
+				return ErrSliceEnd
+			}
 			return c.runToLimit(locate)
 		}
 		return c.stopped()
@@ -434,6 +444,12 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 		case err != C.UC_ERR_OK || c.exception != 0:
 			return c.fault(err, locate, budget) // an instruction before the page faulted
 		case c.st.limit_hit != 0:
+			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
+				return err
+			}
+			if c.sliceUsedUp() {
+				return ErrSliceEnd // the fault comes again when the thread runs on
+			}
 			return c.runToLimit(locate)
 		case budget != 0:
 			// Unicorn's count stopped the run if the limit falls within.

@@ -140,6 +140,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	if (limited) {
 		if (__builtin_expect(b->ninsn > s->budget, 0)) {
 			s->limit_hit = 1;
+			s->limit_pc = addr;
 			uc_emu_stop(uc);
 			return;
 		}
@@ -189,6 +190,7 @@ IC_HOOK(hook_cct_roi_limited, 1, 1, 1)
 // did not complete.
 void ic_cut(ic_state *s, uint32_t notrun) {
 	if (!s->cur) return;
+	if (s->limited) s->budget += notrun;
 	if (!s->cur_in_roi) {
 		s->outside_insns -= notrun;
 		return;
@@ -207,15 +209,19 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud) {
 	icountGoInterrupt(s->handle, intno);
 }
 
+// The block hook's variants: [limited][none, call tree, call tree and region].
+#define IC_BLOCK_HOOKS                                                                     \
+	{                                                                                  \
+		{(void *)hook_count, (void *)hook_cct, (void *)hook_cct_roi},                    \
+		{(void *)hook_count_limited, (void *)hook_cct_limited, (void *)hook_cct_roi_limited}, \
+	}
+
 // ic_install_hooks installs every hook; it must run before the first
 // uc_emu_start, since hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
-	void *hooks[2][3] = {
-	    {(void *)hook_count, (void *)hook_cct, (void *)hook_cct_roi},
-	    {(void *)hook_count_limited, (void *)hook_cct_limited, (void *)hook_cct_roi_limited},
-	};
+	void *hooks[2][3] = IC_BLOCK_HOOKS;
 	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
-	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_BLOCK, block, s, 1, 0);
+	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
@@ -224,6 +230,63 @@ uc_err ic_install_hooks(ic_state *s, int arch) {
 		                  UC_X86_INS_SYSCALL);
 	}
 	return err;
+}
+
+// ic_use_limited replaces the block hook by its limited variant, which
+// stops before a block that would pass s->budget: a second guest thread
+// runs in slices so bounded. Translated code holds the hook it was built
+// with, so all of it is discarded. Call it between runs.
+uc_err ic_use_limited(ic_state *s) {
+	if (s->limited) return UC_ERR_OK;
+	void *hooks[2][3] = IC_BLOCK_HOOKS;
+	uc_err err = uc_hook_del(s->uc, s->block_hook);
+	if (err != UC_ERR_OK) return err;
+	s->limited = 1;
+	s->budget = UINT64_MAX;
+	err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, hooks[1][s->nodes ? (s->nroi ? 2 : 1) : 0], s, 1, 0);
+	if (err != UC_ERR_OK) return err;
+	return uc_ctl_flush_tb(s->uc);
+}
+
+// find returns the entry of a block in the table, NULL if it is not there.
+static ic_block *find(ic_state *s, uint64_t addr, uint32_t size) {
+	uint32_t mask = s->nslots - 1;
+	for (uint32_t h = ic_hash(mask, addr); s->table[h].size; h = (h + 1) & mask) {
+		if (s->table[h].addr == addr && s->table[h].size == size) return &s->table[h];
+	}
+	return NULL;
+}
+
+// ic_thread_init readies the per-thread state of a new guest thread: an
+// empty shadow stack, whose first frame the thread's first block pushes.
+int ic_thread_init(ic_state *s, ic_thread *t) {
+	memset(t, 0, sizeof *t);
+	t->cur_in_roi = 1;
+	if (!s->nodes) return 0;
+	t->capframes = 64;
+	t->frames = calloc(t->capframes, sizeof *t->frames);
+	return t->frames ? 0 : -1;
+}
+
+// ic_thread_switch keeps the running thread's state in save and makes
+// load's the running one.
+void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
+	// The running thread's frames belong to s; save holds none, or the
+	// unused ones of a context never run.
+	free(save->frames);
+	*save = (ic_thread){.frames = s->frames, .depth = s->depth, .capframes = s->capframes, .top = s->top,
+	                    .top_func = s->top_func, .cur_in_roi = s->cur_in_roi};
+	if (s->cur) save->last_addr = s->cur->addr, save->last_size = s->cur->size;
+	s->frames = load->frames, s->depth = load->depth, s->capframes = load->capframes;
+	s->top = load->top, s->top_func = load->top_func, s->cur_in_roi = load->cur_in_roi;
+	load->frames = NULL;
+	// A block forgotten since (its code changed) is not followed from.
+	s->cur = load->last_size ? find(s, load->last_addr, load->last_size) : NULL;
+}
+
+void ic_thread_free(ic_thread *t) {
+	free(t->frames);
+	t->frames = NULL;
 }
 
 // uc_ctl is variadic, which cgo cannot call: these wrap the uses icount has.

@@ -55,6 +55,19 @@ typedef struct ic_frame {
 	uint32_t jumped; // entered by a jump (tail call, fall-through), not a call
 } ic_frame;
 
+// The part of the state that belongs to one guest thread: its shadow
+// stack and the block it ran last. The running thread's lives in ic_state;
+// the others' are kept here while they wait (ic_thread_switch).
+typedef struct ic_thread {
+	ic_frame *frames;
+	uint32_t depth, capframes;
+	uint32_t top;
+	uint64_t top_func;
+	uint64_t last_addr; // the block it ran last, by address and size: the
+	uint32_t last_size; // table moves its entries, so no pointer is kept
+	int cur_in_roi;
+} ic_thread;
+
 typedef struct ic_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go-side CPU
@@ -86,6 +99,11 @@ typedef struct ic_state {
 	int limited;
 	uint64_t budget; // instructions that may still run
 	int limit_hit;
+	// The block it stopped before: on x86-64 the emulator's RIP is stale
+	// then (chained blocks do not write it back).
+	uint64_t limit_pc;
+	uc_hook block_hook; // the block hook installed, one of the variants
+	int root_set;       // the tree's root has its function (a later thread's first frame is its child)
 
 	ic_mem *mem; // guest memory (memory.h)
 	int oom;     // a table could not grow
@@ -120,6 +138,10 @@ typedef struct ic_gone {
 	ic_block blocks[IC_GONE_CHUNK];
 } ic_gone;
 void ic_ask_stop(ic_state *s);
+uc_err ic_use_limited(ic_state *s);
+int ic_thread_init(ic_state *s, ic_thread *t);
+void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);
+void ic_thread_free(ic_thread *t);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 

@@ -14,11 +14,21 @@ import (
 // carries on x86.
 const hwcapX86 = 0x078bfbfd
 
+const syscallInsnSize = 2 // syscall: 0f 05
+
 var abiX86_64 = &abi{
-	arch:          emu.X86_64,
-	nr:            emu.X86RAX,
-	ret:           emu.X86RAX,
-	args:          [6]emu.Reg{emu.X86RDI, emu.X86RSI, emu.X86RDX, emu.X86R10, emu.X86R8, emu.X86R9},
+	arch:         emu.X86_64,
+	nr:           emu.X86RAX,
+	ret:          emu.X86RAX,
+	args:         [6]emu.Reg{emu.X86RDI, emu.X86RSI, emu.X86RDX, emu.X86R10, emu.X86R8, emu.X86R9},
+	pc:           emu.X86RIP,
+	sp:           emu.X86RSP,
+	tls:          emu.X86FSBase,
+	cloneTLSArg:  4,
+	cloneCTIDArg: 3,
+	// In the hook RIP is at the syscall instruction, 2 bytes long.
+	resumePC:      func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) + syscallInsnSize },
+	syscallSize:   syscallInsnSize,
 	table:         newTable(tableX86_64, namesX86_64),
 	hwcap:         hwcapX86,
 	platform:      "x86_64",

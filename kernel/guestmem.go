@@ -54,6 +54,14 @@ func (p *Process) writeU64(addr, v uint64) error {
 	return p.writeMem(addr, binary.LittleEndian.AppendUint64(nil, v))
 }
 
+func (p *Process) readU32(addr uint64) (uint32, error) {
+	b, err := p.readMem(addr, 4)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
 func (p *Process) writeU32(addr uint64, v uint32) error {
 	return p.writeMem(addr, binary.LittleEndian.AppendUint32(nil, v))
 }

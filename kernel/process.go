@@ -28,6 +28,14 @@ type CPU interface {
 	PC() uint64
 	InvalidateCode(addr, size uint64) error
 	Stop()
+
+	// Threads (emu/thread.go).
+	NewContext() (*emu.Context, error)
+	SetContextReg(ctx *emu.Context, r emu.Reg, v uint64) error
+	ContextReg(ctx *emu.Context, r emu.Reg) uint64
+	Switch(from, to *emu.Context) error
+	FreeContext(ctx *emu.Context)
+	SetSlice(n uint64) error
 }
 
 // Fixed identity of the guest process.
@@ -50,6 +58,9 @@ type Options struct {
 	// MaxMemory, if not 0, bounds the bytes the guest has mapped, as
 	// RLIMIT_AS does: what would pass it fails with ENOMEM.
 	MaxMemory uint64
+	// Quantum is how many instructions a thread runs while others wait
+	// to (DefaultQuantum when 0).
+	Quantum uint64
 	// Sysroot is the directory the interpreter of a dynamically linked
 	// executable is taken from, and the guest's files are looked up under
 	// when not found as given ("" for none: the host's own files).
@@ -82,10 +93,17 @@ type Process struct {
 
 	clk        clockState        // where time comes from, and its reads
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
-	sigmask    uint64
-	altstack   []byte // stack_t given to sigaltstack
-	name       string // the thread name (prctl PR_SET_NAME)
-	memRefused uint64 // mappings --max-memory refused (sys_mem.go)
+	memRefused uint64            // mappings --max-memory refused (sys_mem.go)
+
+	// Threads (thread.go, sched.go).
+	threads   []*thread // in creation order; the first is the process's
+	cur       *thread   // the one running
+	nextTID   int
+	quantum   uint64 // instructions a thread runs before the next one's turn
+	sliced    bool   // the CPU runs in slices of quantum (a second thread exists)
+	switching bool   // the CPU stopped for Schedule
+	yield     bool   // ... and the running thread gives up its turn
+	waitSeq   uint64 // futex waits so far, for first-come first-served wakes
 }
 
 // New prepares a process for exe on cpu: maps the executable and, for a
@@ -137,7 +155,16 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	if err := p.mm.watchExecutable(); err != nil {
 		return nil, err
 	}
-	p.name = filepath.Base(opts.Argv[0])
+	main, err := cpu.NewContext()
+	if err != nil {
+		return nil, err
+	}
+	p.cur = &thread{tid: PID, ctx: main, name: filepath.Base(opts.Argv[0])}
+	p.threads, p.nextTID = []*thread{p.cur}, firstTID
+	p.quantum = opts.Quantum
+	if p.quantum == 0 {
+		p.quantum = DefaultQuantum
+	}
 	p.mm.setBrk(img.End)
 	spec := loader.StackSpec{Argv: opts.Argv, Env: opts.Env, UID: UID, GID: GID,
 		Hwcap: a.hwcap, Platform: a.platform}
@@ -255,6 +282,9 @@ func (p *Process) Syscall() {
 		return
 	}
 	ret, err := sc.Handler(p, args)
+	if p.switching {
+		p.cpu.Stop() // for Schedule
+	}
 	switch e := err.(type) {
 	case nil:
 	case Errno:
@@ -263,6 +293,9 @@ func (p *Process) Syscall() {
 		p.fail(&UnsupportedError{Name: sc.Name, Nr: nr, PC: p.abi.syscallPC(p.cpu), What: string(e)})
 		return
 	default:
+		if err == errBlocked {
+			return // the result is written when the thread runs on
+		}
 		p.fail(fmt.Errorf("%s: %w", sc.Name, err))
 		return
 	}

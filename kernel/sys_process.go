@@ -23,8 +23,6 @@ func sysGetgid(p *Process, a [6]uint64) (uint64, error)  { return GID, nil }
 func sysSucceed(p *Process, a [6]uint64) (uint64, error) { return 0, nil }
 func sysENOSYS(p *Process, a [6]uint64) (uint64, error)  { return 0, unix.ENOSYS }
 
-func sysSetTidAddress(p *Process, a [6]uint64) (uint64, error) { return PID, nil }
-
 // Resource limits (RLIMIT_*) the guest sees.
 const (
 	rlimitStack  = 3
@@ -91,38 +89,6 @@ func sysGetrandom(p *Process, a [6]uint64) (uint64, error) {
 	return n, p.writeMem(a[0], buf)
 }
 
-// Single-threaded futex: a wait whose value matches would never be woken.
-const (
-	futexWait        = 0
-	futexWake        = 1
-	futexWaitBitset  = 9
-	futexWakeBitset  = 10
-	futexCmdMask     = 0x7f
-	futexPrivateFlag = 128
-)
-
-func sysFutex(p *Process, a [6]uint64) (uint64, error) {
-	switch a[1] & futexCmdMask {
-	case futexWake, futexWakeBitset:
-		return 0, nil
-	case futexWait, futexWaitBitset:
-		b, err := p.readMem(a[0], 4)
-		if err != nil {
-			return 0, err
-		}
-		if binary.LittleEndian.Uint32(b) != uint32(a[2]) {
-			return 0, unix.EAGAIN
-		}
-		if a[3] != 0 {
-			return 0, unix.ETIMEDOUT
-		}
-		return 0, errDeadlockFutex
-	}
-	return 0, errUnsupported("futex operation " + itoa(a[1]&futexCmdMask))
-}
-
-var errDeadlockFutex = errorString("the guest waits on a futex with no other thread to wake it: it would wait forever")
-
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
@@ -169,11 +135,11 @@ func sysPrctl(p *Process, a [6]uint64) (uint64, error) {
 		if i := bytes.IndexByte(b, 0); i >= 0 {
 			b = b[:i]
 		}
-		p.name = string(b[:min(len(b), 15)])
+		p.cur.name = string(b[:min(len(b), 15)])
 		return 0, nil
 	case prGetName:
 		name := make([]byte, 16)
-		copy(name, p.name)
+		copy(name, p.cur.name)
 		return 0, p.writeMem(a[1], name)
 	}
 	return 0, unix.EINVAL

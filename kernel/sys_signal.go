@@ -42,7 +42,7 @@ const (
 
 func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 	how, set, oset := a[0], a[1], a[2]
-	old := p.sigmask
+	old := p.cur.sig.mask
 	if set != 0 {
 		v, err := p.readU64(set)
 		if err != nil {
@@ -50,11 +50,11 @@ func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 		}
 		switch how {
 		case sigBlock:
-			p.sigmask |= v
+			p.cur.sig.mask |= v
 		case sigUnblock:
-			p.sigmask &^= v
+			p.cur.sig.mask &^= v
 		case sigSetmask:
-			p.sigmask = v
+			p.cur.sig.mask = v
 		default:
 			return 0, unix.EINVAL
 		}
@@ -69,7 +69,7 @@ const ssDisable = 2
 
 func sysSigaltstack(p *Process, a [6]uint64) (uint64, error) {
 	if a[1] != 0 {
-		old := p.altstack
+		old := p.cur.sig.altstack
 		if old == nil {
 			old = make([]byte, 24)
 			old[8] = ssDisable
@@ -83,7 +83,7 @@ func sysSigaltstack(p *Process, a [6]uint64) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		p.altstack = b
+		p.cur.sig.altstack = b
 	}
 	return 0, nil
 }

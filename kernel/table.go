@@ -35,12 +35,22 @@ type Syscall struct {
 
 // abi is what differs between guest arches at the system-call boundary.
 type abi struct {
-	arch     emu.Arch
-	nr, ret  emu.Reg
-	args     [6]emu.Reg
-	table    map[uint64]*Syscall
-	hwcap    uint64
-	platform string
+	arch    emu.Arch
+	nr, ret emu.Reg
+	args    [6]emu.Reg
+	pc, sp  emu.Reg
+	tls     emu.Reg // the thread pointer clone's CLONE_SETTLS sets
+	// cloneTLSArg and cloneCTIDArg are clone's arguments tls and
+	// child_tid, whose order differs between arches.
+	cloneTLSArg, cloneCTIDArg int
+	// resumePC is where the thread making the system call being handled
+	// runs on after it.
+	resumePC func(cpu CPU) uint64
+	// syscallSize is the system-call instruction's length.
+	syscallSize uint64
+	table       map[uint64]*Syscall
+	hwcap       uint64
+	platform    string
 	// start sets the registers at the entry point; sp points at argc.
 	start func(cpu CPU, sp uint64) error
 	// syscallPC is the address of the system-call instruction being handled.

@@ -23,9 +23,13 @@ Otherwise:
   126    the file is not an executable icount can run (not ELF, 32-bit,
          another architecture, not executable, a script, ...)
   125    icount stopped the guest: it made a system call or used a feature
-         icount does not emulate (threads: clone), or it would wait forever
+         icount does not emulate (a new process: fork), or it would wait
+         forever on a pipe only it holds
   124    --timeout stopped the guest after that much wall-clock time; the
          Profile is marked incomplete (reason "timeout")
+  122    deadlock: every thread of the guest waits (on a futex, a pipe, ...)
+         with no deadline, and none can wake another; the message lists
+         each thread and where it waits
   123    --max-instructions stopped the guest after exactly that many
          instructions; the Profile is marked incomplete
   70     an internal error in icount

@@ -20,6 +20,7 @@ const (
 	exitInternal   = 70 // a bug or resource failure in icount
 	// exitInstructionLimit: --max-instructions stopped the guest.
 	exitInstructionLimit = 123
+	exitDeadlock         = 122 // every guest thread waits for what none can do
 	exitUnsupported      = 125 // the guest needed something icount does not emulate
 	exitCannotRun        = 126 // the file is not an executable icount can run
 	exitNotFound         = 127 // the file does not exist

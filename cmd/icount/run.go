@@ -26,6 +26,7 @@ type runFlags struct {
 	countOnly  bool
 	maxInsns   uint64
 	collect    []string
+	quantum    uint64
 
 	clock clockFlags  // --fixed-clock and the rest of clockflags.go
 	ci    ciFlags     // --save, --baseline, --suite, --jobs (diff.go, suite.go)
@@ -58,6 +59,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.BoolVar(&f.inheritEnv, "inherit-env", false, "give the guest icount's environment (counts then depend on it)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for AT_RANDOM and getrandom")
 	fl.Uint64Var(&f.maxInsns, "max-instructions", 0, "stop the program after exactly `N` instructions (the Profile is marked incomplete)")
+	fl.Uint64Var(&f.quantum, "quantum", kernel.DefaultQuantum, "run each thread of a multi-threaded program for at most `N` instructions before the next one's turn (the count depends on it)")
 	fl.BoolVar(&f.countOnly, "count-only", false, "count without the call tree: no inclusive costs or call stacks, a little faster")
 	fl.StringArrayVar(&f.collect, "collect", nil, "count only inside the dynamic extent of function `FUNC` (repeatable)")
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
@@ -78,6 +80,9 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err := f.out.check(); err != nil {
 		return &exitError{exitUsage, err}
 	}
+	if f.quantum < kernel.MinQuantum {
+		return &exitError{exitUsage, fmt.Errorf("--quantum %d: the smallest is %d (longer than any block)", f.quantum, kernel.MinQuantum)}
+	}
 	env := []string{}
 	if f.inheritEnv {
 		env = os.Environ()
@@ -91,7 +96,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	opts := count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
-		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Sysroot: f.sysroot,
+		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Sysroot: f.sysroot, Quantum: f.quantum,
 	}
 	finish := f.lim.start(&opts, f.quiet)
 	prof, err := count.Run(opts)
@@ -158,6 +163,10 @@ func stopStatus(err error) int {
 	}
 	if errors.Is(err, emu.ErrInstructionLimit) {
 		return exitInstructionLimit
+	}
+	var de *kernel.DeadlockError
+	if errors.As(err, &de) {
+		return exitDeadlock
 	}
 	if strings.Contains(err.Error(), "would wait forever") {
 		return exitUnsupported

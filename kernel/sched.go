@@ -1,0 +1,172 @@
+package kernel
+
+import (
+	"time"
+)
+
+// The scheduler. The run loop (count.Run) calls Schedule whenever the CPU
+// stops for a thread's sake: a system call blocked or yielded, a thread
+// exited, or the running thread used up its quantum (emu.ErrSliceEnd).
+// Threads take turns in creation order; waits end by a wake, by their
+// deadline in guest time, or when their readiness poll says so, all
+// checked at scheduling points only.
+
+// DefaultQuantum is how many instructions a thread runs before the others
+// get their turn, unless it blocks first (--quantum).
+const DefaultQuantum = 100_000
+
+// MinQuantum is the smallest quantum: it must exceed the longest block.
+const MinQuantum = 1024
+
+// Switching reports that the CPU stopped for the scheduler: a system call
+// blocked, yielded or ended its thread, or the first second thread needs
+// the CPU to run in slices.
+func (p *Process) Switching() bool { return p.switching }
+
+// Schedule picks the thread to run next and makes it the CPU's, after the
+// CPU stopped because Switching said so or because the running thread's
+// slice ran out (sliceEnd). It returns where to run from, or a
+// *DeadlockError when every thread waits for what no thread can do.
+func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
+	yield := p.switching && p.yield || sliceEnd
+	p.switching, p.yield = false, false
+	from := p.cur
+	if err := p.useSlices(); err != nil {
+		return 0, err
+	}
+	next := from
+	if from.state != runnable || yield {
+		var err error
+		if next, err = p.pickNext(from); err != nil {
+			return 0, err
+		}
+	}
+	if next != from {
+		if err := p.cpu.Switch(from.ctx, next.ctx); err != nil {
+			return 0, err
+		}
+		if from.state == exited {
+			p.cpu.FreeContext(from.ctx)
+			from.ctx = nil
+		}
+		p.cur = next
+	}
+	if next.wait != nil {
+		// Its system call returns now.
+		next.wait = nil
+		if err := p.cpu.SetReg(p.abi.ret, next.result); err != nil {
+			return 0, err
+		}
+	}
+	return p.cpu.PC(), nil
+}
+
+// useSlices makes the CPU run in slices once there is a second thread.
+func (p *Process) useSlices() error {
+	if p.sliced || len(p.threads) < 2 {
+		return nil
+	}
+	p.sliced = true
+	return p.cpu.SetSlice(p.quantum)
+}
+
+// Account adds the instructions of the CPU's last run to the running
+// thread: call it after every run.
+func (p *Process) Account(ran uint64) { p.cur.insns += ran }
+
+// pickNext returns the first runnable thread after from in creation order
+// (from itself last), ending waits that are over; when every thread
+// waits, guest time moves on to the earliest deadline.
+func (p *Process) pickNext(from *thread) (*thread, error) {
+	start := 0
+	for i, t := range p.threads {
+		if t == from {
+			start = i + 1
+		}
+	}
+	for {
+		p.endWaits()
+		n := len(p.threads)
+		for i := 0; i < n; i++ {
+			if t := p.threads[(start+i)%n]; t.state == runnable {
+				return t, nil
+			}
+		}
+		earliest := int64(noDeadline)
+		for _, t := range p.threads {
+			if t.state == blocked {
+				earliest = min(earliest, t.wait.deadline)
+			}
+		}
+		if earliest == noDeadline {
+			return nil, p.deadlock()
+		}
+		p.advanceTo(earliest)
+	}
+}
+
+// endWaits ends the waits that are over: those whose readiness poll says
+// done, then those past their deadline.
+func (p *Process) endWaits() {
+	now := p.now()
+	for _, t := range p.threads {
+		if t.state != blocked {
+			continue
+		}
+		w := t.wait
+		if w.ready != nil {
+			if ret, err, done := w.ready(); done {
+				p.wake(t, ret, err)
+				continue
+			}
+		}
+		if w.deadline <= now {
+			var ret uint64
+			err := error(errTimedOut)
+			if w.timedOut != nil {
+				ret, err = w.timedOut()
+			}
+			p.wake(t, ret, err)
+		}
+	}
+}
+
+// errTimedOut is a wait's result at its deadline, unless it says otherwise.
+var errTimedOut = Errno(110) // ETIMEDOUT
+
+// wake makes a blocked thread runnable; its system call returns ret, or
+// -errno for an Errno err.
+func (p *Process) wake(t *thread, ret uint64, err error) {
+	if e, ok := err.(Errno); ok {
+		ret = uint64(-int64(e))
+	}
+	t.state, t.result = runnable, ret
+}
+
+// advanceTo moves guest time on to t, when every thread waits: the fixed
+// clock jumps there, host time is slept through.
+func (p *Process) advanceTo(t int64) {
+	if c := p.clk.fixed; c != nil {
+		c.SleepUntil(t)
+		return
+	}
+	if d := t - p.now(); d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+}
+
+// deadlock describes every thread's wait.
+func (p *Process) deadlock() error {
+	e := &DeadlockError{}
+	for _, t := range p.threads {
+		if t.state != blocked {
+			continue
+		}
+		pc := p.cpu.PC()
+		if t != p.cur {
+			pc = p.cpu.ContextReg(t.ctx, p.abi.pc)
+		}
+		e.Threads = append(e.Threads, ThreadWait{TID: t.tid, PC: pc - p.abi.syscallSize, What: t.wait.what})
+	}
+	return e
+}
