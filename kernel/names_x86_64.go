@@ -7,7 +7,7 @@ var namesX86_64 = map[uint64]string{
 	34: "pause", 36: "getitimer", 37: "alarm", 38: "setitimer",
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
 	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen", 51: "getsockname", 52: "getpeername",
-	53: "socketpair", 54: "setsockopt", 55: "getsockopt",
+	53: "socketpair", 54: "setsockopt", 55: "getsockopt", 57: "fork", 58: "vfork",
 	59: "execve", 61: "wait4", 62: "kill", 64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
 	68: "msgget", 69: "msgsnd", 70: "msgrcv", 71: "msgctl", 73: "flock", 76: "truncate",
 	78: "getdents", 80: "chdir", 81: "fchdir", 82: "rename", 83: "mkdir", 84: "rmdir", 85: "creat",

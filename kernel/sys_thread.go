@@ -42,14 +42,20 @@ const (
 // firstTID is the thread id of the second thread; the first's is PID.
 const firstTID = PID + 1
 
+// MaxThreads bounds the threads alive at once: past it clone fails with
+// EAGAIN, as it does past RLIMIT_NPROC.
+const MaxThreads = 4096
+
 func sysClone(p *Process, a [6]uint64) (uint64, error) {
 	flags, sp, ptid := a[0], a[1], a[2]
 	tls, ctid := a[p.abi.cloneTLSArg], a[p.abi.cloneCTIDArg]
 	switch {
 	case flags&cloneVM == 0:
-		return 0, errUnsupported(fmt.Sprintf("a new process (clone flags %#x without CLONE_VM, as fork makes): icount runs one process", flags))
+		return 0, errUnsupported(fmt.Sprintf("a new process (clone flags %#x without CLONE_VM, as fork makes; icount runs one process)", flags))
 	case flags&cloneThreadNeeds != cloneThreadNeeds || flags&^cloneSignalMask&^cloneThreadMay != 0:
-		return 0, errUnsupported(fmt.Sprintf("clone flags %#x: icount makes threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD and the usual flags of pthreads and Go)", flags))
+		return 0, errUnsupported(fmt.Sprintf("clone flags %#x (icount makes threads: CLONE_VM|CLONE_SIGHAND|CLONE_THREAD and the flags pthreads and Go add)", flags))
+	case p.live() >= MaxThreads:
+		return 0, unix.EAGAIN
 	}
 	ctx, err := p.cpu.NewContext()
 	if err != nil {
@@ -99,11 +105,6 @@ func sysClone(p *Process, a [6]uint64) (uint64, error) {
 
 // sysClone3 answers ENOSYS: glibc then calls clone.
 func sysClone3(p *Process, a [6]uint64) (uint64, error) { return 0, unix.ENOSYS }
-
-// sysFork refuses fork and vfork.
-func sysFork(p *Process, a [6]uint64) (uint64, error) {
-	return 0, errUnsupported("a new process (fork or vfork): icount runs one process")
-}
 
 // sysExit ends the calling thread; the last one's exit ends the process.
 func sysExit(p *Process, a [6]uint64) (uint64, error) {

@@ -80,7 +80,7 @@ var tableAArch64 = []Syscall{
 	{214, "brk", sysBrk, Full, ""},
 	{215, "munmap", sysMunmap, Full, ""},
 	{216, "mremap", sysMremap, Partial, "MREMAP_FIXED stops the run"},
-	{220, "clone", sysClone, Partial, "threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD), as pthreads and Go make them; a new process stops the run"},
+	{220, "clone", sysClone, Partial, "threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD), as pthreads and Go make them, at most 4096 at once (EAGAIN); a new process stops the run"},
 	{222, "mmap", sysMmap, Partial, "anonymous and private file mappings; writable shared file mappings stop the run"},
 	{223, "fadvise64", sysFadvise64, Full, "accepted: advice changes only caching"},
 	{226, "mprotect", sysMprotect, Full, "enforced"},

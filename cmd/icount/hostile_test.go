@@ -54,8 +54,11 @@ var hostileGuests = []hostile{
 			"icount:   called from _start+0x5 (recurse)\n"}},
 	{name: "memory bomb", prog: "c/membomb-musl", flags: []string{"--max-memory", "64M"}, status: 1,
 		stdout: " failed after ", stderr: []string{"icount: warning: --max-memory 64 MiB refused the program memory"}},
-	{name: "thread bomb", prog: "amd64/threadbomb", status: exitUnsupported, reason: "unsupported", stderr: []string{
-		"icount: system call clone (56) at pc 0x40101a is not emulated by icount (see 'icount syscalls'), in _start+0x1a (threadbomb)\n"}},
+	// Threads clone threads: past 4096 clone fails with EAGAIN and they
+	// loop on, until the instruction limit, exact across thread switches.
+	{name: "thread bomb", prog: "amd64/threadbomb", flags: []string{"--max-instructions", "3000000"},
+		status: exitInstructionLimit, insns: 3000000, reason: "max-instructions", stderr: []string{
+			"icount: instruction limit reached: stopped after exactly 3000000 instructions (--max-instructions), in _start (threadbomb)\n"}},
 	{name: "10,000 open files", prog: "c/openfiles-musl", status: 0,
 		stdout: "opened 1021 of 10000 files; 8979 failed with EMFILE, 0 otherwise\nafter closing them: open works\n"},
 	{name: "1 MiB of arguments", prog: "c/args-musl", args: mebibyteOfArgs(), status: 0, stdout: "1025 arguments, 1048586 bytes\n"}, // and "args-musl"
@@ -83,8 +86,9 @@ var hostileGuests = []hostile{
 			"icount:   called from recurse+0xc (recurse), 524264 times\n"}},
 	{name: "arm64 memory bomb", prog: "arm64/c/membomb-glibc", flags: []string{"--max-memory", "64M"}, status: 1,
 		stdout: " failed after ", stderr: []string{"icount: warning: --max-memory 64 MiB refused the program memory"}},
-	{name: "arm64 thread bomb", prog: "arm64/threadbomb", status: exitUnsupported, reason: "unsupported", stderr: []string{
-		"icount: system call clone (220) at pc 0x4000f0 is not emulated by icount"}},
+	{name: "arm64 thread bomb", prog: "arm64/threadbomb", flags: []string{"--max-instructions", "3000001"},
+		status: exitInstructionLimit, insns: 3000001, reason: "max-instructions", stderr: []string{
+			"icount: instruction limit reached: stopped after exactly 3000001 instructions (--max-instructions), in _start+0x4 (threadbomb)\n"}},
 	{name: "arm64 10,000 open files", prog: "arm64/c/openfiles-glibc", status: 0,
 		stdout: "opened 1021 of 10000 files; 8979 failed with EMFILE, 0 otherwise\nafter closing them: open works\n"},
 	{name: "arm64 1 MiB of arguments", prog: "arm64/c/args-glibc", args: mebibyteOfArgs(), status: 0, stdout: "1025 arguments, 1048587 bytes\n"},

@@ -1,7 +1,7 @@
 /* threadbomb.S: clone(CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|
-   CLONE_THREAD|CLONE_SYSVSEM) in a loop, as a thread bomb does. icount
-   does not emulate threads yet: the first clone stops the run (exit 125)
-   with the unsupported-system-call message. */
+   CLONE_THREAD|CLONE_SYSVSEM) in a loop, as a thread bomb does: every
+   thread clones on. Past 4096 threads clone fails with EAGAIN, and they
+   loop forever: only --max-instructions or --timeout ends it. */
 	.text
 	.globl	_start
 _start:
