@@ -26,6 +26,16 @@ type Profile struct {
 	Blocks   []BlockRuns `json:"blocks,omitempty"`
 	Exit     Exit        `json:"exit"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Threads are the guest's threads in creation order with the
+	// instructions each ran, for a program that made more than one.
+	Threads []ThreadCount `json:"threads,omitempty"`
+}
+
+// ThreadCount is one guest thread's share of the run.
+type ThreadCount struct {
+	TID          int    `json:"tid"`
+	Name         string `json:"name,omitempty"` // prctl PR_SET_NAME, else the program's
+	Instructions uint64 `json:"instructions"`
 }
 
 // Totals are the run's counts.
@@ -118,6 +128,10 @@ type Meta struct {
 	Seed           uint64   `json:"seed"`
 	Clock          Clock    `json:"clock"`
 	CPUs           int      `json:"cpus"` // the CPU count the guest was told
+	// Quantum is the instructions a thread ran before the next one's turn
+	// (--quantum), given for a program that made threads: its count
+	// depends on it.
+	Quantum uint64 `json:"quantum,omitempty"`
 	FilesOpened    []string `json:"files_opened,omitempty"`
 	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked
 	// executable ran under, as loaded; nil for a static one.

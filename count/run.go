@@ -174,6 +174,12 @@ func Run(opts Options) (*Profile, error) {
 		insns, execs := cpu.Outside()
 		prof.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
 	}
+	for _, t := range proc.ThreadCounts(prof.Totals.Instructions) {
+		prof.Threads = append(prof.Threads, ThreadCount(t))
+	}
+	if prof.Threads != nil {
+		prof.Meta.Quantum = proc.Quantum()
+	}
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}

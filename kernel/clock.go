@@ -111,12 +111,24 @@ func (p *Process) sleepUntil(id int32, t int64) error {
 		c.SleepUntil(t)
 		return nil
 	}
+	d, err := p.untilTime(id, t)
+	if err != nil {
+		return err
+	}
+	p.sleep(d)
+	return nil
+}
+
+// untilTime is how long it is until clock id reads t.
+func (p *Process) untilTime(id int32, t int64) (int64, error) {
+	if c := p.clk.fixed; c != nil {
+		return t - c.Now(), nil
+	}
 	var ts unix.Timespec
 	if err := unix.ClockGettime(id, &ts); err != nil {
-		return errnoOf(err)
+		return 0, errnoOf(err)
 	}
-	p.sleep(t - ts.Nano())
-	return nil
+	return t - ts.Nano(), nil
 }
 
 // watchCode finds the counter-reading instructions in guest memory that

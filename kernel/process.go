@@ -104,6 +104,7 @@ type Process struct {
 	switching bool   // the CPU stopped for Schedule
 	yield     bool   // ... and the running thread gives up its turn
 	waitSeq   uint64 // futex waits so far, for first-come first-served wakes
+	lastRan   uint64 // instructions the CPU's last run executed
 }
 
 // New prepares a process for exe on cpu: maps the executable and, for a

@@ -18,6 +18,9 @@ const DefaultQuantum = 100_000
 // MinQuantum is the smallest quantum: it must exceed the longest block.
 const MinQuantum = 1024
 
+// Quantum is the instructions a thread runs before the next one's turn.
+func (p *Process) Quantum() uint64 { return p.quantum }
+
 // Switching reports that the CPU stopped for the scheduler: a system call
 // blocked, yielded or ended its thread, or the first second thread needs
 // the CPU to run in slices.
@@ -31,6 +34,9 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 	yield := p.switching && p.yield || sliceEnd
 	p.switching, p.yield = false, false
 	from := p.cur
+	if sliceEnd {
+		p.passTime(p.lastRan)
+	}
 	if err := p.useSlices(); err != nil {
 		return 0, err
 	}
@@ -72,7 +78,31 @@ func (p *Process) useSlices() error {
 
 // Account adds the instructions of the CPU's last run to the running
 // thread: call it after every run.
-func (p *Process) Account(ran uint64) { p.cur.insns += ran }
+func (p *Process) Account(ran uint64) {
+	p.cur.insns += ran
+	p.lastRan = ran
+}
+
+// NominalHz is the rate at which guest time passes for a thread that runs
+// out its quantum while another waits for a deadline: one instruction a
+// nanosecond. Without it a thread spinning until a sleeping thread wakes
+// would spin forever, since the fixed clock moves only when read.
+const NominalHz = 1_000_000_000
+
+// passTime moves the fixed clock on by the time ran instructions take at
+// NominalHz, when a thread waits for a deadline; host time passes anyway.
+func (p *Process) passTime(ran uint64) {
+	c := p.clk.fixed
+	if c == nil {
+		return
+	}
+	for _, t := range p.threads {
+		if t.state == blocked && t.wait.deadline != noDeadline {
+			c.Sleep(int64(ran * (1e9 / NominalHz)))
+			return
+		}
+	}
+}
 
 // pickNext returns the first runnable thread after from in creation order
 // (from itself last), ending waits that are over; when every thread

@@ -196,8 +196,18 @@ func sysNanosleep(p *Process, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	p.sleep(d)
-	return 0, nil
+	return p.sleepThread(d)
+}
+
+// sleepThread sleeps d nanoseconds: with other threads alive the thread
+// waits, in guest time, while they run; alone it sleeps at once (sleep).
+func (p *Process) sleepThread(d int64) (uint64, error) {
+	if p.live() == 1 {
+		p.sleep(d)
+		return 0, nil
+	}
+	return p.block(&wait{what: "the end of a sleep", deadline: p.deadlineAfter(max(d, 0)),
+		timedOut: func() (uint64, error) { return 0, nil }})
 }
 
 const timerAbstime = 1
@@ -213,8 +223,14 @@ func sysClockNanosleep(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	if a[1]&timerAbstime != 0 {
-		return 0, p.sleepUntil(host, t)
+		if p.live() == 1 {
+			return 0, p.sleepUntil(host, t)
+		}
+		d, err := p.untilTime(host, t)
+		if err != nil {
+			return 0, err
+		}
+		return p.sleepThread(d)
 	}
-	p.sleep(t)
-	return 0, nil
+	return p.sleepThread(t)
 }

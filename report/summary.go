@@ -28,10 +28,33 @@ func Summary(w io.Writer, p *count.Profile, top int) {
 	fmt.Fprintf(w, "%s%s block executions, %s distinct blocks, %s system calls\n",
 		Prefix, Group(t.Blocks), Group(t.DistinctBlocks), Group(t.Syscalls))
 	objectLines(w, p)
+	threadLines(w, p)
 	topFunctions(w, p, top)
 	clockLine(w, p)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)
+	}
+}
+
+// maxThreadLines bounds the threads the summary lists one by one.
+const maxThreadLines = 8
+
+// threadLines lists a multi-threaded program's threads with their shares.
+func threadLines(w io.Writer, p *count.Profile) {
+	if len(p.Threads) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s%d threads (quantum %s instructions):\n", Prefix, len(p.Threads), Group(p.Meta.Quantum))
+	for i, t := range p.Threads {
+		if i == maxThreadLines {
+			fmt.Fprintf(w, "%s  ... %d threads more\n", Prefix, len(p.Threads)-i)
+			break
+		}
+		share := 0.0
+		if p.Totals.Instructions > 0 {
+			share = 100 * float64(t.Instructions) / float64(p.Totals.Instructions)
+		}
+		fmt.Fprintf(w, "%s  thread %d  %-16s %16s %5.1f%%\n", Prefix, t.TID, t.Name, Group(t.Instructions), share)
 	}
 }
 
