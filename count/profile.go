@@ -131,8 +131,8 @@ type Meta struct {
 	// Quantum is the instructions a thread ran before the next one's turn
 	// (--quantum), given for a program that made threads: its count
 	// depends on it.
-	Quantum uint64 `json:"quantum,omitempty"`
-	FilesOpened    []string `json:"files_opened,omitempty"`
+	Quantum     uint64   `json:"quantum,omitempty"`
+	FilesOpened []string `json:"files_opened,omitempty"`
 	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked
 	// executable ran under, as loaded; nil for a static one.
 	Interpreter *Binary `json:"interpreter,omitempty"`
