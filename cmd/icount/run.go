@@ -117,7 +117,8 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		f.out.summary(os.Stderr, prof)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s%v\n", report.Prefix, err)
+		// Every line under the prefix: a deadlock's lists each thread.
+		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, strings.ReplaceAll(err.Error(), "\n", "\n"+report.Prefix))
 		printBacktrace(prof)
 		return &exitError{status: stopStatus(err)}
 	}
