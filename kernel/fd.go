@@ -9,12 +9,17 @@ const maxFDs = 1024
 
 // file is an open guest file description backed by a host descriptor.
 type file struct {
-	host     int
-	path     string
-	stdio    bool // one of icount's own standard streams: never closed on the host
-	pipe     bool // a pipe icount made: non-blocking on the host
+	host  int
+	path  string
+	stdio bool // one of icount's own standard streams: never closed on the host
+	// pipe marks a pipe or eventfd icount made: non-blocking on the host,
+	// so that a transfer that would block blocks only the guest thread.
+	pipe     bool
+	epoll    bool // an epoll instance (sys_epoll.go), a host one
 	nonblock bool // the guest asked for O_NONBLOCK
-	refs     int
+	// refs counts the guest descriptors open on it and the system calls
+	// blocked in it: the host descriptor closes with the last.
+	refs int
 
 	// virt says when icount answers the contents itself (virtfiles.go).
 	virt virtual
@@ -74,6 +79,17 @@ func (t *fdTable) close(fd int) error {
 		return unix.EBADF
 	}
 	delete(t.fds, fd)
+	return f.release()
+}
+
+// hold keeps f open while a system call blocks in it, as the kernel keeps
+// a file a blocked call uses: closing its descriptor meanwhile does not
+// pull the host descriptor from under the wait. release ends it.
+func (f *file) hold() { f.refs++ }
+
+// release drops one reference to f, closing the host descriptor with the
+// last.
+func (f *file) release() error {
 	f.refs--
 	if f.refs == 0 && !f.stdio {
 		return unix.Close(f.host)

@@ -5,7 +5,7 @@ package kernel
 var namesAArch64 = map[uint64]string{
 	0: "io_setup", 1: "io_destroy", 2: "io_submit", 3: "io_cancel", 4: "io_getevents", 5: "setxattr",
 	6: "lsetxattr", 7: "fsetxattr", 14: "removexattr", 15: "lremovexattr", 16: "fremovexattr",
-	18: "lookup_dcookie", 19: "eventfd2", 20: "epoll_create1", 21: "epoll_ctl", 22: "epoll_pwait",
+	18: "lookup_dcookie",
 	26: "inotify_init1", 27: "inotify_add_watch", 28: "inotify_rm_watch", 30: "ioprio_set",
 	31: "ioprio_get", 32: "flock", 33: "mknodat", 34: "mkdirat", 36: "symlinkat", 37: "linkat",
 	38: "renameat", 39: "umount2", 40: "mount", 41: "pivot_root", 42: "nfsservctl",
@@ -49,7 +49,7 @@ var namesAArch64 = map[uint64]string{
 	426: "io_uring_enter", 427: "io_uring_register", 428: "open_tree", 429: "move_mount",
 	430: "fsopen", 431: "fsconfig", 432: "fsmount", 433: "fspick", 434: "pidfd_open",
 	436: "close_range", 437: "openat2", 438: "pidfd_getfd", 440: "process_madvise",
-	441: "epoll_pwait2", 442: "mount_setattr", 443: "quotactl_fd", 444: "landlock_create_ruleset",
+	442: "mount_setattr", 443: "quotactl_fd", 444: "landlock_create_ruleset",
 	445: "landlock_add_rule", 446: "landlock_restrict_self", 447: "memfd_secret",
 	448: "process_mrelease", 449: "futex_waitv", 450: "set_mempolicy_home_node",
 }

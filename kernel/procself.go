@@ -12,16 +12,29 @@ import (
 // guest: the host's would describe icount, and differ from run to run.
 // libsigsegv (in GNU grep, diff, ...) reads maps to find the stack.
 
-// procSelf returns the contents of the /proc/self file at path, if it is
-// one icount answers: maps, cmdline or environ.
-func (p *Process) procSelf(path string) (string, bool) {
+// selfFile returns the name of the file of /proc/self that path names
+// ("maps" for /proc/self/maps or /proc/PID/maps), or "".
+func selfFile(path string) string {
 	var file string
 	for _, dir := range []string{"/proc/self/", "/proc/thread-self/", "/proc/" + itoa(PID) + "/", "/proc/" + itoa(PID) + "/task/" + itoa(PID) + "/"} {
 		if rest, ok := strings.CutPrefix(path, dir); ok {
 			file = rest
 		}
 	}
-	switch file {
+	return file
+}
+
+// procSelfAbsent reports whether path is a /proc/self file the guest is
+// told does not exist: cgroup, as in a kernel built without control
+// groups. The host's names icount's control group, whose CPU limit Go's
+// runtime (1.25 and later) would read to choose GOMAXPROCS: without it Go
+// follows the CPU count, --cpus.
+func procSelfAbsent(path string) bool { return selfFile(path) == "cgroup" }
+
+// procSelf returns the contents of the /proc/self file at path, if it is
+// one icount answers: maps, cmdline or environ.
+func (p *Process) procSelf(path string) (string, bool) {
+	switch selfFile(path) {
 	case "maps":
 		return p.procMaps(), true
 	case "cmdline":

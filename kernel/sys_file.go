@@ -24,11 +24,9 @@ func sysRead(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	buf := make([]byte, min(a[2], maxIO))
-	n, err := p.readFile(f, buf)
-	if err != nil {
-		return 0, err
-	}
-	return uint64(n), p.writeMem(a[1], buf[:n])
+	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
+		return uint64(n), p.writeMem(a[1], buf[:n])
+	})
 }
 
 func sysWrite(p *Process, a [6]uint64) (uint64, error) {
@@ -40,8 +38,7 @@ func sysWrite(p *Process, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := p.hostIO(f, func() (int, error) { return unix.Write(f.host, buf) })
-	return uint64(n), err
+	return p.writeFile(f, a[0], buf)
 }
 
 func sysPread64(p *Process, a [6]uint64) (uint64, error) {
@@ -84,28 +81,30 @@ func sysReadv(p *Process, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var total uint64
+	// One read into one buffer, scattered afterwards: a pipe's bytes are
+	// taken in one piece, as the real readv takes them.
+	var size uint64
 	for _, v := range iov {
-		if v.len == 0 {
-			continue
-		}
-		buf := make([]byte, min(v.len, maxIO))
-		n, err := p.readFile(f, buf)
-		if err != nil {
-			if total > 0 {
+		size += min(v.len, maxIO-size)
+	}
+	if size == 0 {
+		return 0, nil
+	}
+	buf := make([]byte, size)
+	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
+		rest := buf[:n]
+		for _, v := range iov {
+			if len(rest) == 0 {
 				break
 			}
-			return 0, err
+			part := rest[:min(v.len, uint64(len(rest)))]
+			if err := p.writeMem(v.base, part); err != nil {
+				return 0, err
+			}
+			rest = rest[len(part):]
 		}
-		if err := p.writeMem(v.base, buf[:n]); err != nil {
-			return 0, err
-		}
-		total += uint64(n)
-		if uint64(n) < v.len {
-			break
-		}
-	}
-	return total, nil
+		return uint64(n), nil
+	})
 }
 
 func sysWritev(p *Process, a [6]uint64) (uint64, error) {
@@ -130,26 +129,54 @@ func sysWritev(p *Process, a [6]uint64) (uint64, error) {
 	if len(buf) == 0 {
 		return 0, nil
 	}
-	n, err := p.hostIO(f, func() (int, error) { return unix.Write(f.host, buf) })
-	return uint64(n), err
+	return p.writeFile(f, a[0], buf)
 }
 
-// hostIO runs a read or write on a host descriptor. Pipes icount created
-// are non-blocking on the host: a transfer that would block forever in a
-// single-threaded guest stops the run instead of hanging it.
-func (p *Process) hostIO(f *file, op func() (int, error)) (int, error) {
-	n, err := op()
-	if err == nil {
-		return n, nil
-	}
-	if errors.Is(err, unix.EAGAIN) && f.pipe && !f.nonblock {
-		return 0, errDeadlock
-	}
-	return 0, errnoOf(err)
+// writeFile writes buf to f, the guest's descriptor fd.
+func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
+	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
+	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },
+		func(n int) (uint64, error) { return uint64(n), nil })
 }
 
-// errDeadlock stops a guest that would wait forever.
-var errDeadlock = errors.New("the guest blocks on a pipe that only it can fill or drain: it would wait forever")
+// hostIO runs op, a read or write on f's host descriptor starting at byte
+// done of the transfer, and gives finish the bytes it moved. Pipes and
+// eventfds icount made are non-blocking on the host: when the guest did
+// not ask for O_NONBLOCK, a transfer that would block blocks the guest
+// thread instead, and is tried again at every scheduling point until it
+// moves something (a write: until it moved all want bytes, as a blocking
+// write to a pipe does). When no thread can unblock it the scheduler ends
+// the run as a deadlock, listing the wait as what.
+func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
+	blocking := f.pipe && !f.nonblock
+	moved := 0
+	try := func() (uint64, error, bool) {
+		n, err := op(moved)
+		if n > 0 {
+			moved += n
+		}
+		switch {
+		case err == nil && (moved >= want || !blocking):
+		case err == nil, errors.Is(err, unix.EAGAIN) && blocking:
+			return 0, nil, false // a partial write to a full pipe, or nothing moved
+		case moved == 0:
+			return 0, errnoOf(err), true
+		}
+		ret, err := finish(moved)
+		return ret, err, true
+	}
+	if ret, err, done := try(); done {
+		return ret, err
+	}
+	f.hold()
+	return p.block(&wait{what: what, deadline: noDeadline, ready: func() (uint64, error, bool) {
+		ret, err, done := try()
+		if done {
+			f.release()
+		}
+		return ret, err, done
+	}})
+}
 
 // hostDir converts a guest directory descriptor for *at calls.
 func (p *Process) hostDir(dirfd uint64) (int, error) {

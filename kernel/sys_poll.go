@@ -6,11 +6,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Readiness system calls: poll and ppoll on files, pipes and terminals. A
-// guest has one thread, so a wait can end only through a host descriptor
-// (a terminal, or a pipe another process holds): a wait on pipes icount
-// made ends the run as a deadlock, and a timed wait on them alone passes
-// its time (virtually under --fixed-clock) and reports nothing ready.
+// Readiness system calls: poll and ppoll on files, pipes and terminals.
+// A wait that is not over at once blocks the calling thread, and is polled
+// again (on the host, with no timeout) at every scheduling point until a
+// descriptor is ready or its deadline in guest time passes. A process of
+// one thread waiting on a descriptor another process can make ready (a
+// terminal, a pipe from the shell) waits on the host instead.
 
 // maxPollFDs bounds nfds, like RLIMIT_NOFILE.
 const maxPollFDs = maxFDs
@@ -41,8 +42,7 @@ func sysPpoll(p *Process, a [6]uint64) (uint64, error) {
 		}
 		timeout = t
 	}
-	// The signal mask a[3] matters only to signal delivery, which a
-	// single-threaded guest here never sees.
+	// The signal mask a[3] is not applied during the wait.
 	return p.poll(a[0], a[1], timeout)
 }
 
@@ -61,6 +61,7 @@ func (p *Process) poll(addr, nfds uint64, timeout int64) (uint64, error) {
 	slot := make([]int, nfds) // index in host, -1 for none
 	revents := make([]int16, nfds)
 	waitable := false // some descriptor another process can make ready
+	var held []*file  // the files polled on the host
 	for i := range slot {
 		slot[i] = -1
 		fd := int32(le.Uint32(raw[8*i:]))
@@ -80,8 +81,9 @@ func (p *Process) poll(addr, nfds uint64, timeout int64) (uint64, error) {
 		waitable = waitable || !f.pipe
 		slot[i] = len(host)
 		host = append(host, unix.PollFd{Fd: int32(f.host), Events: events})
+		held = append(held, f)
 	}
-	ready := func() uint64 {
+	count := func() uint64 {
 		n := uint64(0)
 		for i := range slot {
 			if slot[i] >= 0 {
@@ -93,29 +95,60 @@ func (p *Process) poll(addr, nfds uint64, timeout int64) (uint64, error) {
 		}
 		return n
 	}
-	if _, err := unix.Poll(host, 0); err != nil && err != unix.EINTR {
-		return 0, errnoOf(err)
+	put := func(n uint64) (uint64, error) {
+		for i := range revents {
+			le.PutUint16(raw[8*i+6:], uint16(revents[i]))
+		}
+		return n, p.writeMem(addr, raw)
 	}
-	n := ready()
-	if n == 0 && timeout != 0 {
-		switch {
-		case waitable:
-			ms := -1
-			if timeout > 0 {
-				ms = int(min((timeout+999_999)/1e6, 1<<31-1))
-			}
-			if _, err := unix.Poll(host, ms); err != nil && err != unix.EINTR {
-				return 0, errnoOf(err)
-			}
-			n = ready()
-		case timeout < 0:
-			return 0, errDeadlock
-		default:
-			p.sleep(timeout)
+	try := func() (uint64, error, bool) {
+		if _, err := unix.Poll(host, 0); err != nil && err != unix.EINTR {
+			return 0, errnoOf(err), true
+		}
+		if n := count(); n > 0 {
+			ret, err := put(n)
+			return ret, err, true
+		}
+		return 0, nil, false
+	}
+	if ret, err, done := try(); done || timeout == 0 {
+		if !done {
+			return put(0)
+		}
+		return ret, err
+	}
+	if waitable && p.live() == 1 {
+		ms := -1
+		if timeout > 0 {
+			ms = int(min((timeout+999_999)/1e6, 1<<31-1))
+		}
+		if _, err := unix.Poll(host, ms); err != nil && err != unix.EINTR {
+			return 0, errnoOf(err)
+		}
+		return put(count())
+	}
+	deadline := int64(noDeadline)
+	if timeout > 0 {
+		deadline = p.deadlineAfter(timeout)
+	}
+	for _, f := range held {
+		f.hold()
+	}
+	release := func() {
+		for _, f := range held {
+			f.release()
 		}
 	}
-	for i := range revents {
-		le.PutUint16(raw[8*i+6:], uint16(revents[i]))
-	}
-	return n, p.writeMem(addr, raw)
+	return p.block(&wait{what: "poll of " + itoa(nfds) + " descriptors", deadline: deadline,
+		ready: func() (uint64, error, bool) {
+			ret, err, done := try()
+			if done {
+				release()
+			}
+			return ret, err, done
+		},
+		timedOut: func() (uint64, error) {
+			release()
+			return put(0)
+		}})
 }

@@ -11,7 +11,8 @@ import (
 
 // Files icount answers itself, because the host's would make the count
 // depend on the machine: the random devices read from the seeded generator,
-// and the CPU description and count come from the emulated CPU and --cpus.
+// the CPU description and count come from the emulated CPU and --cpus, the
+// huge-page size is fixed, and /proc/self/cgroup does not exist.
 
 // virtual is what a guest file icount answers itself holds.
 type virtual int
@@ -37,6 +38,9 @@ func (p *Process) openVirtual(path string, flags uint64) (f *file, ok bool, err 
 			}
 		}
 		return &file{host: fd, path: path, virt: virtRandom}, true, nil
+	}
+	if procSelfAbsent(path) {
+		return nil, true, unix.ENOENT
 	}
 	text, ok := p.generatedFile(path)
 	if !ok {
@@ -90,6 +94,10 @@ func (p *Process) generatedFile(path string) (string, bool) {
 		return p.cpuinfoX86(), true
 	case "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present":
 		return p.cpuList(), true
+	case "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size":
+		// Go's runtime reads the huge-page size at start: the usual 2 MiB
+		// of x86-64 and of arm64 with 4 KiB pages, whatever the host's.
+		return "2097152\n", true
 	}
 	return p.procSelf(path)
 }
@@ -146,10 +154,13 @@ func (p *Process) cpuinfoARM64() string {
 	return b.String()
 }
 
-// readFile reads f into buf for read and readv.
-func (p *Process) readFile(f *file, buf []byte) (int, error) {
+// readFile reads f, the guest's descriptor fd, into buf for read and
+// readv; finish takes the bytes read to the guest, now or when a read
+// that blocked ends.
+func (p *Process) readFile(f *file, fd uint64, buf []byte, finish func(n int) (uint64, error)) (uint64, error) {
 	if n, ok := p.readVirtual(f, buf); ok {
-		return n, nil
+		return finish(n)
 	}
-	return p.hostIO(f, func() (int, error) { return unix.Read(f.host, buf) })
+	what := "read from " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
+	return p.hostIO(f, what, 0, func(int) (int, error) { return unix.Read(f.host, buf) }, finish)
 }

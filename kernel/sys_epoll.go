@@ -1,0 +1,194 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// epoll: an epoll instance is a host one, watching the host descriptors of
+// the guest's files, so that level- and edge-triggered readiness and
+// EPOLLONESHOT behave as Linux's. Only icount's own descriptors change
+// readiness while the guest runs (its pipes and eventfds, which the
+// guest's own system calls fill and drain), so what a wait reports is the
+// same on every run. A wait that is not over at once blocks the calling
+// thread; it is polled again at every scheduling point until an event
+// comes or its deadline in guest time passes.
+//
+// Limits: a descriptor is registered by its host descriptor, so two guest
+// descriptors of one file (dup) cannot both be in one instance (EEXIST);
+// and a wait on a descriptor only another process can make ready (a
+// terminal) counts as a deadlock when every thread waits forever.
+
+// epoll_ctl operations and epoll_create1's flag (include/uapi/linux/eventpoll.h).
+const (
+	epollCtlAdd  = 1
+	epollCtlDel  = 2
+	epollCtlMod  = 3
+	epollCloexec = 0x80000 // O_CLOEXEC, on x86-64 and arm64 alike
+)
+
+// maxEpollEvents bounds the events one wait reports; more stay for the next.
+const maxEpollEvents = 1024
+
+// epollEventSize is the size of struct epoll_event: packed on x86-64
+// (events, then the 64-bit data at offset 4), naturally aligned on arm64
+// (data at offset 8).
+func (p *Process) epollEventSize() uint64 {
+	if p.abi.arch == emu.X86_64 {
+		return 12
+	}
+	return 16
+}
+
+func sysEpollCreate(p *Process, a [6]uint64) (uint64, error) {
+	if int32(a[0]) <= 0 {
+		return 0, unix.EINVAL
+	}
+	return p.epollCreate()
+}
+
+func sysEpollCreate1(p *Process, a [6]uint64) (uint64, error) {
+	if a[0]&^epollCloexec != 0 {
+		return 0, unix.EINVAL
+	}
+	return p.epollCreate()
+}
+
+func (p *Process) epollCreate() (uint64, error) {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	gfd, err := p.fds.install(&file{host: fd, path: "anon_inode:[eventpoll]", epoll: true}, 0)
+	if err != nil {
+		unix.Close(fd)
+		return 0, err
+	}
+	return uint64(gfd), nil
+}
+
+func sysEpollCtl(p *Process, a [6]uint64) (uint64, error) {
+	ep, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	f, err := p.fds.get(a[2])
+	if err != nil {
+		return 0, err
+	}
+	if !ep.epoll || f == ep {
+		return 0, unix.EINVAL
+	}
+	op := int(a[1])
+	var ev unix.EpollEvent
+	switch op {
+	case epollCtlAdd, epollCtlMod:
+		raw, err := p.readMem(a[3], p.epollEventSize())
+		if err != nil {
+			return 0, err
+		}
+		le := binary.LittleEndian
+		data := le.Uint64(raw[p.epollEventSize()-8:])
+		// The host keeps the guest's 64 bits of data as they are.
+		ev = unix.EpollEvent{Events: le.Uint32(raw), Fd: int32(uint32(data)), Pad: int32(uint32(data >> 32))}
+	case epollCtlDel:
+	default:
+		return 0, unix.EINVAL
+	}
+	return 0, errnoOrNil(unix.EpollCtl(ep.host, op, f.host, &ev))
+}
+
+// sysEpollWait is epoll_wait (x86-64 only): a timeout in milliseconds,
+// negative for none.
+func sysEpollWait(p *Process, a [6]uint64) (uint64, error) {
+	return p.epollWait(a[0], a[1], a[2], msTimeout(a[3]))
+}
+
+// sysEpollPwait is epoll_pwait; the signal mask a[4] is not applied during
+// the wait.
+func sysEpollPwait(p *Process, a [6]uint64) (uint64, error) {
+	return p.epollWait(a[0], a[1], a[2], msTimeout(a[3]))
+}
+
+// sysEpollPwait2 is epoll_pwait2: a timespec timeout, none when NULL.
+func sysEpollPwait2(p *Process, a [6]uint64) (uint64, error) {
+	timeout := int64(-1)
+	if a[3] != 0 {
+		t, err := p.readTimespec(a[3])
+		if err != nil {
+			return 0, err
+		}
+		if t < 0 {
+			return 0, unix.EINVAL
+		}
+		timeout = t
+	}
+	return p.epollWait(a[0], a[1], a[2], timeout)
+}
+
+// msTimeout converts a timeout in milliseconds (an int) to nanoseconds,
+// negative for none.
+func msTimeout(v uint64) int64 {
+	ms := int64(int32(v))
+	if ms < 0 {
+		return -1
+	}
+	return ms * 1e6
+}
+
+// epollWait waits up to timeout nanoseconds (forever when negative) for
+// events on the instance epfd, and writes up to maxEvents of them at addr.
+func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64, error) {
+	ep, err := p.fds.get(epfd)
+	if err != nil {
+		return 0, err
+	}
+	size := p.epollEventSize()
+	if !ep.epoll || int32(maxEvents) <= 0 || uint64(int32(maxEvents)) > (1<<31-1)/size {
+		return 0, unix.EINVAL
+	}
+	events := make([]unix.EpollEvent, min(uint64(int32(maxEvents)), maxEpollEvents))
+	try := func() (uint64, error, bool) {
+		n, err := unix.EpollWait(ep.host, events, 0)
+		if err == unix.EINTR {
+			return 0, nil, false
+		}
+		if err != nil {
+			return 0, errnoOf(err), true
+		}
+		if n == 0 {
+			return 0, nil, false
+		}
+		raw := make([]byte, uint64(n)*size)
+		le := binary.LittleEndian
+		for i, ev := range events[:n] {
+			rec := raw[uint64(i)*size:][:size]
+			le.PutUint32(rec, ev.Events)
+			le.PutUint64(rec[size-8:], uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32)
+		}
+		return uint64(n), p.writeMem(addr, raw), true
+	}
+	if ret, err, done := try(); done || timeout == 0 {
+		return ret, err
+	}
+	deadline := int64(noDeadline)
+	if timeout > 0 {
+		deadline = p.deadlineAfter(timeout)
+	}
+	ep.hold()
+	return p.block(&wait{what: fmt.Sprintf("events of epoll instance fd %d", uint32(epfd)), deadline: deadline,
+		ready: func() (uint64, error, bool) {
+			ret, err, done := try()
+			if done {
+				ep.release()
+			}
+			return ret, err, done
+		},
+		timedOut: func() (uint64, error) {
+			ep.release()
+			return 0, nil
+		}})
+}
