@@ -1,0 +1,3 @@
+module icount-testdata/go
+
+go 1.26
