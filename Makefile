@@ -64,6 +64,15 @@ TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
 MEM_BINS  := $(BUILD)/c/mmapstress-musl $(BUILD)/c/mmapstress-glibc $(BUILD)/arm64/c/mmapstress-glibc
 TESTPROGS += $(MEM_BINS)
 
+# The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
+# glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
+# (Debian's cross libraries); deadlock and spin amd64 musl- and
+# glibc-static, arm64 glibc-static.
+THREAD_C    := pthreads deadlock spin
+THREAD_BINS := $(foreach p,$(THREAD_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc) \
+               $(BUILD)/c/pthreads-dynamic $(BUILD)/arm64/c/pthreads-dynamic
+TESTPROGS   += $(THREAD_BINS)
+
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
@@ -202,6 +211,11 @@ $(BUILD)/arm64/c/%-glibc: testdata/c/%.c | deps
 $(BUILD)/arm64/c/auxv-glibc: testdata/arm64/auxv.c | deps
 	@mkdir -p $(@D)
 	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+# An arm64 C program linked dynamically against Debian's cross libraries.
+$(BUILD)/arm64/c/%-dynamic: testdata/c/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) $(CFLAGS) -o $@ $<
 
 $(A64_BENCH): testdata/c/bench.c | deps
 	@mkdir -p $(@D)

@@ -1,11 +1,14 @@
 /*
 # icount: instructions=186187 blocks=62026 exit=152
+# icount-threads: 6133 30018 60018 90018
 
 threads.S: three threads made with a raw clone (no libc), each summing a
 counted loop; futex wait and wake; thread exit; the main thread joining
 each child on its CHILD_CLEARTID futex. cmd/icount/threads_test.go also
 asserts the same counts at --quantum 1024 (the children are switched out
-mid-loop dozens of times) and each thread's share.
+mid-loop dozens of times) and each thread's share (the icount-threads
+line: main's, then children 0, 1 and 2's, tids 1000 to 1003, as worked
+out below).
 
   clone(CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|
         CLONE_SYSVSEM|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID = 0x350f00,
