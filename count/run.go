@@ -225,6 +225,9 @@ func Run(opts Options) (*Profile, error) {
 		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
 	case exited:
 		prof.Exit = Exit{Status: status, Complete: true}
+		if e, killed := killedExit(proc, status); killed {
+			prof.Exit = e
+		}
 		return prof, nil
 	default:
 		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", cpu.PC())
@@ -241,11 +244,26 @@ func runThreads(cpu *emu.CPU, proc *kernel.Process, locate emu.Locator) error {
 		err := cpu.Run(pc, locate)
 		proc.Account(cpu.Ran())
 		sliceEnd := errors.Is(err, emu.ErrSliceEnd)
+		var fault *emu.Fault
+		if errors.As(err, &fault) && proc.Failure() == nil {
+			// The guest's handler takes the fault, if it has one.
+			handled, herr := proc.DeliverFault(faultSignal(cpu.Arch(), fault, cpu))
+			if herr != nil {
+				return herr
+			}
+			if handled {
+				pc = cpu.PC()
+				continue
+			}
+		}
 		if exited, _ := proc.Exited(); exited || proc.Failure() != nil || !sliceEnd && (err != nil || !proc.Switching()) {
 			return err
 		}
 		if pc, err = proc.Schedule(sliceEnd); err != nil {
 			return err
+		}
+		if exited, _ := proc.Exited(); exited {
+			return nil // a signal without a handler ended the process
 		}
 	}
 }

@@ -1,10 +1,12 @@
 package count
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/kernel"
 	"golang.org/x/arch/x86/x86asm"
 )
 
@@ -103,4 +105,82 @@ func disasm(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
 		return ""
 	}
 	return strings.ToLower(x86asm.GNUSyntax(inst, pc, nil))
+}
+
+// faultSignal is f as the guest's handler is told of it: the signal, its
+// si_code and si_addr, and for x86-64 the exception number.
+func faultSignal(arch emu.Arch, f *emu.Fault, cpu *emu.CPU) kernel.FaultSignal {
+	sig, _ := describeFault(arch, f, func(uint64, []byte) error { return nil })
+	fs := kernel.FaultSignal{Signo: sig.num, Addr: f.PC}
+	switch f.Kind {
+	case emu.FaultUnmapped, emu.FaultProtection, emu.FaultFetch:
+		fs.Memory, fs.Write, fs.Fetch, fs.Addr = true, f.Write, f.Kind == emu.FaultFetch, f.Addr
+		return fs
+	case emu.FaultInstruction:
+		fs.Code, fs.Trapno = illIllopn, 6
+		if arch == emu.ARM64 {
+			fs.Code = illIllopc
+		}
+		return fs
+	case emu.FaultException:
+	default:
+		fs.Code = siKernel
+		return fs
+	}
+	if arch == emu.ARM64 {
+		switch f.Intno {
+		case excpBKPT:
+			fs.Code = trapBrkpt
+		case excpDataAbort:
+			fs.Code = busAdraln
+			var w [4]byte
+			if cpu.Read(f.PC, w[:]) == nil {
+				if a, ok := accessARM64(binary.LittleEndian.Uint32(w[:]), f.PC, cpu.Reg); ok {
+					fs.Addr = a.addr
+				}
+			}
+		case excpPrefetchAbort:
+			fs.Code = segvMaperr
+		default:
+			fs.Code = illIllopc
+		}
+		return fs
+	}
+	fs.Trapno = uint64(f.Intno)
+	switch f.Intno {
+	case 0:
+		fs.Code = fpeIntdiv
+	case 6:
+		fs.Code = illIllopn
+	case 16, 19:
+		fs.Code = fpeFltinv
+	case 17:
+		fs.Code = busAdraln
+	default: // int3, #GP
+		fs.Code, fs.Addr = siKernel, 0
+	}
+	return fs
+}
+
+// si_code values (include/uapi/asm-generic/siginfo.h).
+const (
+	siKernel   = 0x80
+	illIllopc  = 1
+	illIllopn  = 2
+	fpeIntdiv  = 1
+	fpeFltinv  = 7
+	segvMaperr = 1
+	busAdraln  = 1
+	trapBrkpt  = 1
+)
+
+// killedExit is the Exit of a process a signal's default action ended.
+func killedExit(proc *kernel.Process, status int) (Exit, bool) {
+	sig, ok := proc.Killed()
+	if !ok {
+		return Exit{}, false
+	}
+	name := kernel.SignalName(sig)
+	return Exit{Status: status, Signal: name, Complete: true,
+		Message: fmt.Sprintf("%s: the program was sent %s and has no handler for it", name, name)}, true
 }

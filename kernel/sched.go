@@ -64,6 +64,9 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 			return 0, err
 		}
 	}
+	if err := p.signalPoint(); err != nil {
+		return 0, err
+	}
 	return p.cpu.PC(), nil
 }
 

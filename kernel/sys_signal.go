@@ -1,17 +1,18 @@
 package kernel
 
 import (
+	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
 
-// Signal system calls. Handlers and masks are recorded and reported back;
-// no signal is delivered asynchronously to a single-threaded guest.
+// Signal system calls: handlers, masks, alternate stacks, sending signals
+// and returning from a handler; delivery is in signal.go.
 
 const nsig = 64
 
 func sysRtSigaction(p *Process, a [6]uint64) (uint64, error) {
 	sig, act, oact := a[0], a[1], a[2]
-	if sig == 0 || sig > nsig || sig == uint64(unix.SIGKILL) || sig == uint64(unix.SIGSTOP) && act != 0 {
+	if sig == 0 || sig > nsig || (sig == sigKILL || sig == sigSTOP) && act != 0 || a[3] != 8 {
 		return 0, unix.EINVAL
 	}
 	size := p.abi.sigactionSize
@@ -42,6 +43,9 @@ const (
 
 func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 	how, set, oset := a[0], a[1], a[2]
+	if a[3] != 8 {
+		return 0, unix.EINVAL
+	}
 	old := p.cur.sig.mask
 	if set != 0 {
 		v, err := p.readU64(set)
@@ -58,6 +62,10 @@ func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 		default:
 			return 0, unix.EINVAL
 		}
+		p.cur.sig.mask &^= unblockable
+		if p.cur.deliverable() != 0 {
+			p.switching = true // delivered as the call returns
+		}
 	}
 	if oset != 0 {
 		return 0, p.writeU64(oset, old)
@@ -67,23 +75,100 @@ func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 
 const ssDisable = 2
 
+// sysSigaltstack sets and reports the thread's alternate signal stack.
 func sysSigaltstack(p *Process, a [6]uint64) (uint64, error) {
-	if a[1] != 0 {
-		old := p.cur.sig.altstack
-		if old == nil {
-			old = make([]byte, 24)
-			old[8] = ssDisable
-		}
-		if err := p.writeMem(a[1], old); err != nil {
-			return 0, err
-		}
-	}
+	t := p.cur
+	sp := p.cpu.Reg(p.abi.sp)
+	var set []byte
 	if a[0] != 0 {
 		b, err := p.readMem(a[0], 24)
 		if err != nil {
 			return 0, err
 		}
-		p.cur.sig.altstack = b
+		set = b
+	}
+	if a[1] != 0 {
+		cur := t.altstack()
+		old := stackT{sp: cur.sp, flags: t.sasFlags(sp), size: cur.size}
+		if t.sig.altstack != nil {
+			old.flags |= stackFrom(t.sig.altstack).flags & ssAutodisarm
+		}
+		if err := p.writeMem(a[1], old.bytes()); err != nil {
+			return 0, err
+		}
+	}
+	if set != nil {
+		s := stackFrom(set)
+		if t.onAltstack(sp) {
+			return 0, unix.EPERM
+		}
+		switch s.flags &^ ssAutodisarm {
+		case ssDisable:
+			t.sig.altstack = nil
+			return 0, nil
+		case 0, ssOnstack:
+		default:
+			return 0, unix.EINVAL
+		}
+		if s.size < p.minSigStack() {
+			return 0, unix.ENOMEM
+		}
+		s.flags &= ssAutodisarm
+		t.sig.altstack = s.bytes()
+	}
+	return 0, nil
+}
+
+// sysRtSigreturn returns from a signal handler through its frame.
+func sysRtSigreturn(p *Process, a [6]uint64) (uint64, error) {
+	if p.abi.arch == emu.ARM64 {
+		return p.sigreturnARM64()
+	}
+	return p.sigreturnX86()
+}
+
+// sysKill sends a signal to the process; there is no other.
+func sysKill(p *Process, a [6]uint64) (uint64, error) {
+	pid, sig := int32(a[0]), a[1]
+	if sig > nsig {
+		return 0, unix.EINVAL
+	}
+	switch pid {
+	case PID, 0, -PID:
+	default:
+		return 0, unix.ESRCH // -1: every process but this one, and there is none
+	}
+	if sig != 0 {
+		p.sendProcess(int(sig), sigInfo{signo: int32(sig), code: siUser, pid: PID, uid: UID})
+	}
+	return 0, nil
+}
+
+// sysTkill sends a signal to one thread.
+func sysTkill(p *Process, a [6]uint64) (uint64, error) {
+	return p.tkill(int(int32(a[0])), a[1])
+}
+
+// sysTgkill sends a signal to one thread of the process.
+func sysTgkill(p *Process, a [6]uint64) (uint64, error) {
+	if tgid := int32(a[0]); tgid <= 0 {
+		return 0, unix.EINVAL
+	} else if tgid != PID {
+		return 0, unix.ESRCH
+	}
+	return p.tkill(int(int32(a[1])), a[2])
+}
+
+func (p *Process) tkill(tid int, sig uint64) (uint64, error) {
+	if tid <= 0 || sig > nsig {
+		return 0, unix.EINVAL
+	}
+	t := p.threadByTID(tid)
+	if t == nil {
+		return 0, unix.ESRCH
+	}
+	if sig != 0 {
+		p.send(t, int(sig), sigInfo{signo: int32(sig), code: siTkill, pid: PID, uid: UID})
 	}
 	return 0, nil
 }

@@ -30,6 +30,12 @@ type sigState struct {
 	mask     uint64 // blocked signals, bit sig-1
 	altstack []byte // stack_t given to sigaltstack, nil for none
 	pending  uint64 // signals sent to it and not yet delivered, bit sig-1
+	// Signal delivery (signal.go): each pending signal's siginfo, what
+	// rt_sigreturn still has to restore when the CPU has stopped, and the
+	// signal that ended the process.
+	info      [nsig]sigInfo
+	afterStop func() error
+	killedBy  int
 }
 
 // thread is one guest thread.

@@ -1,0 +1,416 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/sys/unix"
+)
+
+// Signal delivery. A synchronous fault (count.Run hands it over with
+// DeliverFault) runs the guest's handler at once; a signal sent with kill,
+// tkill or tgkill is pending on one thread until that thread runs from a
+// scheduling point (Schedule ends with signalPoint), where the handler is
+// entered through a signal frame laid out as Linux lays it out for the
+// guest's arch (sigframe_x86_64.go, sigframe_aarch64.go). rt_sigreturn
+// takes the frame back. A signal with no handler either is ignored or ends
+// the process with status 128+sig, as its default action says.
+
+// Signal numbers, the same on x86-64 and arm64.
+const (
+	sigILL   = 4
+	sigTRAP  = 5
+	sigBUS   = 7
+	sigFPE   = 8
+	sigKILL  = 9
+	sigSEGV  = 11
+	sigCHLD  = 17
+	sigCONT  = 18
+	sigSTOP  = 19
+	sigTSTP  = 20
+	sigTTIN  = 21
+	sigTTOU  = 22
+	sigURG   = 23
+	sigWINCH = 28
+)
+
+// sigaction flags (the same on both arches).
+const (
+	saSiginfo   = 0x4
+	saOnstack   = 0x08000000
+	saRestart   = 0x10000000
+	saNodefer   = 0x40000000
+	saResethand = 0x80000000
+	saRestorer  = 0x04000000
+)
+
+const (
+	sigDFL = 0
+	sigIGN = 1
+)
+
+// si_code values.
+const (
+	siUser   = 0
+	siKernel = 0x80
+	siTkill  = -6
+
+	segvMaperr = 1
+	segvAccerr = 2
+)
+
+// sigaltstack flags.
+const (
+	ssOnstack    = 1
+	ssAutodisarm = 1 << 31
+)
+
+// unblockable are the signals no mask blocks.
+const unblockable = 1<<(sigKILL-1) | 1<<(sigSTOP-1)
+
+func sigBit(sig int) uint64 { return 1 << (sig - 1) }
+
+// SignalName names a guest signal: "SIGSEGV".
+func SignalName(sig int) string {
+	if n := unix.SignalName(unix.Signal(sig)); n != "" {
+		return n
+	}
+	return fmt.Sprintf("signal %d", sig)
+}
+
+// sigaction is a decoded rt_sigaction record.
+type sigaction struct {
+	handler, flags, restorer, mask uint64
+}
+
+// action returns the disposition of sig.
+func (p *Process) action(sig int) sigaction {
+	b := p.sigactions[uint64(sig)]
+	if len(b) < 32 {
+		return sigaction{}
+	}
+	le := binary.LittleEndian
+	return sigaction{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])}
+}
+
+// ignoredByDefault are the signals whose default action is to do
+// nothing. The stop signals are among them here: icount cannot stop the
+// process and have something continue it.
+func ignoredByDefault(sig int) bool {
+	switch sig {
+	case sigCHLD, sigURG, sigWINCH, sigCONT, sigSTOP, sigTSTP, sigTTIN, sigTTOU:
+		return true
+	}
+	return false
+}
+
+// ignored reports whether sig is discarded when it arrives.
+func (a sigaction) ignored(sig int) bool {
+	return a.handler == sigIGN || a.handler == sigDFL && ignoredByDefault(sig)
+}
+
+// sigInfo is what a siginfo_t says about one signal.
+type sigInfo struct {
+	signo, code int32
+	pid, uid    uint32 // kill, tkill, tgkill
+	addr        uint64 // faults
+}
+
+// bytes lays the siginfo_t out (128 bytes on both arches).
+func (i sigInfo) bytes() []byte {
+	b := make([]byte, 128)
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], uint32(i.signo))
+	le.PutUint32(b[8:], uint32(i.code))
+	if i.addr != 0 {
+		le.PutUint64(b[16:], i.addr)
+	} else {
+		le.PutUint32(b[16:], i.pid)
+		le.PutUint32(b[20:], i.uid)
+	}
+	return b
+}
+
+// FaultSignal is a synchronous fault as the guest is told of it.
+type FaultSignal struct {
+	Signo int
+	// Code is the si_code; for a memory fault (Memory) SEGV_MAPERR or
+	// SEGV_ACCERR is worked out from the mappings.
+	Code   int
+	Addr   uint64 // si_addr: the address accessed, or the instruction's
+	Memory bool   // an access refused by the page tables
+	Write  bool   // ... that was a write
+	Fetch  bool   // ... that was an instruction fetch
+	// Trapno is the x86-64 exception number (sigcontext.trapno).
+	Trapno uint64
+}
+
+// DeliverFault enters the guest's handler for a fault of the running
+// thread, whose registers are as they were before the faulting
+// instruction. It reports false when the fault ends the process instead:
+// no handler, the handler SIG_DFL or SIG_IGN, or the signal blocked, or no
+// room for the signal frame.
+func (p *Process) DeliverFault(f FaultSignal) (bool, error) {
+	act := p.action(f.Signo)
+	if act.handler == sigDFL || act.handler == sigIGN || p.cur.sig.mask&sigBit(f.Signo) != 0 {
+		return false, nil
+	}
+	if f.Memory && f.Signo == sigSEGV {
+		f.Code = segvMaperr
+		if p.mm.mapped(pageDown(f.Addr), pageDown(f.Addr)+1) {
+			f.Code = segvAccerr
+		}
+	}
+	info := sigInfo{signo: int32(f.Signo), code: int32(f.Code), addr: f.Addr}
+	return p.deliver(f.Signo, act, info, &f)
+}
+
+// Killed reports the signal that ended the process, if one did (a fault
+// ends it through the run loop, not here).
+func (p *Process) Killed() (int, bool) { return p.cur.sig.killedBy, p.cur.sig.killedBy != 0 }
+
+// killBy ends the process as sig's default action does.
+func (p *Process) killBy(sig int) {
+	for _, t := range p.threads {
+		t.sig.killedBy = sig
+	}
+	p.exit(128 + sig)
+}
+
+// send makes sig pending on t; from a system call of the running thread.
+func (p *Process) send(t *thread, sig int, info sigInfo) {
+	act := p.action(sig)
+	b := sigBit(sig)
+	if act.ignored(sig) && t.sig.mask&b == 0 {
+		return
+	}
+	if t.sig.pending&b == 0 {
+		t.sig.pending |= b
+		t.sig.info[sig-1] = info
+	}
+	if t.sig.mask&b != 0 {
+		return
+	}
+	if act.handler == sigDFL {
+		p.killBy(sig)
+		return
+	}
+	switch {
+	case t == p.cur:
+		p.switching = true // delivered as the call returns
+	case t.state == blocked:
+		p.wake(t, 0, unix.EINTR)
+	}
+}
+
+// sendProcess sends sig to the process: to the first thread in creation
+// order that does not block it, else to the first.
+func (p *Process) sendProcess(sig int, info sigInfo) {
+	var target *thread
+	for _, t := range p.threads {
+		if t.state == exited {
+			continue
+		}
+		if target == nil {
+			target = t
+		}
+		if t.sig.mask&sigBit(sig) == 0 {
+			target = t
+			break
+		}
+	}
+	if target != nil {
+		p.send(target, sig, info)
+	}
+}
+
+// deliverable is what of the running thread's pending signals its mask
+// lets through.
+func (t *thread) deliverable() uint64 { return t.sig.pending &^ t.sig.mask }
+
+// signalPoint runs as the running thread goes on from a scheduling point:
+// it finishes an rt_sigreturn, then delivers one pending signal the mask
+// lets through (the next is delivered when that handler returns).
+func (p *Process) signalPoint() error {
+	t := p.cur
+	if f := t.sig.afterStop; f != nil {
+		t.sig.afterStop = nil
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	for !p.exited && t.deliverable() != 0 {
+		sig := bits.TrailingZeros64(t.deliverable()) + 1
+		t.sig.pending &^= sigBit(sig)
+		act := p.action(sig)
+		switch {
+		case act.ignored(sig):
+			continue
+		case act.handler == sigDFL:
+			p.killBy(sig)
+			return nil
+		}
+		ok, err := p.deliver(sig, act, t.sig.info[sig-1], nil)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			p.killBy(sigSEGV) // no room for the frame
+		}
+		return nil
+	}
+	return nil
+}
+
+// deliver enters act's handler for sig on the running thread: it writes
+// the signal frame, points the registers at the handler and blocks what
+// the handler blocks. It reports false when the frame cannot be written.
+func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSignal) (bool, error) {
+	t := p.cur
+	d := &sigDelivery{sig: sig, act: act, info: info.bytes(), fault: fault, mask: t.sig.mask}
+	var ok bool
+	var err error
+	if p.abi.arch == emu.ARM64 {
+		ok, err = p.frameARM64(d)
+	} else {
+		ok, err = p.frameX86(d)
+	}
+	if err != nil || !ok {
+		return false, err
+	}
+	t.sig.mask |= act.mask
+	if act.flags&saNodefer == 0 {
+		t.sig.mask |= sigBit(sig)
+	}
+	t.sig.mask &^= unblockable
+	if act.flags&saResethand != 0 {
+		p.sigactions[uint64(sig)] = nil
+	}
+	return true, nil
+}
+
+// sigDelivery is one signal being delivered.
+type sigDelivery struct {
+	sig   int
+	act   sigaction
+	info  []byte
+	fault *FaultSignal // nil for a signal sent
+	mask  uint64       // the mask to restore
+}
+
+// stackT is a sigaltstack stack_t.
+type stackT struct {
+	sp    uint64
+	flags uint32
+	size  uint64
+}
+
+func (s stackT) bytes() []byte {
+	b := make([]byte, 24)
+	le := binary.LittleEndian
+	le.PutUint64(b, s.sp)
+	le.PutUint32(b[8:], s.flags)
+	le.PutUint64(b[16:], s.size)
+	return b
+}
+
+func stackFrom(b []byte) stackT {
+	le := binary.LittleEndian
+	return stackT{le.Uint64(b), le.Uint32(b[8:]), le.Uint64(b[16:])}
+}
+
+// altstack is the thread's alternate signal stack; size 0 for none.
+func (t *thread) altstack() stackT {
+	if t.sig.altstack == nil {
+		return stackT{}
+	}
+	s := stackFrom(t.sig.altstack)
+	if s.flags&ssDisable != 0 {
+		return stackT{}
+	}
+	return s
+}
+
+// onAltstack reports whether sp is on the thread's alternate stack.
+func (t *thread) onAltstack(sp uint64) bool {
+	s := t.altstack()
+	return s.size != 0 && sp > s.sp && sp-s.sp <= s.size
+}
+
+// sasFlags is the ss_flags sigaltstack reports at sp.
+func (t *thread) sasFlags(sp uint64) uint32 {
+	s := t.altstack()
+	switch {
+	case s.size == 0:
+		return ssDisable
+	case t.onAltstack(sp):
+		return ssOnstack
+	}
+	return 0
+}
+
+// signalStack returns the stack pointer a handler's frame goes below, and
+// saves the alternate stack as the frame's uc_stack records it: the
+// interrupted sp, or the top of the alternate stack for SA_ONSTACK when
+// the thread is not on it already.
+func (p *Process) signalStack(d *sigDelivery, sp uint64) (uint64, []byte) {
+	t := p.cur
+	s := t.altstack()
+	saved := stackT{sp: s.sp, flags: t.sasFlags(sp), size: s.size}
+	if t.sig.altstack != nil && s.size == 0 {
+		saved = stackFrom(t.sig.altstack)
+		saved.flags = ssDisable
+	}
+	if d.act.flags&saOnstack != 0 && t.sasFlags(sp) == 0 {
+		sp = s.sp + s.size
+		if stackFrom(t.sig.altstack).flags&ssAutodisarm != 0 {
+			t.sig.altstack = nil
+		}
+	}
+	return sp, saved.bytes()
+}
+
+// restoreAltstack sets the alternate stack from a frame's uc_stack at
+// rt_sigreturn, as sigaltstack would from sp (errors are ignored, as
+// Linux ignores them).
+func (p *Process) restoreAltstack(b []byte, sp uint64) {
+	if p.cur.onAltstack(sp) {
+		return
+	}
+	s := stackFrom(b)
+	if s.flags&ssDisable != 0 {
+		p.cur.sig.altstack = nil
+		return
+	}
+	if s.size < p.minSigStack() {
+		return
+	}
+	s.flags &= ssAutodisarm
+	p.cur.sig.altstack = s.bytes()
+}
+
+// minSigStack is MINSIGSTKSZ.
+func (p *Process) minSigStack() uint64 {
+	if p.abi.arch == emu.ARM64 {
+		return 5120
+	}
+	return 2048
+}
+
+// sigreturnFailed ends the process for an rt_sigreturn whose frame cannot
+// be read, as Linux does (SIGSEGV).
+func (p *Process) sigreturnFailed() (uint64, error) {
+	p.killBy(sigSEGV)
+	return 0, errBlocked
+}
+
+// afterSigreturn has the registers of a frame written once the CPU has
+// stopped (Schedule, then signalPoint): a system call's hook cannot move
+// the PC. The call returns nothing: the registers are the frame's.
+func (p *Process) afterSigreturn(restore func() error) (uint64, error) {
+	p.cur.sig.afterStop = restore
+	p.switching = true
+	return 0, errBlocked
+}
