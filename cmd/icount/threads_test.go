@@ -164,14 +164,24 @@ func threadCounts(t *testing.T, src string) []uint64 {
 }
 
 // TestThreadsExact runs the hand-written raw-clone threads of
-// testdata/{amd64,arm64}/threads.S, static and static-PIE, at the default
-// quantum and at quanta that switch the children out mid-loop dozens of
-// times (1024, the smallest, and two that fall elsewhere in the loops):
-// every run counts exactly what the header works out, in total and for
-// each thread.
+// testdata/{amd64,arm64}/threads*.S (threads.S: counted loops; amd64's
+// threads_rep.S: a rep stosb each), static and static-PIE, at the default
+// quantum and at quanta that switch the children out mid-loop (mid-rep)
+// dozens of times (1024, the smallest, and two that fall elsewhere): every
+// run counts exactly what the header works out, in total and for each
+// thread.
 func TestThreadsExact(t *testing.T) {
+	var srcs []string
 	for _, arch := range []string{"amd64", "arm64"} {
-		src := filepath.Join(repoRoot, "testdata", arch, "threads.S")
+		m, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", arch, "threads*.S"))
+		srcs = append(srcs, m...)
+	}
+	if len(srcs) != 3 {
+		t.Fatalf("thread programs %v, want amd64's threads.S and threads_rep.S and arm64's threads.S", srcs)
+	}
+	for _, src := range srcs {
+		arch := filepath.Base(filepath.Dir(src))
+		name := strings.TrimSuffix(filepath.Base(src), ".S")
 		want := readExpectation(t, src)
 		perThread := threadCounts(t, src)
 		var sum uint64
@@ -181,13 +191,13 @@ func TestThreadsExact(t *testing.T) {
 		if sum != want.instructions || len(perThread) != 4 {
 			t.Fatalf("%s: the threads' counts %v sum to %d, the header's total is %d", src, perThread, sum, want.instructions)
 		}
-		for _, variant := range []string{"threads", "threads-pie"} {
+		for _, variant := range []string{name, name + "-pie"} {
 			for _, quantum := range []string{"", "1024", "1500", "7777"} {
-				name := arch + "/" + variant + "/quantum=" + quantum
+				sub := arch + "/" + variant + "/quantum=" + quantum
 				if quantum == "" {
-					name = arch + "/" + variant + "/default"
+					sub = arch + "/" + variant + "/default"
 				}
-				t.Run(name, func(t *testing.T) {
+				t.Run(sub, func(t *testing.T) {
 					var flags []string
 					if quantum != "" {
 						flags = []string{"--quantum", quantum}
