@@ -8,6 +8,9 @@
 # attribution (the default: call tree, inclusive costs), alternating, and
 # prints both and their ratio, which must stay at or below 1.3.
 #
+# Then the Go benchmark of testdata/go/bench (built here with go test -c):
+# native, callgrind and icount --count-only --fixed-clock, as above.
+#
 # Usage: scripts/bench.sh [ITERATIONS]   (run by `make bench`, after a build)
 # Environment: ICOUNT (default bin/icount), BENCH (default
 # testdata/build/c/bench), REPEAT (start-up runs, best is kept; default 5),
@@ -133,6 +136,51 @@ if [ "$have_icount" = 1 ]; then
 	printf '  %-34s %8.3fs wall %8.3fs CPU\n' "full attribution (run -q)" "$at_wall" "$at_cpu"
 	echo "  ratio attribution/counting-only: $(ratio "$at_wall" "$co_wall") wall, $(ratio "$at_cpu" "$co_cpu") CPU (at most 1.30)"
 	echo "  ratio icount with full attribution/callgrind: $(ratio "$at_wall" "$t_cg") wall"
+fi
+
+# The Go benchmark: testdata/go/bench's test binary (go test -c), run
+# natively, under callgrind and under icount. callgrind asserts on the
+# signal Go's runtime sends to preempt a goroutine (SIGURG): when it fails
+# so, its row says why and it runs again with asynchronous preemption off.
+echo
+gobench=$tmp/bench.test
+goargs=(-test.run='^$' -test.bench=. -test.benchtime=100x)
+echo "Go benchmark: testdata/go/bench (go test -c) ${goargs[*]}"
+if ! (cd testdata/go && CGO_ENABLED=0 GOARCH=amd64 GOFLAGS= GOTOOLCHAIN=local ${GO:-go} test -c -o "$gobench" ./bench) >"$tmp/gobuild.err" 2>&1; then
+	echo "  not built: $(head -n 3 "$tmp/gobuild.err" | tr '\n' ' ')"
+else
+	# firstbench NAME: the first benchmark line of NAME's output.
+	firstbench() { grep -m1 '^Benchmark' "$tmp/$1.out" | tr -s ' \t' ' '; }
+	run gonative "$gobench" "${goargs[@]}"
+	t_gn=$secs
+	printf '  %-10s %8.3fs  exit %d  %s\n' native "$t_gn" "$rc" "$(firstbench gonative)"
+	t_gcg= girefs=
+	if [ "$have_valgrind" = 1 ]; then
+		run gocallgrind valgrind --tool=callgrind --callgrind-out-file=/dev/null "$gobench" "${goargs[@]}"
+		how=
+		if [ "$rc" != 0 ]; then
+			why=$(grep -m1 -E 'Assertion|valgrind: ' "$tmp/gocallgrind.err" | sed 's/^==[0-9]*== //')
+			printf '  %-10s   failed  exit %d  %s\n' callgrind "$rc" "${why:-see its stderr}"
+			how=" (GODEBUG=asyncpreemptoff=1)"
+			run gocallgrind env GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$gobench" "${goargs[@]}"
+		fi
+		if [ "$rc" = 0 ]; then
+			t_gcg=$secs
+			girefs=$(sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' "$tmp/gocallgrind.err" | tr -d , | head -n1)
+		fi
+		printf '  %-10s %8.3fs  exit %d  %s%s\n' callgrind "$secs" "$rc" "$(firstbench gocallgrind)" "$how"
+	fi
+	t_gic= gcount=
+	if [ "$have_icount" = 1 ]; then
+		run goicount "$icount" run --count-only --fixed-clock "$gobench" "${goargs[@]}"
+		[ "$rc" = 0 ] && t_gic=$secs
+		gcount=$(sed -n 's/^icount: \([0-9,]*\) instructions.*/\1/p' "$tmp/goicount.err" | tr -d , | head -n1)
+		printf '  %-10s %8.3fs  exit %d  %s\n' icount "$secs" "$rc" "$(firstbench goicount)"
+		[ "$rc" = 0 ] || grep -v '^icount:  ' "$tmp/goicount.err" | sed 's/^/    stderr: /' | head -n 5
+	fi
+	echo "  instructions: callgrind I refs ${girefs:-n/a} (host CPUs: GOMAXPROCS $(nproc)), icount ${gcount:-n/a} (--fixed-clock, one CPU)"
+	echo "  ratio icount/callgrind: $(ratio "$t_gic" "$t_gcg") (counting only)"
+	echo "  ratio icount/native:    $(ratio "$t_gic" "$t_gn")"
 fi
 
 echo
