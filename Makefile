@@ -73,6 +73,13 @@ THREAD_BINS := $(foreach p,$(THREAD_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glib
                $(BUILD)/c/pthreads-dynamic $(BUILD)/arm64/c/pthreads-dynamic
 TESTPROGS   += $(THREAD_BINS)
 
+# The signal programs (cmd/icount/signal_test.go): handlers catching faults
+# and longjmping out, and signals sent between threads; amd64 musl- and
+# glibc-static, arm64 glibc-static.
+SIG_C    := sigsegv sigsend
+SIG_BINS := $(foreach p,$(SIG_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS += $(SIG_BINS)
+
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
