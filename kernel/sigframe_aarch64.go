@@ -63,14 +63,14 @@ func (p *Process) sigtramp() (uint64, error) {
 }
 
 // frameARM64 writes the frame for d and enters its handler.
-func (p *Process) frameARM64(d *sigDelivery) (bool, error) {
+func (p *Process) frameARM64(d *sigDelivery) (uint64, bool, error) {
 	cpu := p.cpu
 	le := binary.LittleEndian
 	ret := d.act.restorer
 	if d.act.flags&saRestorer == 0 {
 		var err error
 		if ret, err = p.sigtramp(); err != nil {
-			return false, err
+			return 0, false, err
 		}
 	}
 	sp, ucStack := p.signalStack(d, cpu.Reg(emu.ARM64SP))
@@ -102,9 +102,9 @@ func (p *Process) frameARM64(d *sigDelivery) (bool, error) {
 	le.PutUint64(b[a64FrameSize+8:], cpu.Reg(emu.ARM64X30))
 	if err := p.writeMem(frame, b); err != nil {
 		if err == unix.EFAULT {
-			return false, nil
+			return 0, false, nil
 		}
-		return false, err
+		return 0, false, err
 	}
 
 	for _, w := range []struct {
@@ -115,10 +115,10 @@ func (p *Process) frameARM64(d *sigDelivery) (bool, error) {
 		{emu.ARM64SP, frame}, {emu.ARM64X29, record}, {emu.ARM64X30, ret}, {emu.ARM64PC, d.act.handler},
 	} {
 		if err := cpu.SetReg(w.r, w.v); err != nil {
-			return false, err
+			return 0, false, err
 		}
 	}
-	return true, nil
+	return frame, true, nil
 }
 
 // esrOf is the ESR an arm64 handler is shown for a fault (its esr_context
@@ -159,6 +159,9 @@ func (p *Process) sigreturnARM64() (uint64, error) {
 	mc := uc[a64McOff:]
 	mask := le.Uint64(uc[40:]) &^ unblockable
 	return p.afterSigreturn(func() error {
+		if err := p.loadSavedRegs(sp); err != nil {
+			return err
+		}
 		for i := 0; i < 31; i++ {
 			if err := p.cpu.SetReg(emu.ARM64X(i), le.Uint64(mc[8+8*i:])); err != nil {
 				return err

@@ -56,7 +56,7 @@ var x86SigRegs = [...]emu.Reg{
 }
 
 // frameX86 writes the frame for d and enters its handler.
-func (p *Process) frameX86(d *sigDelivery) (bool, error) {
+func (p *Process) frameX86(d *sigDelivery) (uint64, bool, error) {
 	cpu := p.cpu
 	le := binary.LittleEndian
 	sp, ucStack := p.signalStack(d, cpu.Reg(emu.X86RSP)-x86RedZone)
@@ -98,9 +98,9 @@ func (p *Process) frameX86(d *sigDelivery) (bool, error) {
 	copy(b[x86InfoOff:], d.info)
 	if err := p.writeMem(frame, b); err != nil {
 		if err == unix.EFAULT {
-			return false, nil
+			return 0, false, nil
 		}
-		return false, err
+		return 0, false, err
 	}
 
 	flags := cpu.Reg(emu.X86EFLAGS) &^ (x86FlagsDF | x86FlagsTF | x86FlagsRF)
@@ -112,23 +112,27 @@ func (p *Process) frameX86(d *sigDelivery) (bool, error) {
 		{emu.X86RAX, 0}, {emu.X86RSP, frame}, {emu.X86EFLAGS, flags}, {emu.X86RIP, d.act.handler},
 	} {
 		if err := cpu.SetReg(w.r, w.v); err != nil {
-			return false, err
+			return 0, false, err
 		}
 	}
-	return true, nil
+	return frame, true, nil
 }
 
 // sigreturnX86 takes back the frame whose pretcode the handler's ret
 // popped: the registers, the mask and the alternate stack.
 func (p *Process) sigreturnX86() (uint64, error) {
 	le := binary.LittleEndian
-	uc, err := p.readMem(p.cpu.Reg(emu.X86RSP), x86UcSize)
+	frame := p.cpu.Reg(emu.X86RSP) - 8 // the handler's ret popped pretcode
+	uc, err := p.readMem(frame+x86UcOff, x86UcSize)
 	if err != nil {
 		return p.sigreturnFailed()
 	}
 	mc := uc[x86McOff:x86MaskOff]
 	mask := le.Uint64(uc[x86MaskOff:]) &^ unblockable
 	return p.afterSigreturn(func() error {
+		if err := p.loadSavedRegs(frame); err != nil {
+			return err
+		}
 		for i, r := range x86SigRegs {
 			v := le.Uint64(mc[8*i:])
 			if r == emu.X86EFLAGS {

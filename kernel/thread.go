@@ -36,6 +36,8 @@ type sigState struct {
 	info      [nsig]sigInfo
 	afterStop func() error
 	killedBy  int
+	// The registers as each handler not yet returned from was entered.
+	saved []savedRegs
 }
 
 // thread is one guest thread.
