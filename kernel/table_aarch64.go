@@ -59,7 +59,7 @@ var tableAArch64 = []Syscall{
 	{130, "tkill", sysTkill, Full, "to one thread; as kill"},
 	{131, "tgkill", sysTgkill, Full, "to one thread; as kill"},
 	{132, "sigaltstack", sysSigaltstack, Full, "per thread; SS_AUTODISARM; SA_ONSTACK handlers run on it"},
-	{134, "rt_sigaction", sysRtSigaction, Full, "handlers run, in a signal frame laid out as Linux's, for faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and for signals sent with kill, tkill and tgkill; SA_SIGINFO, SA_ONSTACK, SA_NODEFER, SA_RESETHAND, SA_RESTORER; without it the handler returns through a trampoline page icount maps (mov x8, #139; svc #0), as the vDSO's; the frame holds no FP/SIMD state"},
+	{134, "rt_sigaction", sysRtSigaction, Full, "handlers run, in a signal frame laid out as Linux's, for faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and for signals sent with kill, tkill and tgkill; SA_SIGINFO, SA_ONSTACK, SA_NODEFER, SA_RESETHAND, SA_RESTORER; without it the handler returns through a trampoline page icount maps (mov x8, #139; svc #0), as the vDSO's; FP/SIMD registers are restored when the handler returns, though the frame does not show them (x86-64's fpstate is 0, arm64's has no fpsimd_context)"},
 	{135, "rt_sigprocmask", sysRtSigprocmask, Full, "a pending signal it unblocks is delivered as the call returns"},
 	{139, "rt_sigreturn", sysRtSigreturn, Full, "restores the registers, mask and alternate stack of the handler's frame"},
 	{144, "setgid", sysSetID, Full, "only to the fixed gid; EPERM otherwise"},
