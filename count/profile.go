@@ -27,7 +27,9 @@ type Profile struct {
 	Exit     Exit        `json:"exit"`
 	Warnings []string    `json:"warnings,omitempty"`
 	// Threads are the guest's threads in creation order with the
-	// instructions each ran, for a program that made more than one.
+	// instructions each ran, for a program that made more than one. They
+	// count everything a thread ran, inside a region collected (--collect)
+	// or not: with a region they sum to more than Totals.
 	Threads []ThreadCount `json:"threads,omitempty"`
 }
 

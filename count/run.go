@@ -174,7 +174,11 @@ func Run(opts Options) (*Profile, error) {
 		insns, execs := cpu.Outside()
 		prof.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
 	}
-	for _, t := range proc.ThreadCounts(prof.Totals.Instructions) {
+	executed := prof.Totals.Instructions // by every thread, inside a region collected or not
+	if prof.Region != nil {
+		executed += prof.Region.OutsideInstructions
+	}
+	for _, t := range proc.ThreadCounts(executed) {
 		prof.Threads = append(prof.Threads, ThreadCount(t))
 	}
 	if prof.Threads != nil {

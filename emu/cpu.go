@@ -334,14 +334,14 @@ type Locator func(blockAddr uint64, blockSize uint32, f *Fault) (pc uint64, notR
 // faults (*Fault) or another goroutine calls Interrupt (its reason). On a
 // fault, locate sets the faulting PC (also written to the CPU) and takes
 // back the instructions of the current block that did not complete.
-func (c *CPU) Run(pc uint64, locate Locator) error {
+func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	c.exception = 0
 	c.clearRefusal()
 	if reason := c.interrupted(); reason != nil {
 		return reason
 	}
 	c.startSlice()
-	defer c.endSlice()
+	defer func() { c.endSlice(runErr) }()
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, 0) // no exit address: see ic_set_exit
 	if p := c.panicked; p != nil {
 		c.panicked = nil

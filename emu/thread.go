@@ -141,10 +141,18 @@ func (c *CPU) sliceUsedUp() bool {
 	return true
 }
 
-// endSlice accounts for the instructions a run executed.
-func (c *CPU) endSlice() {
-	if !c.slice.on || c.st.limited == 0 {
-		return // runToLimit ended the run
+// endSlice accounts for the instructions a run executed, which ended
+// with err.
+func (c *CPU) endSlice(err error) {
+	if !c.slice.on {
+		return
+	}
+	if c.st.limited == 0 {
+		// runToLimit ran the last block: the run took what the limit left.
+		if errors.Is(err, ErrInstructionLimit) {
+			c.slice.ran, c.slice.limitLeft = c.slice.limitLeft, 0
+		}
+		return
 	}
 	c.slice.ran = c.slice.given - uint64(c.st.budget)
 	c.slice.limitLeft -= c.slice.ran

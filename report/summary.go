@@ -45,14 +45,18 @@ func threadLines(w io.Writer, p *count.Profile) {
 		return
 	}
 	fmt.Fprintf(w, "%s%d threads (quantum %s instructions):\n", Prefix, len(p.Threads), Group(p.Meta.Quantum))
+	var all uint64 // what every thread ran: more than the total with --collect
+	for _, t := range p.Threads {
+		all += t.Instructions
+	}
 	for i, t := range p.Threads {
 		if i == maxThreadLines {
 			fmt.Fprintf(w, "%s  ... %d threads more\n", Prefix, len(p.Threads)-i)
 			break
 		}
 		share := 0.0
-		if p.Totals.Instructions > 0 {
-			share = 100 * float64(t.Instructions) / float64(p.Totals.Instructions)
+		if all > 0 {
+			share = 100 * float64(t.Instructions) / float64(all)
 		}
 		fmt.Fprintf(w, "%s  thread %d  %-16s %16s %5.1f%%\n", Prefix, t.TID, t.Name, Group(t.Instructions), share)
 	}
