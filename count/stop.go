@@ -61,6 +61,10 @@ func watch(interrupt <-chan *Interruption, cpu *emu.CPU) (stop func()) {
 	}
 }
 
+// maxDeadlockCallers bounds the callers listed for each thread of a
+// deadlock.
+const maxDeadlockCallers = 6
+
 // deadlockMessage lists the threads of a deadlocked guest and where each
 // waits: "thread 1001 waits for futex 0x4c6f0 in pthread_join+0x8c (prog)".
 func deadlockMessage(e *kernel.DeadlockError, where func(uint64) string) string {
@@ -68,6 +72,11 @@ func deadlockMessage(e *kernel.DeadlockError, where func(uint64) string) string 
 	fmt.Fprintf(&b, "deadlock: every thread waits and none can wake another (%d waiting)", len(e.Threads))
 	for _, t := range e.Threads {
 		fmt.Fprintf(&b, "\n  thread %d waits for %s, in %s", t.TID, t.What, where(t.PC))
+		// Its callers, as many as tell where in the program it waits.
+		calls := backtrace(t.Stack, t.PC, where)
+		for _, c := range calls[:min(len(calls), maxDeadlockCallers)] {
+			fmt.Fprintf(&b, "\n    called from %s", c)
+		}
 	}
 	return b.String()
 }

@@ -585,12 +585,15 @@ type Frame struct {
 // Stack returns the shadow call stack as it is now, innermost frame
 // first, identical frames in a row merged; nil without attribution.
 // Below the tree's depth limit a frame's Func is that of the deepest node.
-func (c *CPU) Stack() []Frame {
-	if c.st.frames == nil {
+func (c *CPU) Stack() []Frame { return c.stackOf(c.st.frames, c.st.depth) }
+
+// stackOf reads a shadow stack of depth frames.
+func (c *CPU) stackOf(top *C.ic_frame, depth C.uint32_t) []Frame {
+	if top == nil {
 		return nil
 	}
 	var out []Frame
-	frames := unsafe.Slice(c.st.frames, int(c.st.depth))
+	frames := unsafe.Slice(top, int(depth))
 	nodes := unsafe.Slice(c.st.nodes, int(c.st.nnodes))
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := Frame{Func: uint64(nodes[frames[i].node]._func), Ret: uint64(frames[i].ret), Repeat: 1}

@@ -57,6 +57,9 @@ func (c *CPU) ContextReg(ctx *Context, r Reg) uint64 {
 	return uint64(v)
 }
 
+// ContextStack is Stack for a thread that is not running.
+func (c *CPU) ContextStack(ctx *Context) []Frame { return c.stackOf(ctx.hot.frames, ctx.hot.depth) }
+
 // Switch saves the running thread's state in from and makes to's the
 // running one. Call it between runs.
 func (c *CPU) Switch(from, to *Context) error {
@@ -68,6 +71,14 @@ func (c *CPU) Switch(from, to *Context) error {
 	}
 	C.ic_thread_switch(c.st, from.hot, to.hot)
 	return nil
+}
+
+// LoadRegs makes the registers saved in ctx (by NewContext) the running
+// thread's, FP/SIMD state included, and leaves the hot path's state (the
+// shadow stack, the last block) as it is: the kernel uses it to restore
+// what a signal handler may have changed when the handler returns.
+func (c *CPU) LoadRegs(ctx *Context) error {
+	return check("restore context", C.uc_context_restore(c.uc, ctx.regs))
 }
 
 // FreeContext releases a Context no thread will run again.

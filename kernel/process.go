@@ -35,6 +35,9 @@ type CPU interface {
 	ContextReg(ctx *emu.Context, r emu.Reg) uint64
 	Switch(from, to *emu.Context) error
 	FreeContext(ctx *emu.Context)
+	LoadRegs(ctx *emu.Context) error
+	Stack() []emu.Frame // the running thread's calls, innermost first (nil without attribution)
+	ContextStack(ctx *emu.Context) []emu.Frame
 	SetSlice(n uint64) error
 }
 

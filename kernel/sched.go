@@ -54,6 +54,10 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 		if from.state == exited {
 			p.cpu.FreeContext(from.ctx)
 			from.ctx = nil
+			for _, s := range from.sig.saved {
+				p.cpu.FreeContext(s.ctx)
+			}
+			from.sig.saved = nil
 		}
 		p.cur = next
 	}
@@ -195,11 +199,11 @@ func (p *Process) deadlock() error {
 		if t.state != blocked {
 			continue
 		}
-		pc := p.cpu.PC()
+		pc, stack := p.cpu.PC(), p.cpu.Stack()
 		if t != p.cur {
-			pc = p.cpu.ContextReg(t.ctx, p.abi.pc)
+			pc, stack = p.cpu.ContextReg(t.ctx, p.abi.pc), p.cpu.ContextStack(t.ctx)
 		}
-		e.Threads = append(e.Threads, ThreadWait{TID: t.tid, PC: pc - p.abi.syscallSize, What: t.wait.what})
+		e.Threads = append(e.Threads, ThreadWait{TID: t.tid, PC: pc - p.abi.syscallSize, What: t.wait.what, Stack: stack})
 	}
 	return e
 }

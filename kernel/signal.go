@@ -312,11 +312,6 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 // handler that longjmps out never returns: the last maxSavedRegs of a
 // thread are kept.
 
-// regsLoader is the CPU's LoadRegs (emu.CPU has it).
-type regsLoader interface {
-	LoadRegs(ctx *emu.Context) error
-}
-
 // savedRegs are the registers of a thread as a handler was entered with
 // the frame at frame.
 type savedRegs struct {
@@ -326,14 +321,8 @@ type savedRegs struct {
 
 const maxSavedRegs = 32
 
-// saveRegs copies the running thread's registers; nil when the CPU cannot
-// load them back.
-func (p *Process) saveRegs() (*emu.Context, error) {
-	if _, ok := p.cpu.(regsLoader); !ok {
-		return nil, nil
-	}
-	return p.cpu.NewContext()
-}
+// saveRegs copies the running thread's registers.
+func (p *Process) saveRegs() (*emu.Context, error) { return p.cpu.NewContext() }
 
 // loadSavedRegs loads the registers saved as the handler whose frame is at
 // frame was entered, and forgets them and those of handlers entered since
@@ -344,7 +333,7 @@ func (p *Process) loadSavedRegs(frame uint64) error {
 		if t.sig.saved[i].frame != frame {
 			continue
 		}
-		err := p.cpu.(regsLoader).LoadRegs(t.sig.saved[i].ctx)
+		err := p.cpu.LoadRegs(t.sig.saved[i].ctx)
 		for _, s := range t.sig.saved[i:] {
 			p.cpu.FreeContext(s.ctx)
 		}

@@ -170,9 +170,10 @@ type DeadlockError struct {
 
 // ThreadWait is where one thread of a deadlocked process waits.
 type ThreadWait struct {
-	TID  int
-	PC   uint64 // its system call's address
-	What string // what it waits for
+	TID   int
+	PC    uint64      // its system call's address
+	What  string      // what it waits for
+	Stack []emu.Frame // its calls, innermost first, when attribution is on
 }
 
 func (e *DeadlockError) Error() string {

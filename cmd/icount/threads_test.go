@@ -254,19 +254,33 @@ func TestDeadlock(t *testing.T) {
 				t.Fatalf("status %d (want %d), stdout %q\nstderr:\n%s", r.status, exitDeadlock, r.stdout, r.stderr)
 			}
 			lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-			if len(lines) != 4 || lines[0] != "icount: deadlock: every thread waits and none can wake another (3 waiting)" {
+			if lines[0] != "icount: deadlock: every thread waits and none can wake another (3 waiting)" {
 				t.Fatalf("stderr:\n%s", r.stderr)
+			}
+			// Each thread's callers reach the program's own function.
+			threadLines := 0
+			for _, l := range lines[1:] {
+				if strings.HasPrefix(l, "icount:   thread ") {
+					threadLines++
+					continue
+				}
+				if !strings.HasPrefix(l, "icount:     called from ") {
+					t.Errorf("line %q is neither a thread's nor a caller's", l)
+				}
+			}
+			for i, caller := range []string{"main+", "ab+", "ba+"} {
+				block := strings.Split(r.stderr, "icount:   thread ")[i+1]
+				if !strings.Contains(block, "called from "+caller) {
+					t.Errorf("thread %d's callers lack %s:\n%s", 1000+i, caller, block)
+				}
 			}
 			for i, m := range deadlockLine.FindAllStringSubmatch(r.stderr, -1) {
 				tid, fn, module := m[1], m[2], m[3]
 				if tid != strconv.Itoa(1000+i) || module != filepath.Base(prog) || i > 0 && fn != c.worker {
 					t.Errorf("thread line %d: %q; want thread %d, waiting in %s in %s", i, m[0], 1000+i, c.worker, filepath.Base(prog))
 				}
-				if i == 2 && lines[3] != m[0] {
-					t.Errorf("the listing's lines: %q", lines[1:])
-				}
 			}
-			if n := len(deadlockLine.FindAllString(r.stderr, -1)); n != 3 {
+			if n := len(deadlockLine.FindAllString(r.stderr, -1)); n != 3 || threadLines != 3 {
 				t.Errorf("%d thread lines, want 3:\n%s", n, r.stderr)
 			}
 			if r.profile == nil || r.profile.Exit.Reason != "deadlock" || !strings.Contains(r.profile.Exit.Message, "thread 1002 waits for futex") {
