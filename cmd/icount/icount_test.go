@@ -114,6 +114,19 @@ type expectation struct {
 
 var expectLine = regexp.MustCompile(`(?m)^# icount: instructions=(\d+) blocks=(\d+) exit=(\d+)$`)
 
+// checkExpectation fails the test unless run r counted what want says.
+func checkExpectation(t *testing.T, r result, want expectation) {
+	t.Helper()
+	if r.profile == nil {
+		t.Fatalf("no profile; stderr:\n%s", r.stderr)
+	}
+	got := r.profile.Totals
+	if got.Instructions != want.instructions || got.Blocks != want.blocks || r.status != want.exit {
+		t.Errorf("instructions %d, blocks %d, exit %d; want %d, %d, %d\nstderr:\n%s",
+			got.Instructions, got.Blocks, r.status, want.instructions, want.blocks, want.exit, r.stderr)
+	}
+}
+
 func readExpectation(t *testing.T, src string) expectation {
 	t.Helper()
 	b, err := os.ReadFile(src)
@@ -143,15 +156,7 @@ func checkExactCounts(t *testing.T, arch string) {
 		want := readExpectation(t, src)
 		for _, variant := range []string{name, name + "-pie"} {
 			t.Run(variant, func(t *testing.T) {
-				r := runIcount(t, nil, nil, testProgram(t, filepath.Join(arch, variant)))
-				if r.profile == nil {
-					t.Fatalf("no profile; stderr:\n%s", r.stderr)
-				}
-				got := r.profile.Totals
-				if got.Instructions != want.instructions || got.Blocks != want.blocks || r.status != want.exit {
-					t.Errorf("instructions %d, blocks %d, exit %d; want %d, %d, %d\nstderr:\n%s",
-						got.Instructions, got.Blocks, r.status, want.instructions, want.blocks, want.exit, r.stderr)
-				}
+				checkExpectation(t, runIcount(t, nil, nil, testProgram(t, filepath.Join(arch, variant))), want)
 			})
 		}
 	}

@@ -203,14 +203,8 @@ func TestThreadsExact(t *testing.T) {
 						flags = []string{"--quantum", quantum}
 					}
 					r := runIcount(t, nil, flags, testProgram(t, filepath.Join(arch, variant)))
-					if r.profile == nil {
-						t.Fatalf("no profile; stderr:\n%s", r.stderr)
-					}
+					checkExpectation(t, r, want)
 					got := r.profile.Totals
-					if got.Instructions != want.instructions || got.Blocks != want.blocks || r.status != want.exit {
-						t.Errorf("instructions %d, blocks %d, exit %d; want %d, %d, %d\nstderr:\n%s",
-							got.Instructions, got.Blocks, r.status, want.instructions, want.blocks, want.exit, r.stderr)
-					}
 					if got.Syscalls != 14 || r.profile.Syscalls["clone"] != 3 || r.profile.Syscalls["futex"] != 7 || r.profile.Syscalls["exit"] != 4 {
 						t.Errorf("system calls %v; want 3 clone, 7 futex, 4 exit", r.profile.Syscalls)
 					}
