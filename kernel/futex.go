@@ -97,7 +97,7 @@ func (p *Process) futexWait(addr uint64, val uint32, timeout uint64, abs bool, o
 		}
 	}
 	p.waitSeq++
-	return p.block(&wait{what: fmt.Sprintf("futex %#x", addr), deadline: deadline,
+	return p.block(&wait{what: fmt.Sprintf("futex %#x", addr), deadline: deadline, restartable: deadline == noDeadline,
 		futex: addr, bitset: bitset, seq: p.waitSeq})
 }
 

@@ -178,6 +178,15 @@ func (p *Process) wake(t *thread, ret uint64, err error) {
 		ret = uint64(-int64(e))
 	}
 	t.state, t.result = runnable, ret
+	t.wait.end()
+}
+
+// end runs the wait's release, once.
+func (w *wait) end() {
+	if w.release != nil {
+		w.release()
+		w.release = nil
+	}
 }
 
 // advanceTo moves guest time on to t, when every thread waits: the fixed

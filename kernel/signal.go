@@ -200,7 +200,22 @@ func (p *Process) send(t *thread, sig int, info sigInfo) {
 	switch {
 	case t == p.cur:
 		p.switching = true // delivered as the call returns
+	case t.state == blocked && t.wait.restartable && act.flags&saRestart != 0:
+		p.restartCall(t)
 	case t.state == blocked:
+		p.wake(t, 0, unix.EINTR)
+	}
+}
+
+// restartCall ends a waiting thread's wait so that it runs its system call
+// again once the handler returns: the handler's frame saves the PC at the
+// system-call instruction, whose number and arguments are still in their
+// registers (the result was not written).
+func (p *Process) restartCall(t *thread) {
+	t.wait.end()
+	t.state, t.wait = runnable, nil
+	pc := p.cpu.ContextReg(t.ctx, p.abi.pc)
+	if err := p.cpu.SetContextReg(t.ctx, p.abi.pc, pc-p.abi.syscallSize); err != nil {
 		p.wake(t, 0, unix.EINTR)
 	}
 }

@@ -180,15 +180,6 @@ func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64
 	}
 	ep.hold()
 	return p.block(&wait{what: fmt.Sprintf("events of epoll instance fd %d", uint32(epfd)), deadline: deadline,
-		ready: func() (uint64, error, bool) {
-			ret, err, done := try()
-			if done {
-				ep.release()
-			}
-			return ret, err, done
-		},
-		timedOut: func() (uint64, error) {
-			ep.release()
-			return 0, nil
-		}})
+		ready: try, release: func() { ep.release() },
+		timedOut: func() (uint64, error) { return 0, nil }})
 }

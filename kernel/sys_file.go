@@ -169,13 +169,8 @@ func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int,
 		return ret, err
 	}
 	f.hold()
-	return p.block(&wait{what: what, deadline: noDeadline, ready: func() (uint64, error, bool) {
-		ret, err, done := try()
-		if done {
-			f.release()
-		}
-		return ret, err, done
-	}})
+	return p.block(&wait{what: what, deadline: noDeadline, restartable: true, ready: try,
+		release: func() { f.release() }})
 }
 
 // hostDir converts a guest directory descriptor for *at calls.

@@ -140,15 +140,5 @@ func (p *Process) poll(addr, nfds uint64, timeout int64) (uint64, error) {
 		}
 	}
 	return p.block(&wait{what: "poll of " + itoa(nfds) + " descriptors", deadline: deadline,
-		ready: func() (uint64, error, bool) {
-			ret, err, done := try()
-			if done {
-				release()
-			}
-			return ret, err, done
-		},
-		timedOut: func() (uint64, error) {
-			release()
-			return put(0)
-		}})
+		ready: try, release: release, timedOut: func() (uint64, error) { return put(0) }})
 }

@@ -72,6 +72,13 @@ type wait struct {
 	ready func() (ret uint64, err error, done bool)
 	// timedOut is the call's result at the deadline; nil gives ETIMEDOUT.
 	timedOut func() (uint64, error)
+	// restartable says that a signal whose handler has SA_RESTART makes
+	// the call start again after the handler, not fail with EINTR (a read
+	// or write, a futex wait with no timeout), as Linux does.
+	restartable bool
+	// release, if not nil, runs once the wait ends, however it ends
+	// (files the call holds while it waits).
+	release func()
 
 	// A futex wait: the address, the FUTEX_WAIT_BITSET bits, and the
 	// order of waiting (wakes take waiters first come, first served).

@@ -37,6 +37,7 @@ func TestSignalHandlers(t *testing.T) {
 		{"sigsegv", 0, nil},
 		{"sigsend", 5, nil},
 		{"sigsend", 5, []string{"--quantum", "1024"}},
+		{"sigrestart", 2, nil},
 	} {
 		for _, g := range signalGuests(prog.name) {
 			name := g[0]
