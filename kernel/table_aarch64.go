@@ -55,7 +55,7 @@ var tableAArch64 = []Syscall{
 	{123, "sched_getaffinity", sysSchedGetaffinity, Full, "one CPU, or --cpus N"},
 	{122, "sched_setaffinity", sysSchedSetaffinity, Full, "any mask naming one of the --cpus CPUs is accepted"},
 	{124, "sched_yield", sysSchedYield, Full, "the next thread runs"},
-	{129, "kill", sysKill, Full, "to the process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},
+	{129, "kill", sysKill, Full, "to the process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR, or with SA_RESTART makes a read, write or untimed futex wait again), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},
 	{130, "tkill", sysTkill, Full, "to one thread; as kill"},
 	{131, "tgkill", sysTgkill, Full, "to one thread; as kill"},
 	{132, "sigaltstack", sysSigaltstack, Full, "per thread; SS_AUTODISARM; SA_ONSTACK handlers run on it"},

@@ -38,7 +38,7 @@ var tableX86_64 = []Syscall{
 	{41, "socket", sysSocket, Partial, "fails with EACCES: no network, no local sockets (libc skips nscd)"},
 	{56, "clone", sysClone, Partial, "threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD), as pthreads and Go make them, at most 4096 at once (EAGAIN); a new process stops the run"},
 	{60, "exit", sysExit, Full, "ends the thread; the last thread's exit ends the process"},
-	{62, "kill", sysKill, Full, "to the process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},
+	{62, "kill", sysKill, Full, "to the process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR, or with SA_RESTART makes a read, write or untimed futex wait again), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},
 	{63, "uname", sysUname, Full, "fixed values"},
 	{72, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; locks stop the run"},
 	{74, "fsync", sysFsync, Full, ""},
