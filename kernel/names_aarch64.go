@@ -21,7 +21,7 @@ var namesAArch64 = map[uint64]string{
 	118: "sched_setparam", 119: "sched_setscheduler", 120: "sched_getscheduler",
 	121: "sched_getparam", 125: "sched_get_priority_max",
 	126: "sched_get_priority_min", 127: "sched_rr_get_interval", 128: "restart_syscall",
-	133: "rt_sigsuspend", 136: "rt_sigpending", 137: "rt_sigtimedwait",
+
 	138: "rt_sigqueueinfo", 140: "setpriority", 141: "getpriority",
 	142: "reboot", 143: "setregid", 145: "setreuid",
 	151: "setfsuid", 152: "setfsgid",

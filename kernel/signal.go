@@ -285,6 +285,10 @@ func (p *Process) signalPoint() error {
 func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSignal) (bool, error) {
 	t := p.cur
 	d := &sigDelivery{sig: sig, act: act, info: info.bytes(), fault: fault, mask: t.sig.mask}
+	if t.sig.suspended {
+		// The handler returns to the mask rt_sigsuspend replaced.
+		d.mask, t.sig.suspended = t.sig.suspendedMask, false
+	}
 	saved, err := p.saveRegs()
 	if err != nil {
 		return false, err

@@ -3,6 +3,7 @@ package kernel
 import (
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
+	"math/bits"
 )
 
 // Signal system calls: handlers, masks, alternate stacks, sending signals
@@ -71,6 +72,80 @@ func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 		return 0, p.writeU64(oset, old)
 	}
 	return 0, nil
+}
+
+// readSigset reads a sigset_t argument of sigsetsize bytes (8: 64 signals).
+func (p *Process) readSigset(addr, size uint64) (uint64, error) {
+	if size != 8 {
+		return 0, unix.EINVAL
+	}
+	return p.readU64(addr)
+}
+
+// sysRtSigpending reports the signals pending for the thread.
+func sysRtSigpending(p *Process, a [6]uint64) (uint64, error) {
+	if a[1] != 8 {
+		return 0, unix.EINVAL
+	}
+	return 0, p.writeU64(a[0], p.cur.sig.pending)
+}
+
+// sysRtSigsuspend waits, with the mask replaced, until a handler runs; the
+// handler returns to the mask before, and the call fails with EINTR.
+func sysRtSigsuspend(p *Process, a [6]uint64) (uint64, error) {
+	mask, err := p.readSigset(a[0], a[1])
+	if err != nil {
+		return 0, err
+	}
+	t := p.cur
+	t.sig.suspended, t.sig.suspendedMask = true, t.sig.mask
+	t.sig.mask = mask &^ unblockable
+	if t.deliverable() != 0 {
+		p.switching = true // delivered as the call returns
+		return 0, unix.EINTR
+	}
+	return p.block(&wait{what: "a signal (rt_sigsuspend)", deadline: noDeadline})
+}
+
+// sysRtSigtimedwait takes a pending signal of the set without running its
+// handler, waiting for one until the timeout (guest time) if none is.
+func sysRtSigtimedwait(p *Process, a [6]uint64) (uint64, error) {
+	set, err := p.readSigset(a[0], a[3])
+	if err != nil {
+		return 0, err
+	}
+	set &^= unblockable
+	deadline := int64(noDeadline)
+	if a[2] != 0 {
+		d, err := p.readTimespec(a[2])
+		if err != nil {
+			return 0, err
+		}
+		deadline = p.deadlineAfter(d)
+	}
+	t := p.cur
+	take := func() (uint64, error, bool) {
+		ready := t.sig.pending & set
+		if ready == 0 {
+			return 0, nil, false
+		}
+		sig := bits.TrailingZeros64(ready) + 1
+		t.sig.pending &^= sigBit(sig)
+		if a[1] != 0 {
+			if err := p.writeMem(a[1], t.sig.info[sig-1].bytes()); err != nil {
+				return 0, err, true
+			}
+		}
+		return uint64(sig), nil, true
+	}
+	if ret, err, done := take(); done {
+		return ret, err
+	}
+	if deadline != noDeadline && deadline <= p.now() {
+		return 0, unix.EAGAIN
+	}
+	return p.block(&wait{what: "a signal (rt_sigtimedwait)", deadline: deadline, ready: take,
+		timedOut: func() (uint64, error) { return 0, unix.EAGAIN }})
 }
 
 const ssDisable = 2

@@ -38,6 +38,10 @@ type sigState struct {
 	killedBy  int
 	// The registers as each handler not yet returned from was entered.
 	saved []savedRegs
+	// suspended says that rt_sigsuspend replaced mask until a handler
+	// runs: the handler's frame then saves suspendedMask, the mask before.
+	suspended     bool
+	suspendedMask uint64
 }
 
 // thread is one guest thread.
