@@ -234,8 +234,10 @@ uc_err ic_install_hooks(ic_state *s, int arch) {
 
 // ic_use_limited replaces the block hook by its limited variant, which
 // stops before a block that would pass s->budget: a second guest thread
-// runs in slices so bounded. Translated code holds the hook it was built
-// with, so all of it is discarded. Call it between runs.
+// runs in slices so bounded. Call it between runs. Translated code calls
+// the block hooks registered when it runs, not those it was built with, so
+// it stays: flushing it would cost Unicorn a memset of its whole 1 GiB
+// code buffer.
 uc_err ic_use_limited(ic_state *s) {
 	if (s->limited) return UC_ERR_OK;
 	void *hooks[2][3] = IC_BLOCK_HOOKS;
@@ -243,9 +245,7 @@ uc_err ic_use_limited(ic_state *s) {
 	if (err != UC_ERR_OK) return err;
 	s->limited = 1;
 	s->budget = UINT64_MAX;
-	err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, hooks[1][s->nodes ? (s->nroi ? 2 : 1) : 0], s, 1, 0);
-	if (err != UC_ERR_OK) return err;
-	return uc_ctl_flush_tb(s->uc);
+	return uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, hooks[1][s->nodes ? (s->nroi ? 2 : 1) : 0], s, 1, 0);
 }
 
 // find returns the entry of a block in the table, NULL if it is not there.
