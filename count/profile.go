@@ -130,9 +130,8 @@ type Meta struct {
 	Seed           uint64   `json:"seed"`
 	Clock          Clock    `json:"clock"`
 	CPUs           int      `json:"cpus"` // the CPU count the guest was told
-	// Quantum is the instructions a thread ran before the next one's turn
-	// (--quantum), given for a program that made threads: its count
-	// depends on it.
+	// Quantum is the instructions a thread runs before the next one's
+	// turn (--quantum): the count of a program with threads depends on it.
 	Quantum     uint64   `json:"quantum,omitempty"`
 	FilesOpened []string `json:"files_opened,omitempty"`
 	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked

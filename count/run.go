@@ -159,6 +159,7 @@ func Run(opts Options) (*Profile, error) {
 			Seed:           opts.Seed,
 			Clock:          clockMeta(opts.Clock, proc.ClockInfo()),
 			CPUs:           cpus,
+			Quantum:        proc.Quantum(),
 			FilesOpened:    proc.FilesOpened(),
 		},
 		Syscalls: proc.SyscallCounts(),
@@ -180,9 +181,6 @@ func Run(opts Options) (*Profile, error) {
 	}
 	for _, t := range proc.ThreadCounts(executed) {
 		prof.Threads = append(prof.Threads, ThreadCount(t))
-	}
-	if prof.Threads != nil {
-		prof.Meta.Quantum = proc.Quantum()
 	}
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)

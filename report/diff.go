@@ -544,6 +544,7 @@ var clockOutcomes = map[string]bool{"reads": true, "by_source": true, "reads_by_
 var metaWords = map[string]string{
 	"icount_version": "icount versions", "unicorn_version": "Unicorn versions", "arch": "guest architectures",
 	"cpu_model": "CPU models", "args": "arguments", "env": "environments", "seed": "seeds", "cpus": "CPU counts",
+	"quantum": "quanta (--quantum)",
 }
 
 // clockDiffs compares clock settings. A file's identity is its digest: a

@@ -184,6 +184,7 @@ func TestComparability(t *testing.T) {
 		{"version", func(p *count.Profile) { p.Meta.IcountVersion = "1.1" }, "icount versions differ"},
 		{"unicorn", func(p *count.Profile) { p.Meta.UnicornVersion = "2.1.2" }, "Unicorn versions differ"},
 		{"seed", func(p *count.Profile) { p.Meta.Seed = 7 }, "seeds differ: base 0, head 7"},
+		{"quantum", func(p *count.Profile) { p.Meta.Quantum = 5000 }, "quanta (--quantum) differ: base (none), head 5000"},
 		{"clock mode", func(p *count.Profile) { p.Meta.Clock.Mode = "fixed" }, `clock modes differ: base "host", head "fixed"`},
 		{"not pinned", func(p *count.Profile) { p.Meta.Clock.Reads = 2 }, "the head run is not pinned: it read the host clock 2 times"},
 		{"partial", func(p *count.Profile) { p.Exit.Complete = false }, "the head run was stopped early"},
