@@ -45,6 +45,10 @@ func (c *CPU) Interrupt(reason error) {
 	}
 }
 
+// Interrupted returns the reason Interrupt gave, if any: the next Run
+// returns it at once.
+func (c *CPU) Interrupted() error { return c.interrupted() }
+
 // interrupted returns the reason Interrupt gave, if any.
 func (c *CPU) interrupted() error {
 	c.ctl.mu.Lock()

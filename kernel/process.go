@@ -39,6 +39,7 @@ type CPU interface {
 	Stack() []emu.Frame // the running thread's calls, innermost first (nil without attribution)
 	ContextStack(ctx *emu.Context) []emu.Frame
 	SetSlice(n uint64) error
+	Interrupted() error // why the run must stop (a timeout, a signal to icount), if it must
 }
 
 // Fixed identity of the guest process.

@@ -138,7 +138,9 @@ func (p *Process) pickNext(from *thread) (*thread, error) {
 		if earliest == noDeadline {
 			return nil, p.deadlock()
 		}
-		p.advanceTo(earliest)
+		if err := p.advanceTo(earliest); err != nil {
+			return nil, err
+		}
 	}
 }
 
@@ -190,16 +192,26 @@ func (w *wait) end() {
 }
 
 // advanceTo moves guest time on to t, when every thread waits: the fixed
-// clock jumps there, host time is slept through.
-func (p *Process) advanceTo(t int64) {
+// clock jumps there, host time is slept through, in steps short enough
+// that a timeout or a signal to icount (CPU.Interrupted) ends the run in
+// time: advanceTo then returns its reason.
+func (p *Process) advanceTo(t int64) error {
 	if c := p.clk.fixed; c != nil {
 		c.SleepUntil(t)
-		return
+		return nil
 	}
-	if d := t - p.now(); d > 0 {
-		time.Sleep(time.Duration(d))
+	for d := t - p.now(); d > 0; d = t - p.now() {
+		if err := p.cpu.Interrupted(); err != nil {
+			return err
+		}
+		time.Sleep(min(time.Duration(d), interruptCheck))
 	}
+	return nil
 }
+
+// interruptCheck is how often a wait in host time looks for a reason to
+// stop.
+const interruptCheck = 20 * time.Millisecond
 
 // deadlock describes every thread's wait.
 func (p *Process) deadlock() error {
