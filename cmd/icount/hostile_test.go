@@ -79,6 +79,10 @@ var hostileGuests = []hostile{
 	{name: "arm64 infinite loop, instruction limit", prog: "arm64/spin", flags: []string{"--max-instructions", "5000001"},
 		status: exitInstructionLimit, insns: 5000001, reason: "max-instructions", stderr: []string{
 			"icount:   called from main+0x4 (spin)\n"}},
+	{name: "threads asleep, timeout", prog: "c/napper-musl", flags: []string{"--timeout", "500ms"},
+		status: exitTimeout, reason: "timeout", stderr: []string{
+			"icount: stopped by --timeout 500ms (wall clock), in __syscall_cp_c+0x",
+			"icount:   called from nap+0x"}},
 	{name: "arm64 infinite loop, timeout", prog: "arm64/spin", flags: []string{"--timeout", "500ms", "--count-only"},
 		status: exitTimeout, reason: "timeout", stderr: []string{"icount: stopped by --timeout 500ms (wall clock), in spin"}},
 	{name: "arm64 unbounded recursion", prog: "arm64/recurse", status: 139, stderr: []string{
