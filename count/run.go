@@ -217,6 +217,9 @@ func Run(opts Options) (*Profile, error) {
 			prof.Exit.Message = fmt.Sprintf("%s: %s", sig.name, msg)
 			prof.Exit.Backtrace = backtrace(cpu.Stack(), 0, where)
 		}
+		if prof.Threads != nil {
+			prof.Exit.Message += fmt.Sprintf(", thread %d", proc.CurrentTID())
+		}
 		return prof, nil
 	case errors.As(runErr, &deadlock):
 		msg := deadlockMessage(deadlock, where)

@@ -103,6 +103,7 @@ type Process struct {
 	threads   []*thread // in creation order; the first is the process's
 	cur       *thread   // the one running
 	nextTID   int
+	alive     int    // threads that have not exited
 	quantum   uint64 // instructions a thread runs before the next one's turn
 	sliced    bool   // the CPU runs in slices of quantum (a second thread exists)
 	switching bool   // the CPU stopped for Schedule
@@ -165,7 +166,7 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 		return nil, err
 	}
 	p.cur = &thread{tid: PID, ctx: main, name: filepath.Base(opts.Argv[0])}
-	p.threads, p.nextTID = []*thread{p.cur}, firstTID
+	p.threads, p.nextTID, p.alive = []*thread{p.cur}, firstTID, 1
 	p.quantum = opts.Quantum
 	if p.quantum == 0 {
 		p.quantum = DefaultQuantum

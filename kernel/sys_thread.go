@@ -97,6 +97,7 @@ func sysClone(p *Process, a [6]uint64) (uint64, error) {
 		t.clearTID = ctid
 	}
 	p.threads = append(p.threads, t)
+	p.alive++
 	if !p.sliced {
 		p.switching = true // the CPU runs in slices from now on
 	}
@@ -113,6 +114,7 @@ func sysExit(p *Process, a [6]uint64) (uint64, error) {
 	}
 	t := p.cur
 	t.state = exited
+	p.alive--
 	if t.clearTID != 0 {
 		// As the kernel does: a fault here is ignored.
 		if p.writeU32(t.clearTID, 0) == nil {

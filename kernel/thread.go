@@ -125,16 +125,11 @@ func (p *Process) deadlineAfter(d int64) int64 {
 	return now + d
 }
 
+// CurrentTID is the thread id of the thread running, or last run.
+func (p *Process) CurrentTID() int { return p.cur.tid }
+
 // live counts the threads that have not exited.
-func (p *Process) live() int {
-	n := 0
-	for _, t := range p.threads {
-		if t.state != exited {
-			n++
-		}
-	}
-	return n
-}
+func (p *Process) live() int { return p.alive }
 
 // threadByTID finds a thread that has not exited.
 func (p *Process) threadByTID(tid int) *thread {
