@@ -2,7 +2,7 @@
 # fresh Debian machine (as root, missing packages are installed).
 
 # Debian packages icount's build and tests need (installed by `make deps`).
-DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils \
+DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd \
                    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
 GO      ?= go
