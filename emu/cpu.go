@@ -269,6 +269,21 @@ func (c *CPU) SetReg(r Reg, v uint64) error {
 	return check(fmt.Sprintf("write register %d", r), C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&val)))
 }
 
+// RegBytes reads the n bytes of a wide register (a vector register: 16,
+// an x87 register: 10).
+func (c *CPU) RegBytes(r Reg, n int) []byte {
+	buf := make([]byte, 64) // room for any register Unicorn writes
+	C.uc_reg_read(c.uc, C.int(r), unsafe.Pointer(&buf[0]))
+	return buf[:n]
+}
+
+// SetRegBytes writes a wide register from its bytes.
+func (c *CPU) SetRegBytes(r Reg, b []byte) error {
+	buf := make([]byte, 64)
+	copy(buf, b)
+	return check(fmt.Sprintf("write register %d", r), C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&buf[0])))
+}
+
 // PC returns the program counter.
 func (c *CPU) PC() uint64 { return c.Reg(c.pcReg()) }
 

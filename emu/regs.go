@@ -56,3 +56,25 @@ func ARM64X(n int) Reg {
 		return ARM64X30
 	}
 }
+
+// FP and SIMD registers: the 128-bit vector registers, the x87 stack
+// (80-bit values) and their control and status registers, read and written
+// whole with RegBytes and SetRegBytes (the others with Reg and SetReg).
+const (
+	X86MXCSR  Reg = C.UC_X86_REG_MXCSR
+	X86FPCW   Reg = C.UC_X86_REG_FPCW
+	X86FPSW   Reg = C.UC_X86_REG_FPSW
+	X86FPTAG  Reg = C.UC_X86_REG_FPTAG // two bits a register, 3 for empty
+	X86FOP    Reg = C.UC_X86_REG_FOP
+	ARM64FPSR Reg = C.UC_ARM64_REG_FPSR
+	ARM64FPCR Reg = C.UC_ARM64_REG_FPCR
+)
+
+// X86XMM returns register XMMn for n in 0..15.
+func X86XMM(n int) Reg { return Reg(C.UC_X86_REG_XMM0) + Reg(n) }
+
+// X86ST returns the x87 register ST(n) for n in 0..7 (10 bytes).
+func X86ST(n int) Reg { return Reg(C.UC_X86_REG_ST0) + Reg(n) }
+
+// ARM64Q returns the vector register Qn (Vn) for n in 0..31.
+func ARM64Q(n int) Reg { return Reg(C.UC_ARM64_REG_Q0) + Reg(n) }

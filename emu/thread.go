@@ -73,14 +73,6 @@ func (c *CPU) Switch(from, to *Context) error {
 	return nil
 }
 
-// LoadRegs makes the registers saved in ctx (by NewContext) the running
-// thread's, FP/SIMD state included, and leaves the hot path's state (the
-// shadow stack, the last block) as it is: the kernel uses it to restore
-// what a signal handler may have changed when the handler returns.
-func (c *CPU) LoadRegs(ctx *Context) error {
-	return check("restore context", C.uc_context_restore(c.uc, ctx.regs))
-}
-
 // FreeContext releases a Context no thread will run again.
 func (c *CPU) FreeContext(ctx *Context) {
 	if ctx.regs != nil {

@@ -25,6 +25,8 @@ type CPU interface {
 	Zero(addr, size uint64) error
 	Reg(r emu.Reg) uint64
 	SetReg(r emu.Reg, v uint64) error
+	RegBytes(r emu.Reg, n int) []byte
+	SetRegBytes(r emu.Reg, b []byte) error
 	PC() uint64
 	InvalidateCode(addr, size uint64) error
 	Stop()
@@ -35,7 +37,6 @@ type CPU interface {
 	ContextReg(ctx *emu.Context, r emu.Reg) uint64
 	Switch(from, to *emu.Context) error
 	FreeContext(ctx *emu.Context)
-	LoadRegs(ctx *emu.Context) error
 	Stack() []emu.Frame // the running thread's calls, innermost first (nil without attribution)
 	ContextStack(ctx *emu.Context) []emu.Frame
 	SetSlice(n uint64) error

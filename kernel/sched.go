@@ -54,10 +54,6 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 		if from.state == exited {
 			p.cpu.FreeContext(from.ctx)
 			from.ctx = nil
-			for _, s := range from.sig.saved {
-				p.cpu.FreeContext(s.ctx)
-			}
-			from.sig.saved = nil
 		}
 		p.cur = next
 	}

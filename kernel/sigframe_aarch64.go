@@ -17,7 +17,8 @@ import (
 //	      176 uc_mcontext (struct sigcontext, 16-byte aligned):
 //	            0 fault_address, 8 regs[31], 256 sp, 264 pc,
 //	            272 pstate, 288 __reserved[4096]: records, each
-//	            {magic, size}, ended by a null one
+//	            {magic, size}, ended by a null one: fpsimd_context
+//	            (fpsr, fpcr, v0..v31), then esr_context for a fault
 //	4688  frame record {x29, x30}, to which the handler's x29 points
 //
 // The handler returns to sa_restorer with SA_RESTORER, else to the vDSO's
@@ -31,8 +32,10 @@ const (
 	a64FrameSize   = a64UcOff + a64UcSize
 
 	esrMagic     = 0x45535201
-	esrECDabt    = 0x24 // data abort from EL0
-	esrECIabt    = 0x20 // instruction abort from EL0
+	fpsimdMagic  = 0x46508001
+	fpsimdSize   = 16 + 32*16 // {magic, size}, fpsr, fpcr, vregs[32]
+	esrECDabt    = 0x24       // data abort from EL0
+	esrECIabt    = 0x20       // instruction abort from EL0
 	esrIL        = 1 << 25
 	esrWnR       = 1 << 6
 	fscTransL3   = 0x07
@@ -62,15 +65,16 @@ func (p *Process) sigtramp() (uint64, error) {
 	return sigtrampARM64, nil
 }
 
-// frameARM64 writes the frame for d and enters its handler.
-func (p *Process) frameARM64(d *sigDelivery) (uint64, bool, error) {
+// frameARM64 writes the frame for d and enters its handler; false when
+// the frame cannot be written (the stack is not writable memory).
+func (p *Process) frameARM64(d *sigDelivery) (bool, error) {
 	cpu := p.cpu
 	le := binary.LittleEndian
 	ret := d.act.restorer
 	if d.act.flags&saRestorer == 0 {
 		var err error
 		if ret, err = p.sigtramp(); err != nil {
-			return 0, false, err
+			return false, err
 		}
 	}
 	sp, ucStack := p.signalStack(d, cpu.Reg(emu.ARM64SP))
@@ -89,10 +93,18 @@ func (p *Process) frameARM64(d *sigDelivery) (uint64, bool, error) {
 	le.PutUint64(mc[256:], cpu.Reg(emu.ARM64SP))
 	le.PutUint64(mc[264:], cpu.Reg(emu.ARM64PC))
 	le.PutUint64(mc[272:], cpu.Reg(emu.ARM64NZCV)&0xf0000000)
+	rec := mc[a64ReservedOff:]
+	le.PutUint32(rec, fpsimdMagic)
+	le.PutUint32(rec[4:], fpsimdSize)
+	le.PutUint32(rec[8:], uint32(cpu.Reg(emu.ARM64FPSR)))
+	le.PutUint32(rec[12:], uint32(cpu.Reg(emu.ARM64FPCR)))
+	for i := 0; i < 32; i++ {
+		copy(rec[16+16*i:], cpu.RegBytes(emu.ARM64Q(i), 16))
+	}
+	rec = rec[fpsimdSize:]
 	if f := d.fault; f != nil {
 		le.PutUint64(mc, f.Addr)
 		if esr := esrOf(f); esr != 0 {
-			rec := mc[a64ReservedOff:]
 			le.PutUint32(rec, esrMagic)
 			le.PutUint32(rec[4:], 16)
 			le.PutUint64(rec[8:], esr)
@@ -102,9 +114,9 @@ func (p *Process) frameARM64(d *sigDelivery) (uint64, bool, error) {
 	le.PutUint64(b[a64FrameSize+8:], cpu.Reg(emu.ARM64X30))
 	if err := p.writeMem(frame, b); err != nil {
 		if err == unix.EFAULT {
-			return 0, false, nil
+			return false, nil
 		}
-		return 0, false, err
+		return false, err
 	}
 
 	for _, w := range []struct {
@@ -115,10 +127,10 @@ func (p *Process) frameARM64(d *sigDelivery) (uint64, bool, error) {
 		{emu.ARM64SP, frame}, {emu.ARM64X29, record}, {emu.ARM64X30, ret}, {emu.ARM64PC, d.act.handler},
 	} {
 		if err := cpu.SetReg(w.r, w.v); err != nil {
-			return 0, false, err
+			return false, err
 		}
 	}
-	return frame, true, nil
+	return true, nil
 }
 
 // esrOf is the ESR an arm64 handler is shown for a fault (its esr_context
@@ -159,7 +171,7 @@ func (p *Process) sigreturnARM64() (uint64, error) {
 	mc := uc[a64McOff:]
 	mask := le.Uint64(uc[40:]) &^ unblockable
 	return p.afterSigreturn(func() error {
-		if err := p.loadSavedRegs(sp); err != nil {
+		if err := restoreFPSIMD(p.cpu, mc[a64ReservedOff:]); err != nil {
 			return err
 		}
 		for i := 0; i < 31; i++ {
@@ -182,4 +194,32 @@ func (p *Process) sigreturnARM64() (uint64, error) {
 		p.restoreAltstack(uc[16:40], le.Uint64(mc[256:]))
 		return nil
 	})
+}
+
+// restoreFPSIMD loads the FP/SIMD registers from the fpsimd_context among
+// the records of a frame's __reserved, if there is one.
+func restoreFPSIMD(cpu CPU, recs []byte) error {
+	le := binary.LittleEndian
+	for len(recs) >= 8 {
+		magic, size := le.Uint32(recs), le.Uint32(recs[4:])
+		if magic == 0 || size < 8 || int(size) > len(recs) {
+			return nil
+		}
+		if magic == fpsimdMagic && size >= fpsimdSize {
+			if err := cpu.SetReg(emu.ARM64FPSR, uint64(le.Uint32(recs[8:]))); err != nil {
+				return err
+			}
+			if err := cpu.SetReg(emu.ARM64FPCR, uint64(le.Uint32(recs[12:]))); err != nil {
+				return err
+			}
+			for i := 0; i < 32; i++ {
+				if err := cpu.SetRegBytes(emu.ARM64Q(i), recs[16+16*i:32+16*i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		recs = recs[size:]
+	}
+	return nil
 }

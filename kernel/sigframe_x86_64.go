@@ -17,12 +17,15 @@ import (
 //	           r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip,
 //	           eflags (8 bytes each, from 0), cs, gs, fs, ss (2 each,
 //	           144), err 152, trapno 160, oldmask 168, cr2 176,
-//	           fpstate 184 (0 here: no FP state saved), reserved 192
+//	           fpstate 184 (the FP state's address), reserved 192
 //	     296 uc_sigmask
 //	312  siginfo (128 bytes)
 //
-// The frame goes below the interrupted rsp's 128-byte red zone (or at the
-// top of the alternate stack), with rsp+8 16-byte aligned as after a call.
+// The FP state goes below the interrupted rsp's 128-byte red zone (or at
+// the top of the alternate stack), 64-byte aligned, in FXSAVE's layout
+// with no XSAVE header (as Linux writes it for a CPU without XSAVE, which
+// the emulated qemu64 is); the frame goes below it, with rsp+8 16-byte
+// aligned as after a call.
 const (
 	x86UcOff     = 8
 	x86UcSize    = 304
@@ -31,6 +34,7 @@ const (
 	x86InfoOff   = x86UcOff + x86UcSize
 	x86FrameSize = x86InfoOff + 128
 	x86RedZone   = 128
+	x86FxsaveLen = 512
 
 	ucSigcontextSS      = 2
 	ucStrictRestoreSS   = 4
@@ -55,12 +59,20 @@ var x86SigRegs = [...]emu.Reg{
 	emu.X86RIP, emu.X86EFLAGS,
 }
 
-// frameX86 writes the frame for d and enters its handler.
-func (p *Process) frameX86(d *sigDelivery) (uint64, bool, error) {
+// frameX86 writes the frame for d and enters its handler; false when the
+// frame cannot be written (the stack is not writable memory).
+func (p *Process) frameX86(d *sigDelivery) (bool, error) {
 	cpu := p.cpu
 	le := binary.LittleEndian
 	sp, ucStack := p.signalStack(d, cpu.Reg(emu.X86RSP)-x86RedZone)
-	frame := (sp-x86FrameSize)&^15 - 8
+	fpstate := (sp - x86FxsaveLen) &^ 63
+	frame := (fpstate-x86FrameSize)&^15 - 8
+	if err := p.writeMem(fpstate, fxsaveX86(cpu)); err != nil {
+		if err == unix.EFAULT {
+			return false, nil
+		}
+		return false, err
+	}
 
 	b := make([]byte, x86FrameSize)
 	if d.act.flags&saRestorer != 0 {
@@ -73,6 +85,7 @@ func (p *Process) frameX86(d *sigDelivery) (uint64, bool, error) {
 	for i, r := range x86SigRegs {
 		le.PutUint64(mc[8*i:], cpu.Reg(r))
 	}
+	le.PutUint64(mc[184:], fpstate)
 	le.PutUint16(mc[144:], x86UserCS)
 	le.PutUint16(mc[150:], x86UserSS)
 	if f := d.fault; f != nil {
@@ -98,9 +111,9 @@ func (p *Process) frameX86(d *sigDelivery) (uint64, bool, error) {
 	copy(b[x86InfoOff:], d.info)
 	if err := p.writeMem(frame, b); err != nil {
 		if err == unix.EFAULT {
-			return 0, false, nil
+			return false, nil
 		}
-		return 0, false, err
+		return false, err
 	}
 
 	flags := cpu.Reg(emu.X86EFLAGS) &^ (x86FlagsDF | x86FlagsTF | x86FlagsRF)
@@ -112,10 +125,10 @@ func (p *Process) frameX86(d *sigDelivery) (uint64, bool, error) {
 		{emu.X86RAX, 0}, {emu.X86RSP, frame}, {emu.X86EFLAGS, flags}, {emu.X86RIP, d.act.handler},
 	} {
 		if err := cpu.SetReg(w.r, w.v); err != nil {
-			return 0, false, err
+			return false, err
 		}
 	}
-	return frame, true, nil
+	return true, nil
 }
 
 // sigreturnX86 takes back the frame whose pretcode the handler's ret
@@ -129,9 +142,17 @@ func (p *Process) sigreturnX86() (uint64, error) {
 	}
 	mc := uc[x86McOff:x86MaskOff]
 	mask := le.Uint64(uc[x86MaskOff:]) &^ unblockable
+	var fp []byte
+	if addr := le.Uint64(mc[184:]); addr != 0 {
+		if fp, err = p.readMem(addr, x86FxsaveLen); err != nil {
+			return p.sigreturnFailed()
+		}
+	}
 	return p.afterSigreturn(func() error {
-		if err := p.loadSavedRegs(frame); err != nil {
-			return err
+		if fp != nil {
+			if err := restoreFxsaveX86(p.cpu, fp); err != nil {
+				return err
+			}
 		}
 		for i, r := range x86SigRegs {
 			v := le.Uint64(mc[8*i:])
@@ -146,4 +167,68 @@ func (p *Process) sigreturnX86() (uint64, error) {
 		p.restoreAltstack(uc[16:40], le.Uint64(mc[8*15:]))
 		return nil
 	})
+}
+
+// fxsaveX86 is the x87 and SSE state in FXSAVE's layout: control, status,
+// abridged tags (a bit a register, set when it holds a value), opcode,
+// MXCSR and its mask, ST(0)..ST(7) in 16 bytes each, XMM0..XMM15.
+func fxsaveX86(cpu CPU) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, x86FxsaveLen)
+	le.PutUint16(b[0:], uint16(cpu.Reg(emu.X86FPCW)))
+	le.PutUint16(b[2:], uint16(cpu.Reg(emu.X86FPSW)))
+	tags := cpu.Reg(emu.X86FPTAG)
+	for i := 0; i < 8; i++ {
+		if (tags>>(2*i))&3 != 3 {
+			b[4] |= 1 << i
+		}
+	}
+	le.PutUint16(b[6:], uint16(cpu.Reg(emu.X86FOP)))
+	le.PutUint32(b[24:], uint32(cpu.Reg(emu.X86MXCSR)))
+	le.PutUint32(b[28:], x86MXCSRMask)
+	for i := 0; i < 8; i++ {
+		copy(b[32+16*i:], cpu.RegBytes(emu.X86ST(i), 10))
+	}
+	for i := 0; i < 16; i++ {
+		copy(b[160+16*i:], cpu.RegBytes(emu.X86XMM(i), 16))
+	}
+	return b
+}
+
+// x86MXCSRMask is the MXCSR bits the CPU implements, as FXSAVE reports.
+const x86MXCSRMask = 0xffff
+
+// restoreFxsaveX86 loads the state fxsaveX86 wrote, as a handler may have
+// changed it.
+func restoreFxsaveX86(cpu CPU, b []byte) error {
+	le := binary.LittleEndian
+	var tags uint64
+	for i := 0; i < 8; i++ {
+		if b[4]&(1<<i) == 0 {
+			tags |= 3 << (2 * i) // empty
+		}
+	}
+	for _, w := range []struct {
+		r emu.Reg
+		v uint64
+	}{
+		// The status word first: its TOP places ST(0).
+		{emu.X86FPCW, uint64(le.Uint16(b[0:]))}, {emu.X86FPSW, uint64(le.Uint16(b[2:]))},
+		{emu.X86FOP, uint64(le.Uint16(b[6:]))}, {emu.X86MXCSR, uint64(le.Uint32(b[24:]) & x86MXCSRMask)},
+	} {
+		if err := cpu.SetReg(w.r, w.v); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if err := cpu.SetRegBytes(emu.X86ST(i), b[32+16*i:32+16*i+10]); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < 16; i++ {
+		if err := cpu.SetRegBytes(emu.X86XMM(i), b[160+16*i:160+16*i+16]); err != nil {
+			return err
+		}
+	}
+	return cpu.SetReg(emu.X86FPTAG, tags)
 }

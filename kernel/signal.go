@@ -289,29 +289,15 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 		// The handler returns to the mask rt_sigsuspend replaced.
 		d.mask, t.sig.suspended = t.sig.suspendedMask, false
 	}
-	saved, err := p.saveRegs()
-	if err != nil {
-		return false, err
-	}
-	var frame uint64
 	var ok bool
+	var err error
 	if p.abi.arch == emu.ARM64 {
-		frame, ok, err = p.frameARM64(d)
+		ok, err = p.frameARM64(d)
 	} else {
-		frame, ok, err = p.frameX86(d)
+		ok, err = p.frameX86(d)
 	}
 	if err != nil || !ok {
-		if saved != nil {
-			p.cpu.FreeContext(saved)
-		}
 		return false, err
-	}
-	if saved != nil {
-		t.sig.saved = append(t.sig.saved, savedRegs{frame, saved})
-		if len(t.sig.saved) > maxSavedRegs {
-			p.cpu.FreeContext(t.sig.saved[0].ctx)
-			t.sig.saved = t.sig.saved[1:]
-		}
 	}
 	t.sig.mask |= act.mask
 	if act.flags&saNodefer == 0 {
@@ -322,44 +308,6 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 		p.sigactions[uint64(sig)] = nil
 	}
 	return true, nil
-}
-
-// The signal frames hold no FP/SIMD state (x86-64's fpstate is 0, arm64's
-// __reserved has no fpsimd_context): instead the registers are saved whole
-// as a handler is entered, and loaded again when it returns through the
-// frame, before the frame's own registers are written over them. A
-// handler that longjmps out never returns: the last maxSavedRegs of a
-// thread are kept.
-
-// savedRegs are the registers of a thread as a handler was entered with
-// the frame at frame.
-type savedRegs struct {
-	frame uint64
-	ctx   *emu.Context
-}
-
-const maxSavedRegs = 32
-
-// saveRegs copies the running thread's registers.
-func (p *Process) saveRegs() (*emu.Context, error) { return p.cpu.NewContext() }
-
-// loadSavedRegs loads the registers saved as the handler whose frame is at
-// frame was entered, and forgets them and those of handlers entered since
-// (they longjmped out).
-func (p *Process) loadSavedRegs(frame uint64) error {
-	t := p.cur
-	for i := len(t.sig.saved) - 1; i >= 0; i-- {
-		if t.sig.saved[i].frame != frame {
-			continue
-		}
-		err := p.cpu.LoadRegs(t.sig.saved[i].ctx)
-		for _, s := range t.sig.saved[i:] {
-			p.cpu.FreeContext(s.ctx)
-		}
-		t.sig.saved = t.sig.saved[:i]
-		return err
-	}
-	return nil
 }
 
 // sigDelivery is one signal being delivered.

@@ -60,7 +60,7 @@ var tableAArch64 = []Syscall{
 	{131, "tgkill", sysTgkill, Full, "to one thread; as kill"},
 	{132, "sigaltstack", sysSigaltstack, Full, "per thread; SS_AUTODISARM; SA_ONSTACK handlers run on it"},
 	{133, "rt_sigsuspend", sysRtSigsuspend, Full, "waits for a handler to run, with the mask given; the handler returns to the mask before"},
-	{134, "rt_sigaction", sysRtSigaction, Full, "handlers run, in a signal frame laid out as Linux's, for faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and for signals sent with kill, tkill and tgkill; SA_SIGINFO, SA_ONSTACK, SA_NODEFER, SA_RESETHAND, SA_RESTORER; without it the handler returns through a trampoline page icount maps (mov x8, #139; svc #0), as the vDSO's; FP/SIMD registers are restored when the handler returns, though the frame does not show them (x86-64's fpstate is 0, arm64's has no fpsimd_context)"},
+	{134, "rt_sigaction", sysRtSigaction, Full, "handlers run, in a signal frame laid out as Linux's, for faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and for signals sent with kill, tkill and tgkill; SA_SIGINFO, SA_ONSTACK, SA_NODEFER, SA_RESETHAND, SA_RESTORER; without it the handler returns through a trampoline page icount maps (mov x8, #139; svc #0), as the vDSO's; the frame holds the FP/SIMD state (fpsimd_context), which rt_sigreturn loads"},
 	{135, "rt_sigprocmask", sysRtSigprocmask, Full, "a pending signal it unblocks is delivered as the call returns"},
 	{136, "rt_sigpending", sysRtSigpending, Full, "the thread's pending signals"},
 	{137, "rt_sigtimedwait", sysRtSigtimedwait, Full, "takes a pending signal of the set; waits in guest time"},

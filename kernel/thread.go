@@ -36,8 +36,6 @@ type sigState struct {
 	info      [nsig]sigInfo
 	afterStop func() error
 	killedBy  int
-	// The registers as each handler not yet returned from was entered.
-	saved []savedRegs
 	// suspended says that rt_sigsuspend replaced mask until a handler
 	// runs: the handler's frame then saves suspendedMask, the mask before.
 	suspended     bool
