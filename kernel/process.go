@@ -98,7 +98,11 @@ type Process struct {
 
 	clk        clockState        // where time comes from, and its reads
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
-	memRefused uint64            // mappings --max-memory refused (sys_mem.go)
+	// Signals sent to the process while every thread blocked them, and
+	// their siginfo: the first thread to unblock one takes it.
+	sharedPending uint64
+	sharedInfo    [nsig]sigInfo
+	memRefused    uint64 // mappings --max-memory refused (sys_mem.go)
 
 	// Threads (thread.go, sched.go).
 	threads   []*thread // in creation order; the first is the process's

@@ -221,29 +221,38 @@ func (p *Process) restartCall(t *thread) {
 }
 
 // sendProcess sends sig to the process: to the first thread in creation
-// order that does not block it, else to the first.
+// order that does not block it; when every thread blocks it, it stays
+// pending on the process, for the first thread that unblocks it.
 func (p *Process) sendProcess(sig int, info sigInfo) {
-	var target *thread
 	for _, t := range p.threads {
-		if t.state == exited {
-			continue
-		}
-		if target == nil {
-			target = t
-		}
-		if t.sig.mask&sigBit(sig) == 0 {
-			target = t
-			break
+		if t.state != exited && t.sig.mask&sigBit(sig) == 0 {
+			p.send(t, sig, info)
+			return
 		}
 	}
-	if target != nil {
-		p.send(target, sig, info)
+	if p.sharedPending&sigBit(sig) == 0 {
+		p.sharedPending |= sigBit(sig)
+		p.sharedInfo[sig-1] = info
 	}
 }
 
-// deliverable is what of the running thread's pending signals its mask
-// lets through.
-func (t *thread) deliverable() uint64 { return t.sig.pending &^ t.sig.mask }
+// pending is what is pending for t: its own signals and the process's.
+func (p *Process) pending(t *thread) uint64 { return t.sig.pending | p.sharedPending }
+
+// deliverable is what of t's pending signals its mask lets through.
+func (p *Process) deliverable(t *thread) uint64 { return p.pending(t) &^ t.sig.mask }
+
+// takePending takes sig off what is pending for t (its own first) and
+// returns its siginfo.
+func (p *Process) takePending(t *thread, sig int) sigInfo {
+	b := sigBit(sig)
+	if t.sig.pending&b != 0 {
+		t.sig.pending &^= b
+		return t.sig.info[sig-1]
+	}
+	p.sharedPending &^= b
+	return p.sharedInfo[sig-1]
+}
 
 // signalPoint runs as the running thread goes on from a scheduling point:
 // it finishes an rt_sigreturn, then delivers one pending signal the mask
@@ -256,9 +265,9 @@ func (p *Process) signalPoint() error {
 			return err
 		}
 	}
-	for !p.exited && t.deliverable() != 0 {
-		sig := bits.TrailingZeros64(t.deliverable()) + 1
-		t.sig.pending &^= sigBit(sig)
+	for !p.exited && p.deliverable(t) != 0 {
+		sig := bits.TrailingZeros64(p.deliverable(t)) + 1
+		info := p.takePending(t, sig)
 		act := p.action(sig)
 		switch {
 		case act.ignored(sig):
@@ -267,7 +276,7 @@ func (p *Process) signalPoint() error {
 			p.killBy(sig)
 			return nil
 		}
-		ok, err := p.deliver(sig, act, t.sig.info[sig-1], nil)
+		ok, err := p.deliver(sig, act, info, nil)
 		if err != nil {
 			return err
 		}

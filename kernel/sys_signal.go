@@ -64,7 +64,7 @@ func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 			return 0, unix.EINVAL
 		}
 		p.cur.sig.mask &^= unblockable
-		if p.cur.deliverable() != 0 {
+		if p.deliverable(p.cur) != 0 {
 			p.switching = true // delivered as the call returns
 		}
 	}
@@ -87,7 +87,7 @@ func sysRtSigpending(p *Process, a [6]uint64) (uint64, error) {
 	if a[1] != 8 {
 		return 0, unix.EINVAL
 	}
-	return 0, p.writeU64(a[0], p.cur.sig.pending)
+	return 0, p.writeU64(a[0], p.pending(p.cur))
 }
 
 // sysRtSigsuspend waits, with the mask replaced, until a handler runs; the
@@ -100,7 +100,7 @@ func sysRtSigsuspend(p *Process, a [6]uint64) (uint64, error) {
 	t := p.cur
 	t.sig.suspended, t.sig.suspendedMask = true, t.sig.mask
 	t.sig.mask = mask &^ unblockable
-	if t.deliverable() != 0 {
+	if p.deliverable(t) != 0 {
 		p.switching = true // delivered as the call returns
 		return 0, unix.EINTR
 	}
@@ -125,14 +125,14 @@ func sysRtSigtimedwait(p *Process, a [6]uint64) (uint64, error) {
 	}
 	t := p.cur
 	take := func() (uint64, error, bool) {
-		ready := t.sig.pending & set
+		ready := p.pending(t) & set
 		if ready == 0 {
 			return 0, nil, false
 		}
 		sig := bits.TrailingZeros64(ready) + 1
-		t.sig.pending &^= sigBit(sig)
+		info := p.takePending(t, sig)
 		if a[1] != 0 {
-			if err := p.writeMem(a[1], t.sig.info[sig-1].bytes()); err != nil {
+			if err := p.writeMem(a[1], info.bytes()); err != nil {
 				return 0, err, true
 			}
 		}
