@@ -38,7 +38,7 @@ func TestSignalHandlers(t *testing.T) {
 		{"sigsend", 5, nil},
 		{"sigsend", 5, []string{"--quantum", "1024"}},
 		{"sigrestart", 2, nil},
-		{"sigwait", 1, nil},
+		{"sigwait", 2, nil},
 	} {
 		for _, g := range signalGuests(prog.name) {
 			name := g[0]
