@@ -22,8 +22,8 @@ const MinQuantum = 1024
 func (p *Process) Quantum() uint64 { return p.quantum }
 
 // Switching reports that the CPU stopped for the scheduler: a system call
-// blocked, yielded or ended its thread, or the first second thread needs
-// the CPU to run in slices.
+// blocked, yielded or ended its thread, made a signal deliverable, or made
+// the process's second thread (the CPU runs in slices from then on).
 func (p *Process) Switching() bool { return p.switching }
 
 // Schedule picks the thread to run next and makes it the CPU's, after the
