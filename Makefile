@@ -77,7 +77,7 @@ TESTPROGS   += $(THREAD_BINS)
 # The signal programs (cmd/icount/signal_test.go): handlers catching faults
 # and longjmping out, and signals sent between threads; amd64 musl- and
 # glibc-static, arm64 glibc-static.
-SIG_C    := sigsegv sigsend sigrestart sigwait
+SIG_C    := sigsegv sigsend sigrestart sigwait timers
 SIG_BINS := $(foreach p,$(SIG_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(SIG_BINS)
 

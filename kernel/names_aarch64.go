@@ -15,7 +15,7 @@ var namesAArch64 = map[uint64]string{
 	74: "signalfd4", 75: "vmsplice", 76: "splice", 77: "tee", 81: "sync", 84: "sync_file_range",
 	85: "timerfd_create", 86: "timerfd_settime", 87: "timerfd_gettime", 88: "utimensat", 89: "acct",
 	90: "capget", 91: "capset", 92: "personality", 95: "waitid", 97: "unshare",
-	100: "get_robust_list", 102: "getitimer", 103: "setitimer", 104: "kexec_load", 105: "init_module",
+	100: "get_robust_list", 104: "kexec_load", 105: "init_module",
 	106: "delete_module", 107: "timer_create", 108: "timer_gettime", 109: "timer_getoverrun",
 	110: "timer_settime", 111: "timer_delete", 112: "clock_settime", 116: "syslog", 117: "ptrace",
 	118: "sched_setparam", 119: "sched_setscheduler", 120: "sched_getscheduler",

@@ -4,7 +4,7 @@ package kernel
 // that a guest stopped by one is told which.
 var namesX86_64 = map[uint64]string{
 	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
-	34: "pause", 36: "getitimer", 37: "alarm", 38: "setitimer",
+
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
 	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen", 51: "getsockname", 52: "getpeername",
 	53: "socketpair", 54: "setsockopt", 55: "getsockopt", 57: "fork", 58: "vfork",

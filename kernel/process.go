@@ -115,6 +115,7 @@ type Process struct {
 	yield     bool   // ... and the running thread gives up its turn
 	waitSeq   uint64 // futex waits so far, for first-come first-served wakes
 	lastRan   uint64 // instructions the CPU's last run executed
+	alarm     itimer // ITIMER_REAL (sys_timer.go)
 }
 
 // New prepares a process for exe on cpu: maps the executable and, for a
@@ -172,6 +173,7 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	}
 	p.cur = &thread{tid: PID, ctx: main, name: filepath.Base(opts.Argv[0])}
 	p.threads, p.nextTID, p.alive = []*thread{p.cur}, firstTID, 1
+	p.alarm = itimer{deadline: noDeadline}
 	p.quantum = opts.Quantum
 	if p.quantum == 0 {
 		p.quantum = DefaultQuantum

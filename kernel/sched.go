@@ -37,6 +37,7 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 	if sliceEnd {
 		p.passTime(p.lastRan)
 	}
+	p.fireTimers()
 	if err := p.useSlices(); err != nil {
 		return 0, err
 	}
@@ -70,9 +71,10 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 	return p.cpu.PC(), nil
 }
 
-// useSlices makes the CPU run in slices once there is a second thread.
+// useSlices makes the CPU run in slices once there is a second thread or
+// a timer.
 func (p *Process) useSlices() error {
-	if p.sliced || len(p.threads) < 2 {
+	if p.sliced || len(p.threads) < 2 && !p.timerArmed() {
 		return nil
 	}
 	p.sliced = true
@@ -93,10 +95,15 @@ func (p *Process) Account(ran uint64) {
 const NominalHz = 1_000_000_000
 
 // passTime moves the fixed clock on by the time ran instructions take at
-// NominalHz, when a thread waits for a deadline; host time passes anyway.
+// NominalHz, when a thread or a timer waits for a deadline; host time
+// passes anyway.
 func (p *Process) passTime(ran uint64) {
 	c := p.clk.fixed
 	if c == nil {
+		return
+	}
+	if p.timerArmed() {
+		c.Sleep(int64(ran * (1e9 / NominalHz)))
 		return
 	}
 	for _, t := range p.threads {
@@ -118,6 +125,7 @@ func (p *Process) pickNext(from *thread) (*thread, error) {
 		}
 	}
 	for {
+		p.fireTimers()
 		p.endWaits()
 		n := len(p.threads)
 		for i := 0; i < n; i++ {
@@ -125,7 +133,7 @@ func (p *Process) pickNext(from *thread) (*thread, error) {
 				return t, nil
 			}
 		}
-		earliest := int64(noDeadline)
+		earliest := p.alarm.deadline
 		for _, t := range p.threads {
 			if t.state == blocked {
 				earliest = min(earliest, t.wait.deadline)

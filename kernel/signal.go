@@ -198,12 +198,13 @@ func (p *Process) send(t *thread, sig int, info sigInfo) {
 		return
 	}
 	switch {
-	case t == p.cur:
-		p.switching = true // delivered as the call returns
 	case t.state == blocked && t.wait.restartable && act.flags&saRestart != 0:
 		p.restartCall(t)
 	case t.state == blocked:
+		// Also the running thread, when a timer fires as it waits.
 		p.wake(t, 0, unix.EINTR)
+	case t == p.cur:
+		p.switching = true // delivered as the call returns
 	}
 }
 

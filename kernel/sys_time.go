@@ -196,18 +196,26 @@ func sysNanosleep(p *Process, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.sleepThread(d)
+	return p.sleepThread(d, a[1])
 }
 
-// sleepThread sleeps d nanoseconds: with other threads alive the thread
-// waits, in guest time, while they run; alone it sleeps at once (sleep).
-func (p *Process) sleepThread(d int64) (uint64, error) {
-	if p.live() == 1 {
+// sleepThread sleeps d nanoseconds: with other threads alive, or a timer
+// that may fire meanwhile, the thread waits in guest time while they run;
+// alone it sleeps at once (sleep). A signal ends the wait early with EINTR,
+// and the time left is written to rem, if not 0.
+func (p *Process) sleepThread(d int64, rem uint64) (uint64, error) {
+	if p.live() == 1 && !p.timerArmed() {
 		p.sleep(d)
 		return 0, nil
 	}
-	return p.block(&wait{what: "the end of a sleep", deadline: p.deadlineAfter(max(d, 0)),
-		timedOut: func() (uint64, error) { return 0, nil }})
+	deadline := p.deadlineAfter(max(d, 0))
+	return p.block(&wait{what: "the end of a sleep", deadline: deadline,
+		timedOut: func() (uint64, error) { return 0, nil },
+		release: func() {
+			if left := deadline - p.now(); left > 0 && rem != 0 {
+				p.writeMem(rem, timespec(left, false))
+			}
+		}})
 }
 
 const timerAbstime = 1
@@ -223,14 +231,14 @@ func sysClockNanosleep(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	if a[1]&timerAbstime != 0 {
-		if p.live() == 1 {
+		if p.live() == 1 && !p.timerArmed() {
 			return 0, p.sleepUntil(host, t)
 		}
 		d, err := p.untilTime(host, t)
 		if err != nil {
 			return 0, err
 		}
-		return p.sleepThread(d)
+		return p.sleepThread(d, 0)
 	}
-	return p.sleepThread(t)
+	return p.sleepThread(t, a[3])
 }

@@ -49,6 +49,8 @@ var tableAArch64 = []Syscall{
 	{98, "futex", sysFutex, Partial, "WAIT, WAKE, the BITSET forms, REQUEUE, CMP_REQUEUE, WAKE_OP, timeouts in guest time; priority-inheritance operations stop the run"},
 	{99, "set_robust_list", sysSetRobustList, Partial, "recorded; robust futexes are not released when their thread exits"},
 	{101, "nanosleep", sysNanosleep, Full, "--fixed-clock: advances the clock and returns at once; otherwise sleeps on the host"},
+	{102, "getitimer", sysGetitimer, Full, "ITIMER_REAL as set; the CPU-time timers read disarmed"},
+	{103, "setitimer", sysSetitimer, Partial, "ITIMER_REAL: SIGALRM when guest time reaches it (the CPU then runs in slices and guest time passes at one instruction a nanosecond under --fixed-clock); ITIMER_VIRTUAL and ITIMER_PROF stop the run"},
 	{113, "clock_gettime", sysClockGettime, Full, "every clock id; --fixed-clock: from the fixed clock; otherwise host time"},
 	{114, "clock_getres", sysClockGetres, Full, "fixed: 1 ns, 4 ms for the coarse clocks"},
 	{115, "clock_nanosleep", sysClockNanosleep, Full, "relative and TIMER_ABSTIME; --fixed-clock: advances the clock and returns at once"},

@@ -5,7 +5,9 @@ package main
 // an integer division by zero, a trap, a stack overflow caught on an
 // alternate stack), and signals sent with raise, kill and pthread_kill to
 // the thread itself, to a waiting thread and from a thread to the main
-// one. Each program prints what its handlers saw: under icount the output
+// one; SA_RESTART; sigwait, sigsuspend and a signal every thread blocks;
+// SIGALRM from alarm and setitimer in guest time. Each program prints what
+// its handlers saw: under icount the output
 // is its native run's (the amd64 build's for arm64) and the count is the
 // same on every run. The hand-written sigsegv.S of each arch, whose
 // handler fixes the saved PC and returns through rt_sigreturn, is counted
@@ -14,6 +16,7 @@ package main
 import (
 	"errors"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -39,11 +42,13 @@ func TestSignalHandlers(t *testing.T) {
 		{"sigsend", 5, []string{"--quantum", "1024"}},
 		{"sigrestart", 2, nil},
 		{"sigwait", 2, nil},
+		// Timers fire in guest time: pinned, the counts are the same.
+		{"timers", 6, []string{"--fixed-clock"}},
 	} {
 		for _, g := range signalGuests(prog.name) {
 			name := g[0]
 			if prog.flags != nil {
-				name += "-quantum"
+				name += "-" + strings.TrimLeft(prog.flags[0], "-")
 			}
 			t.Run(name, func(t *testing.T) {
 				want, status := runNative(t, t.TempDir(), nil, testProgram(t, g[1]))
