@@ -65,6 +65,9 @@ func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
 			return 0, err
 		}
 	}
+	// A signal made pending since the CPU stopped (a timer's) is delivered
+	// now: no further stop is needed for it.
+	p.switching = false
 	if err := p.signalPoint(); err != nil {
 		return 0, err
 	}
