@@ -45,6 +45,20 @@ func (t *fdTable) get(fd uint64) (*file, error) {
 	return nil, unix.EBADF
 }
 
+// get2 looks up two descriptors, as a call taking two does (sendfile,
+// copy_file_range, epoll_ctl): EBADF if either is not open.
+func (t *fdTable) get2(a, b uint64) (*file, *file, error) {
+	fa, err := t.get(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	fb, err := t.get(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fa, fb, nil
+}
+
 // install gives f the lowest free descriptor at or above min.
 func (t *fdTable) install(f *file, min int) (int, error) {
 	for fd := min; fd < maxFDs; fd++ {

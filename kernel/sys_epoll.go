@@ -71,11 +71,7 @@ func (p *Process) epollCreate() (uint64, error) {
 }
 
 func sysEpollCtl(p *Process, a [6]uint64) (uint64, error) {
-	ep, err := p.fds.get(a[0])
-	if err != nil {
-		return 0, err
-	}
-	f, err := p.fds.get(a[2])
+	ep, f, err := p.fds.get2(a[0], a[2])
 	if err != nil {
 		return 0, err
 	}
@@ -115,16 +111,9 @@ func sysEpollPwait(p *Process, a [6]uint64) (uint64, error) {
 
 // sysEpollPwait2 is epoll_pwait2: a timespec timeout, none when NULL.
 func sysEpollPwait2(p *Process, a [6]uint64) (uint64, error) {
-	timeout := int64(-1)
-	if a[3] != 0 {
-		t, err := p.readTimespec(a[3])
-		if err != nil {
-			return 0, err
-		}
-		if t < 0 {
-			return 0, unix.EINVAL
-		}
-		timeout = t
+	timeout, err := p.readTimeout(a[3])
+	if err != nil {
+		return 0, err
 	}
 	return p.epollWait(a[0], a[1], a[2], timeout)
 }

@@ -572,11 +572,7 @@ func sysGetdents64(p *Process, a [6]uint64) (uint64, error) {
 
 // sysSendfile copies between two host descriptors, as the kernel does.
 func sysSendfile(p *Process, a [6]uint64) (uint64, error) {
-	out, err := p.fds.get(a[0])
-	if err != nil {
-		return 0, err
-	}
-	in, err := p.fds.get(a[1])
+	out, in, err := p.fds.get2(a[0], a[1])
 	if err != nil {
 		return 0, err
 	}
@@ -649,11 +645,7 @@ func (p *Process) putStatfs(addr uint64, get func(*unix.Statfs_t) error) error {
 // sysCopyFileRange copies between two host descriptors, as the kernel
 // does, with the guest's offsets when it gives them.
 func sysCopyFileRange(p *Process, a [6]uint64) (uint64, error) {
-	in, err := p.fds.get(a[0])
-	if err != nil {
-		return 0, err
-	}
-	out, err := p.fds.get(a[2])
+	in, out, err := p.fds.get2(a[0], a[2])
 	if err != nil {
 		return 0, err
 	}

@@ -31,16 +31,9 @@ func sysPoll(p *Process, a [6]uint64) (uint64, error) {
 }
 
 func sysPpoll(p *Process, a [6]uint64) (uint64, error) {
-	timeout := int64(-1)
-	if a[2] != 0 {
-		t, err := p.readTimespec(a[2])
-		if err != nil {
-			return 0, err
-		}
-		if t < 0 {
-			return 0, unix.EINVAL
-		}
-		timeout = t
+	timeout, err := p.readTimeout(a[2])
+	if err != nil {
+		return 0, err
 	}
 	// The signal mask a[3] is not applied during the wait.
 	return p.poll(a[0], a[1], timeout)

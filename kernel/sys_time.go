@@ -69,6 +69,16 @@ func (p *Process) readTimespec(addr uint64) (int64, error) {
 	return sec*1e9 + nsec, nil
 }
 
+// readTimeout reads an optional struct timespec timeout (ppoll,
+// epoll_pwait2): -1, for none, when addr is NULL; readTimespec refuses a
+// negative one with EINVAL.
+func (p *Process) readTimeout(addr uint64) (int64, error) {
+	if addr == 0 {
+		return -1, nil
+	}
+	return p.readTimespec(addr)
+}
+
 func sysClockGettime(p *Process, a [6]uint64) (uint64, error) {
 	name, host, err := clockID(int32(a[0]))
 	if err != nil {
