@@ -139,6 +139,9 @@ $(BUILD)/amd64/%-g: testdata/amd64/%.S | deps
 	@mkdir -p $(@D)
 	$(CC) -nostdlib -static -g -o $@ $<
 
+# The thread programs share their main thread (#include).
+$(foreach p,threads threads_rep,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/threads_main.inc
+
 $(BUILD)/c/%-musl-g: testdata/c/%.c | deps
 	@mkdir -p $(@D)
 	$(MUSLCC) -static $(CFLAGS) -g -o $@ $<

@@ -10,7 +10,7 @@ stopped and count exactly the same (cmd/icount/threads_test.go runs it at
 several quanta and checks each thread's share, the icount-threads line:
 main's, then children 0, 1 and 2's).
 
-The main thread is threads.S's, instruction for instruction: 6109
+The main thread is threads.S's (threads_main.inc): 6109
 instructions in 2017 blocks (see threads.S). Child i stores n bytes of 1 at
 buf + 65536*i and sets results[i] to the last byte it stored (1) plus rcx
 (0 once the rep is done), then exits.
@@ -38,69 +38,7 @@ child i (n = 10000*(i+1))
 #define LOOP		10000
 #define WORK		2000
 
-	.text
-	.globl	_start
-_start:
-	xor	%ebp, %ebp		/* ebp: the index of the child to make */
-spawn:
-	lea	1(%rbp), %esi
-	shl	$12, %esi
-	lea	stacks(%rip), %rax
-	add	%rax, %rsi		/* stack top: stacks + 4096*(i+1) */
-	lea	tids(%rip), %rdx
-	lea	(%rdx,%rbp,4), %rdx	/* ptid: &tids[i] */
-	mov	%rdx, %r10		/* ctid: &tids[i] */
-	xor	%r8d, %r8d		/* tls: none (no CLONE_SETTLS) */
-	mov	$CLONE_FLAGS, %edi
-	mov	$56, %eax		/* clone */
-	syscall
-	test	%rax, %rax
-	jz	child
-	lea	expect(%rip), %rdx
-	mov	%eax, (%rdx,%rbp,4)	/* its tid, for the join */
-	inc	%ebp
-	cmp	$3, %ebp
-	jne	spawn
-
-	mov	$WORK, %ecx		/* main's own work */
-	xor	%ebx, %ebx
-1:	add	%ecx, %ebx
-	dec	%ecx
-	jnz	1b
-
-	lea	go(%rip), %rdi
-	movl	$1, (%rdi)
-	mov	$129, %esi		/* FUTEX_WAKE_PRIVATE */
-	mov	$0x7fffffff, %edx	/* every waiter */
-	mov	$202, %eax		/* futex */
-	syscall
-
-	xor	%ebp, %ebp
-join:
-	lea	tids(%rip), %rdi
-	lea	(%rdi,%rbp,4), %rdi	/* &tids[i] */
-	lea	expect(%rip), %rdx
-	mov	(%rdx,%rbp,4), %edx	/* while it holds the child's tid */
-	xor	%esi, %esi		/* FUTEX_WAIT (the kernel's wake is shared) */
-	xor	%r10d, %r10d		/* no timeout */
-	mov	$202, %eax		/* futex */
-	syscall
-	inc	%ebp
-	cmp	$3, %ebp
-	jne	join
-
-	lea	results(%rip), %rsi
-	mov	(%rsi), %edi
-	add	4(%rsi), %edi
-	add	8(%rsi), %edi
-	lea	tids(%rip), %rsi	/* each 0 once its thread exited */
-	add	(%rsi), %edi
-	add	4(%rsi), %edi
-	add	8(%rsi), %edi
-	add	%ebx, %edi
-	and	$0xff, %edi
-	mov	$60, %eax		/* exit: the last thread's ends the process */
-	syscall
+#include "threads_main.inc"
 
 child:					/* ebp = i, rsp = its own stack */
 	lea	go(%rip), %rdi
@@ -126,12 +64,6 @@ child:					/* ebp = i, rsp = its own stack */
 	syscall
 
 	.bss
-	.balign	4096
-stacks:	.space	3*4096
-go:	.space	4
-tids:	.space	3*4
-expect:	.space	3*4
-results: .space	3*4
 	.balign	4096
 buf:	.space	3*65536
 
