@@ -28,21 +28,12 @@ Translated blocks:
 The faulting loads do not count; the handler's and restorer's
 instructions do, as they ran.
 */
+#include "signal.inc"
+
 	.text
 	.globl	_start
 _start:
-	push	$0			/* sa_mask */
-	lea	restorer(%rip), %rax
-	push	%rax			/* sa_restorer */
-	push	$0x04000004		/* SA_RESTORER | SA_SIGINFO */
-	lea	handler(%rip), %rax
-	push	%rax			/* sa_handler */
-	mov	%rsp, %rsi
-	mov	$11, %edi		/* SIGSEGV */
-	xor	%edx, %edx
-	mov	$8, %r10d
-	mov	$13, %eax		/* rt_sigaction */
-	syscall
+	install_handler 11	/* SIGSEGV */
 	mov	$0x10, %ebx
 	mov	(%rbx), %rax		/* faults: 48 8b 03 */
 	mov	%rax, %r12
@@ -63,8 +54,6 @@ handler:				/* rdi = signo, rsi = siginfo, rdx = ucontext */
 	addq	$3, 168(%rdx)		/* uc_mcontext.rip: past the load */
 	ret
 
-restorer:
-	mov	$15, %eax		/* rt_sigreturn */
-	syscall
+	restorer_code
 
 	.section .note.GNU-stack,"",@progbits

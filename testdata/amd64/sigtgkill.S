@@ -23,30 +23,15 @@ Translated blocks:
   instructions = 12 + 4 + 5 + 7 + 2 + 6 = 36
   blocks       = 6
 */
+#include "signal.inc"
+
 	.text
 	.globl	_start
 _start:
-	push	$0			/* sa_mask */
-	lea	restorer(%rip), %rax
-	push	%rax			/* sa_restorer */
-	push	$0x04000004		/* SA_RESTORER | SA_SIGINFO */
-	lea	handler(%rip), %rax
-	push	%rax			/* sa_handler */
-	mov	%rsp, %rsi
-	mov	$10, %edi		/* SIGUSR1 */
-	xor	%edx, %edx
-	mov	$8, %r10d
-	mov	$13, %eax		/* rt_sigaction */
-	syscall
+	install_handler 10	/* SIGUSR1 */
 	mov	$42, %eax
 	movq	%rax, %xmm0
-	mov	$39, %eax		/* getpid */
-	syscall
-	mov	%eax, %edi		/* tgid */
-	mov	%eax, %esi		/* tid: the main thread's is the pid */
-	mov	$10, %edx		/* SIGUSR1 */
-	mov	$234, %eax		/* tgkill */
-	syscall
+	signal_self 10		/* SIGUSR1 */
 	movq	%xmm0, %rdi
 	add	%rax, %rdi
 	add	%r12, %rdi
@@ -63,8 +48,6 @@ handler:				/* rdi = signo, rsi = siginfo, rdx = ucontext */
 	mov	$7, %eax
 	ret
 
-restorer:
-	mov	$15, %eax		/* rt_sigreturn */
-	syscall
+	restorer_code
 
 	.section .note.GNU-stack,"",@progbits

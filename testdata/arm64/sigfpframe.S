@@ -24,30 +24,15 @@ Translated blocks:
   instructions = 13 + 4 + 4 + 6 + 2 + 4 = 33
   blocks       = 6
 */
+#include "signal.inc"
+
 	.text
 	.globl	_start
 _start:
-	sub	sp, sp, #32
-	adr	x0, handler
-	str	x0, [sp]		/* sa_handler */
-	mov	x0, #4			/* SA_SIGINFO */
-	str	x0, [sp, #8]
-	str	xzr, [sp, #16]		/* sa_restorer */
-	str	xzr, [sp, #24]		/* sa_mask */
-	mov	x0, #10			/* SIGUSR1 */
-	mov	x1, sp
-	mov	x2, #0
-	mov	x3, #8
-	mov	x8, #134		/* rt_sigaction */
-	svc	#0
+	install_handler 10	/* SIGUSR1 */
 	mov	x0, #42
 	fmov	d0, x0
-	mov	x8, #172		/* getpid */
-	svc	#0
-	mov	x1, x0			/* tid: the main thread's is the pid */
-	mov	x2, #10			/* SIGUSR1 */
-	mov	x8, #131		/* tgkill */
-	svc	#0
+	signal_self 10		/* SIGUSR1 */
 	fmov	x3, d0
 	add	x0, x3, x19
 	mov	x8, #94			/* exit_group */

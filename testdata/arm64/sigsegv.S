@@ -29,22 +29,12 @@ Translated blocks:
 The faulting loads do not count; the handler's and the trampoline's
 instructions do, as they ran.
 */
+#include "signal.inc"
+
 	.text
 	.globl	_start
 _start:
-	sub	sp, sp, #32
-	adr	x0, handler
-	str	x0, [sp]		/* sa_handler */
-	mov	x0, #4			/* SA_SIGINFO */
-	str	x0, [sp, #8]
-	str	xzr, [sp, #16]		/* sa_restorer */
-	str	xzr, [sp, #24]		/* sa_mask */
-	mov	x0, #11			/* SIGSEGV */
-	mov	x1, sp
-	mov	x2, #0
-	mov	x3, #8
-	mov	x8, #134		/* rt_sigaction */
-	svc	#0
+	install_handler 11	/* SIGSEGV */
 	mov	x19, #0x10
 	ldr	x0, [x19]		/* faults */
 	mov	x20, x0
