@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"runtime/cgo"
 	"sort"
+	"sync"
 	"unsafe"
 )
 
@@ -185,6 +186,10 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		return nil, errors.New("emu: out of memory for the block table")
 	}
 	c.st.mem = c.mem
+	if arch == X86_64 && C.ic_inflight_init(c.st, C.long(inflightOffset())) != 0 {
+		c.Close()
+		return nil, errors.New("emu: out of memory for a CPU context")
+	}
 	if err := check("virtual TLB", C.ic_mem_install(c.mem)); err != nil {
 		c.Close()
 		return nil, err
@@ -227,6 +232,10 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	}
 	return c, nil
 }
+
+// inflightOffset is where an x86-64 uc_context keeps the exception in
+// flight, found once (exception.c); -1 when there is none to clear.
+var inflightOffset = sync.OnceValue(func() int64 { return int64(C.ic_inflight_offset()) })
 
 // Arch returns the guest architecture.
 func (c *CPU) Arch() Arch { return c.arch }

@@ -69,6 +69,7 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	s->handle = handle;
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
+	s->inflight_off = -1;
 	if (ic_grow(s, 8192) != 0) {
 		ic_free(s);
 		return NULL;
@@ -85,6 +86,7 @@ void ic_free(ic_state *s) {
 		free(g);
 	}
 	free(s->table);
+	if (s->inflight_ctx) uc_context_free(s->inflight_ctx);
 	free(s);
 }
 
@@ -207,6 +209,7 @@ static void hook_syscall(uc_engine *uc, void *ud) {
 static void hook_intr(uc_engine *uc, uint32_t intno, void *ud) {
 	ic_state *s = ud;
 	icountGoInterrupt(s->handle, intno);
+	ic_inflight_clear(s);
 }
 
 // The block hook's variants: [limited][none, call tree, call tree and region].

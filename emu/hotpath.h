@@ -121,6 +121,11 @@ typedef struct ic_state {
 
 	// A stop asked from another thread, and taken by a block's hook.
 	int stop_asked, stop_hit;
+
+	// x86-64: where the CPU state keeps the exception in flight, which the
+	// interrupt hook clears (exception.c); -1 when nothing is cleared.
+	long inflight_off;
+	uc_context *inflight_ctx;
 } ic_state;
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
@@ -138,6 +143,9 @@ typedef struct ic_gone {
 	ic_block blocks[IC_GONE_CHUNK];
 } ic_gone;
 void ic_ask_stop(ic_state *s);
+long ic_inflight_offset(void);
+int ic_inflight_init(ic_state *s, long off);
+void ic_inflight_clear(ic_state *s);
 uc_err ic_use_limited(ic_state *s);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);

@@ -83,12 +83,53 @@ static int hook_cpuid(uc_engine *uc, void *ud) {
 	return 1;
 }
 
+// The arm64 ID registers as a program at EL0 reads them under Linux,
+// which traps the reads and answers with the fields it exposes (the rest
+// read as 0; arch/arm64/kernel/cpufeature.c): MIDR_EL1 and MPIDR_EL1 as
+// on a Cortex-A72, REVIDR_EL1 0, and of the AArch64 feature registers
+// (CRm 4 to 7) what the A72 has of the visible fields: EL0 and EL1 in
+// AArch64 with FP and AdvSIMD, the debug version, AES with PMULL, SHA1,
+// SHA2 and CRC32, and the translation granules' fields as Linux fixes
+// them. The same values qemu-aarch64 -cpu cortex-a72 gives.
+static const struct {
+	uint8_t crm, op2;
+	uint64_t value;
+} id_regs[] = {
+	{0, 0, 0x410fd083}, // MIDR_EL1
+	{0, 5, 0x80000000}, // MPIDR_EL1
+	{0, 6, 0},          // REVIDR_EL1
+	{4, 0, 0x11},       // ID_AA64PFR0_EL1
+	{5, 0, 0x6},        // ID_AA64DFR0_EL1
+	{6, 0, 0x11120},    // ID_AA64ISAR0_EL1
+	{7, 0, 0xff000000}, // ID_AA64MMFR0_EL1
+};
+
+// read_id_reg serves an mrs of the ID space (op0=3 op1=0 CRn=0). The other
+// registers of CRm 4 to 7 read as 0, as Linux answers for them; the
+// AArch32 ones (CRm 1 to 3) and the rest of CRm 0 Linux does not emulate,
+// and reading them is left to the emulator.
+static uint32_t read_id_reg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *cp) {
+	if (cp->crm >= 1 && cp->crm <= 3) return 0;
+	uint64_t value = 0;
+	int known = cp->crm >= 4 && cp->crm <= 7;
+	for (size_t i = 0; i < sizeof id_regs / sizeof id_regs[0]; i++) {
+		if (id_regs[i].crm == cp->crm && id_regs[i].op2 == cp->op2) {
+			value = id_regs[i].value;
+			known = 1;
+		}
+	}
+	if (!known) return 0;
+	if (reg != UC_ARM64_REG_XZR) uc_reg_write(uc, reg, &value);
+	return 1;
+}
+
 // hook_mrs serves reads of the arm64 generic timer: CNTVCT_EL0, CNTPCT_EL0
 // and their self-synchronized forms from Go, CNTFRQ_EL0 (the nominal
 // frequency) too. It runs for every mrs, so every other system register is
 // let through at once, in C. Writing Xt and returning 1 skips the
 // instruction without ending the block: nothing is taken back.
 static uint32_t hook_mrs(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *cp, void *ud) {
+	if (cp->op0 == 3 && cp->op1 == 0 && cp->crn == 0) return read_id_reg(uc, reg, cp);
 	// The timer registers are op0=3 op1=3 CRn=14 CRm=0.
 	if (cp->op0 != 3 || cp->op1 != 3 || cp->crn != 14 || cp->crm != 0) return 0;
 	int kind;

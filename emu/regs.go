@@ -30,6 +30,9 @@ const (
 	X86EFLAGS Reg = C.UC_X86_REG_EFLAGS
 	X86FSBase Reg = C.UC_X86_REG_FS_BASE
 	X86GSBase Reg = C.UC_X86_REG_GS_BASE
+	// X86CR4 is control register 4: the operating system's CPU features
+	// (OSFXSR, OSXMMEXCPT) are enabled there.
+	X86CR4 Reg = C.UC_X86_REG_CR4
 )
 
 // arm64 registers. X0+n is register Xn for n in 0..28; X29 is the frame

@@ -15,7 +15,8 @@ import (
 // emulated cortex-a72 executes: its ID_AA64PFR0 has FP and AdvSIMD, its
 // ID_AA64ISAR0 AES with PMULL, SHA1, SHA2 and CRC32. It has no LSE atomics
 // (ARMv8.1), no SVE and no later extension, so nothing else is set, and
-// AT_HWCAP2 is 0. HWCAP_CPUID is left out too: libc then never reads MIDR.
+// AT_HWCAP2 is 0. HWCAP_CPUID says that mrs of the ID registers works at
+// EL0, as Linux emulates it (emu serves the values Linux shows).
 const (
 	hwcapFP     = 1 << 0
 	hwcapASIMD  = 1 << 1
@@ -24,7 +25,8 @@ const (
 	hwcapSHA1   = 1 << 5
 	hwcapSHA2   = 1 << 6
 	hwcapCRC32  = 1 << 7
-	hwcapA72    = hwcapFP | hwcapASIMD | hwcapAES | hwcapPMULL | hwcapSHA1 | hwcapSHA2 | hwcapCRC32
+	hwcapCPUID  = 1 << 11
+	hwcapA72    = hwcapFP | hwcapASIMD | hwcapAES | hwcapPMULL | hwcapSHA1 | hwcapSHA2 | hwcapCRC32 | hwcapCPUID
 	excpSWI     = 2 // QEMU's EXCP_SWI: svc
 	svcInsnSize = 4
 )

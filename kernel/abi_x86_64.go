@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
@@ -33,17 +34,60 @@ var abiX86_64 = &abi{
 	hwcap:         hwcapX86,
 	platform:      "x86_64",
 	sigactionSize: 32,
-	start: func(cpu CPU, sp uint64) error {
-		return cpu.SetReg(emu.X86RSP, sp)
-	},
+	start: startX86_64,
 	// Unicorn calls the syscall hook with RIP at the instruction.
 	syscallPC: func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) },
+	enter:     enterSyscallX86_64,
 	stat:      statX86_64,
 	// The host is x86-64: open flags need no conversion.
 	openFlags: func(f uint64) int { return int(f) },
 }
 
 func init() { abis[emu.X86_64] = abiX86_64 }
+
+// The CPU state Linux gives a new x86-64 process besides its stack: the
+// kernel enables FXSAVE/FXRSTOR of the SSE state and SSE exceptions
+// (CR4.OSFXSR, CR4.OSXMMEXCPT; without them fxsave stores no XMM
+// registers nor MXCSR, which glibc's lazy-binding trampoline relies on),
+// and execve starts the program with the FPU control word and MXCSR of
+// fninit and Linux's mxcsr default (all exceptions masked, round to
+// nearest, 64-bit x87 precision) and RFLAGS with IF set.
+const (
+	x86CR4OSFXSR     = 1 << 9
+	x86CR4OSXMMEXCPT = 1 << 10
+	x86InitFCW       = 0x037f
+	x86InitMXCSR     = 0x1f80
+	x86InitRFLAGS    = 0x0202 // IF and the reserved bit 1
+)
+
+// enterSyscallX86_64 does what the syscall instruction does on hardware
+// and Unicorn's hook leaves undone: RCX holds the address after it and R11
+// RFLAGS (RF clear), as they still do when Linux returns to the program.
+func enterSyscallX86_64(cpu CPU) error {
+	const rf = 1 << 16
+	if err := cpu.SetReg(emu.X86RCX, cpu.Reg(emu.X86RIP)+syscallInsnSize); err != nil {
+		return err
+	}
+	return cpu.SetReg(emu.X86R11, cpu.Reg(emu.X86EFLAGS)&^rf)
+}
+
+func startX86_64(cpu CPU, sp uint64) error {
+	for _, r := range []struct {
+		reg emu.Reg
+		val uint64
+	}{
+		{emu.X86CR4, cpu.Reg(emu.X86CR4) | x86CR4OSFXSR | x86CR4OSXMMEXCPT},
+		{emu.X86FPCW, x86InitFCW},
+		{emu.X86MXCSR, x86InitMXCSR},
+		{emu.X86EFLAGS, x86InitRFLAGS},
+		{emu.X86RSP, sp},
+	} {
+		if err := cpu.SetReg(r.reg, r.val); err != nil {
+			return fmt.Errorf("initial x86-64 CPU state: %w", err)
+		}
+	}
+	return nil
+}
 
 // statX86_64 encodes struct stat as x86-64 lays it out (144 bytes).
 func statX86_64(st *unix.Stat_t) []byte {

@@ -40,7 +40,7 @@ func TestARM64Profile(t *testing.T) {
 // TPIDR_EL0 and the fixed identity.
 func TestARM64Startup(t *testing.T) {
 	r := runIcount(t, nil, nil, testProgram(t, "arm64/c/auxv-glibc"))
-	want := "argc=1 sp%16=0\nhwcap=0xfb hwcap2=0 platform=aarch64\npagesz=4096 random=yes tls=yes\npid=1000 uid=1000 gid=1000\n"
+	want := "argc=1 sp%16=0\nhwcap=0x8fb hwcap2=0 platform=aarch64\npagesz=4096 random=yes tls=yes\npid=1000 uid=1000 gid=1000\n"
 	if r.status != 0 || r.stdout != want {
 		t.Errorf("status %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
 	}
