@@ -34,7 +34,7 @@ var abiX86_64 = &abi{
 	hwcap:         hwcapX86,
 	platform:      "x86_64",
 	sigactionSize: 32,
-	start: startX86_64,
+	start:         startX86_64,
 	// Unicorn calls the syscall hook with RIP at the instruction.
 	syscallPC: func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) },
 	enter:     enterSyscallX86_64,
