@@ -5,6 +5,7 @@ package emu
 #cgo LDFLAGS: ${SRCDIR}/../.deps/unicorn/lib/libunicorn.a -lm -lpthread
 #include <stdlib.h>
 #include "hotpath.h"
+#include "fpstatus.h"
 */
 import "C"
 
@@ -186,9 +187,12 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		return nil, errors.New("emu: out of memory for the block table")
 	}
 	c.st.mem = c.mem
-	if arch == X86_64 && C.ic_inflight_init(c.st, C.long(inflightOffset())) != 0 {
-		c.Close()
-		return nil, errors.New("emu: out of memory for a CPU context")
+	if arch == X86_64 {
+		fpstatusOnce()
+		if C.ic_inflight_init(c.st, C.long(inflightOffset())) != 0 || C.ic_fp_init(c.st) != 0 {
+			c.Close()
+			return nil, errors.New("emu: out of memory for a CPU context")
+		}
 	}
 	if err := check("virtual TLB", C.ic_mem_install(c.mem)); err != nil {
 		c.Close()
@@ -237,6 +241,18 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 // flight, found once (exception.c); -1 when there is none to clear.
 var inflightOffset = sync.OnceValue(func() int64 { return int64(C.ic_inflight_offset()) })
 
+// fpstatusOnce finds where the x86-64 CPU state keeps softfloat's
+// exception flags, once (fpstatus.c).
+var fpstatusOnce = sync.OnceFunc(func() { C.ic_fpstatus_find() })
+
+// FPFlagsKept says whether the x86-64 FP exception flags reach MXCSR and
+// the x87 status word, and MXCSR.FZ applies to SSE (fpstatus.c): false
+// only if this Unicorn's CPU state is not laid out as icount expects.
+func FPFlagsKept() bool {
+	fpstatusOnce()
+	return C.ic_fpstatus_known() != 0
+}
+
 // Arch returns the guest architecture.
 func (c *CPU) Arch() Arch { return c.arch }
 
@@ -267,6 +283,9 @@ func (c *CPU) Close() {
 
 // Reg reads a register; reading an invalid register returns 0.
 func (c *CPU) Reg(r Reg) uint64 {
+	if r == X86MXCSR || r == X86FPSW {
+		C.ic_fp_fold(c.st) // the exceptions raised so far are in them
+	}
 	var v C.uint64_t
 	C.uc_reg_read(c.uc, C.int(r), unsafe.Pointer(&v))
 	return uint64(v)
@@ -275,7 +294,16 @@ func (c *CPU) Reg(r Reg) uint64 {
 // SetReg writes a register.
 func (c *CPU) SetReg(r Reg, v uint64) error {
 	val := C.uint64_t(v)
-	return check(fmt.Sprintf("write register %d", r), C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&val)))
+	if err := C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&val)); err != C.UC_ERR_OK {
+		return check(fmt.Sprintf("write register %d", r), err)
+	}
+	switch r {
+	case X86MXCSR:
+		C.ic_fp_loaded(c.st, 1, 0)
+	case X86FPSW:
+		C.ic_fp_loaded(c.st, 0, 1)
+	}
+	return nil
 }
 
 // RegBytes reads the n bytes of a wide register (a vector register: 16,

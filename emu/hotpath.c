@@ -87,6 +87,7 @@ void ic_free(ic_state *s) {
 	}
 	free(s->table);
 	if (s->inflight_ctx) uc_context_free(s->inflight_ctx);
+	if (s->fp_ctx) uc_context_free(s->fp_ctx);
 	free(s);
 }
 

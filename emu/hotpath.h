@@ -126,6 +126,9 @@ typedef struct ic_state {
 	// interrupt hook clears (exception.c); -1 when nothing is cleared.
 	long inflight_off;
 	uc_context *inflight_ctx;
+	// x86-64: a context to fold and clear the FP exception flags in
+	// (fpstatus.c); NULL when they are not kept.
+	uc_context *fp_ctx;
 } ic_state;
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
