@@ -1,0 +1,194 @@
+// x87 instructions executed on the host's FPU.
+//
+// Unicorn 2.1.1 (QEMU 5.0.1) computes fsin, fcos, fsincos, fptan, fpatan,
+// fyl2x, fyl2xp1, f2xm1, fprem, fprem1, fxtract and fscale through double
+// precision, with wrong special cases (fyl2x(0, y) is 0, not -inf with ZE;
+// fprem is wrong on about half of finite inputs), sets no exception flag
+// in the status word, and its fisttp saturates instead of storing the
+// integer indefinite. The host is amd64 and has a real x87, so
+// ic_x87_exec runs such an instruction there: it builds the guest's whole
+// x87 state as a 108-byte FSAVE image (control word, status word with TOP,
+// tag word, the eight registers in stack order), loads it into the host's
+// FPU with frstor, executes the one instruction, saves the result with
+// fnsave and writes it back into Unicorn. What the hardware does is then
+// what the guest gets, to the bit: the result and its rounding under the
+// guest's precision and rounding control, C0-C3, the sticky exception
+// flags and SF, stack overflow and underflow on empty or full registers,
+// TOP and the tags, and the unmasked response when the guest unmasked an
+// exception (no result and no pop for an invalid operation or a zero
+// divide, a biased exponent for overflow and underflow, ES and B set).
+//
+// Host exceptions cannot trap: an x87 exception is delivered at the next
+// waiting x87 instruction, and the instruction is followed by fnsave,
+// which does not wait and leaves the FPU initialized; the image loaded
+// never holds a pending exception (IC_X87_PENDING is returned instead,
+// and ES and B are cleared, as hardware derives them from the flags).
+// The host's own x87 state is saved before and restored after.
+//
+// Unicorn's x87 state (qemu/target/i386/unicorn.c, fpu_helper.c):
+// UC_X86_REG_FP0..FP7 are the physical registers fpregs[0..7], raw 80-bit
+// values (ST(i) is FP((TOP + i) & 7); UC_X86_REG_ST0..ST7 are relative to
+// TOP); UC_X86_REG_FPSW reads fpus with TOP (fpstt) in bits 11-13 and a
+// write sets both; UC_X86_REG_FPTAG reads the full tag word in physical
+// order, computed from the registers' contents (empty 3, zero 1, special
+// 2, valid 0), and a write keeps only "empty" (tag 3), as fptags[i]. FCW
+// is not changed by these instructions and is not written back. As QEMU
+// does for every x87 instruction that is not a control instruction, FIP
+// and FCS are set to this instruction's address (RIP, read here: call
+// from a code hook at the instruction) and CS, and for fisttp FDP and FDS
+// to the operand's address and DS; FOP stays as QEMU keeps it (0).
+//
+// The honest limit: the transcendentals fsin, fcos, fsincos, fptan,
+// fpatan, f2xm1, fyl2x and fyl2xp1 are not correctly rounded; Intel's
+// manuals bound their error (about 1 ulp in the core range, far more for
+// fsin/fcos near multiples of pi, which use a 66-bit pi) and say the
+// results and C1 of one processor family may differ from another's by a
+// few ulps (SDM vol. 3, "Transcendental Instructions" in the architecture
+// compatibility chapter). Their last bits are what the host's x87
+// computes, so they can differ between CPU vendors and generations (Intel,
+// AMD) as native runs differ; a count does not depend on them unless the
+// program branches on them. fprem, fprem1, fxtract, fscale and fisttp are
+// exact operations, identical on every x87.
+#include <string.h>
+
+#include "x87.h"
+
+// The FSAVE image (32-bit protected-mode layout).
+enum { IMG_FCW = 0, IMG_FSW = 4, IMG_FTW = 8, IMG_ST = 28, IMG_SIZE = 108 };
+
+#define FSW_ES 0x0080 // exception summary
+#define FSW_B 0x8000  // busy, a copy of ES
+#define FSW_TOP(fsw) (((fsw) >> 11) & 7)
+#define X87_EXC 0x3f // IE DE ZE OE UE PE, in FCW (masks) and FSW (flags)
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static void put16(uint8_t *p, uint16_t v) {
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+// X87 executes the instruction insn between loading the image and saving
+// it, with the host's own state saved around; out is the memory operand
+// (unused by the register forms).
+#define X87(insn, out)                                            \
+	__asm__ volatile("fnsave %[host]\n\t"                     \
+	                 "frstor %[img]\n\t" insn "\n\t"          \
+	                 "fnsave %[img]\n\t"                      \
+	                 "frstor %[host]"                         \
+	                 : [img] "+m"(*(uint8_t(*)[IMG_SIZE])img), \
+	                   [host] "=m"(host), [m] "+m"(out))
+
+// run executes op on the host's FPU against the image, which it replaces
+// by the state after the instruction; m receives fisttp's store, if the
+// instruction stores (it is left alone otherwise).
+static void run(int op, uint8_t *img, uint8_t m[8]) {
+	uint8_t host[IMG_SIZE];
+	int16_t *m16 = (int16_t *)m;
+	int32_t *m32 = (int32_t *)m;
+	int64_t *m64 = (int64_t *)m;
+	switch (op) {
+	case IC_X87_FSIN: X87("fsin", *m); break;
+	case IC_X87_FCOS: X87("fcos", *m); break;
+	case IC_X87_FSINCOS: X87("fsincos", *m); break;
+	case IC_X87_FPTAN: X87("fptan", *m); break;
+	case IC_X87_FPATAN: X87("fpatan", *m); break;
+	case IC_X87_FYL2X: X87("fyl2x", *m); break;
+	case IC_X87_FYL2XP1: X87("fyl2xp1", *m); break;
+	case IC_X87_F2XM1: X87("f2xm1", *m); break;
+	case IC_X87_FPREM: X87("fprem", *m); break;
+	case IC_X87_FPREM1: X87("fprem1", *m); break;
+	case IC_X87_FXTRACT: X87("fxtract", *m); break;
+	case IC_X87_FSCALE: X87("fscale", *m); break;
+	case IC_X87_FISTTP16: X87("fisttps %[m]", *m16); break;
+	case IC_X87_FISTTP32: X87("fisttpl %[m]", *m32); break;
+	case IC_X87_FISTTP64: X87("fisttpll %[m]", *m64); break;
+	}
+}
+
+// storeSize is the bytes op stores to memory (0: none).
+static int storeSize(int op) {
+	switch (op) {
+	case IC_X87_FISTTP16: return 2;
+	case IC_X87_FISTTP32: return 4;
+	case IC_X87_FISTTP64: return 8;
+	}
+	return 0;
+}
+
+// ic_x87_exec executes one instruction op against the guest's x87 state
+// in uc, on the host's FPU. For fisttp, addr is the memory operand's
+// address and mem the guest's memory, through which the store is checked
+// (the whole operand must be writable, else IC_X87_SEGV with *fault set
+// and nothing changed) and made; the other ops ignore addr, mem and fault.
+// It returns IC_X87_OK, IC_X87_RAISED, IC_X87_PENDING, IC_X87_SEGV (see
+// x87.h) or, nothing changed, -1 for an unknown op or the UC_ERR_* of a
+// register access Unicorn refused, negated.
+int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fault) {
+	if (op < IC_X87_FSIN || op >= IC_X87_NOPS) return -1;
+	uint16_t fcw = 0, fsw = 0, ftw = 0;
+	uint8_t regs[8][16]; // Unicorn writes 10 bytes of each
+	uc_err err;
+	if ((err = uc_reg_read(uc, UC_X86_REG_FPCW, &fcw)) != UC_ERR_OK ||
+	    (err = uc_reg_read(uc, UC_X86_REG_FPSW, &fsw)) != UC_ERR_OK ||
+	    (err = uc_reg_read(uc, UC_X86_REG_FPTAG, &ftw)) != UC_ERR_OK)
+		return -(int)err;
+	for (int i = 0; i < 8; i++)
+		if ((err = uc_reg_read(uc, UC_X86_REG_FP0 + i, regs[i])) != UC_ERR_OK) return -(int)err;
+
+	// A waiting x87 instruction raises #MF before it executes while the
+	// status word holds a flag the control word unmasks.
+	if (fsw & ~fcw & X87_EXC) return IC_X87_PENDING;
+
+	int n = storeSize(op);
+	if (n) {
+		uint64_t end = addr + (uint64_t)n;
+		if (end < addr || end > (1ull << IC_ADDR_BITS)) {
+			*fault = addr;
+			return IC_X87_SEGV;
+		}
+		uint64_t bad = ic_mem_find(mem, addr, end, UC_PROT_WRITE);
+		if (bad != end) {
+			*fault = bad;
+			return IC_X87_SEGV;
+		}
+	}
+
+	uint8_t img[IMG_SIZE];
+	memset(img, 0, sizeof img);
+	put16(img + IMG_FCW, fcw);
+	// Hardware keeps ES (and its copy B) equal to "some flag is set and
+	// unmasked", which QEMU's fldcw and fldenv do not recompute: without
+	// a pending exception they are clear.
+	put16(img + IMG_FSW, fsw & ~(FSW_ES | FSW_B));
+	put16(img + IMG_FTW, ftw);
+	unsigned top = FSW_TOP(fsw);
+	for (unsigned i = 0; i < 8; i++) memcpy(img + IMG_ST + 10 * i, regs[(top + i) & 7], 10);
+
+	uint8_t m[8] __attribute__((aligned(8))) = {0};
+	run(op, img, m);
+
+	uint16_t nfsw = get16(img + IMG_FSW), nftw = get16(img + IMG_FTW);
+	unsigned ntop = FSW_TOP(nfsw);
+	for (unsigned i = 0; i < 8; i++) memcpy(regs[(ntop + i) & 7], img + IMG_ST + 10 * i, 10);
+	// fisttp stored its operand if and only if it popped the stack (an
+	// unmasked invalid operation does neither).
+	int stored = n && ntop != top;
+
+	uint64_t rip = 0, cs = 0, ds = 0;
+	if ((err = uc_reg_read(uc, UC_X86_REG_RIP, &rip)) != UC_ERR_OK ||
+	    (err = uc_reg_read(uc, UC_X86_REG_CS, &cs)) != UC_ERR_OK ||
+	    (err = uc_reg_read(uc, UC_X86_REG_DS, &ds)) != UC_ERR_OK)
+		return -(int)err;
+	uint16_t fcs = (uint16_t)cs, fds = (uint16_t)ds;
+	for (int i = 0; i < 8; i++) uc_reg_write(uc, UC_X86_REG_FP0 + i, regs[i]);
+	uc_reg_write(uc, UC_X86_REG_FPTAG, &nftw);
+	uc_reg_write(uc, UC_X86_REG_FPSW, &nfsw);
+	uc_reg_write(uc, UC_X86_REG_FIP, &rip);
+	uc_reg_write(uc, UC_X86_REG_FCS, &fcs);
+	if (n) {
+		uc_reg_write(uc, UC_X86_REG_FDP, &addr);
+		uc_reg_write(uc, UC_X86_REG_FDS, &fds);
+	}
+	if (stored) ic_mem_copy(mem, addr, m, (uint64_t)n, 1);
+	return nfsw & FSW_ES ? IC_X87_RAISED : IC_X87_OK;
+}

@@ -1,0 +1,377 @@
+package emu
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/icount-dev/icount/emu/internal/x87native"
+)
+
+// The IC_X87_* ops of x87.h are 1 + the index of their mnemonic in
+// x87native.Ops; the results of ic_x87_exec.
+const (
+	x87OK      = 0
+	x87Raised  = 1
+	x87Pending = 2
+	x87SEGV    = 3
+)
+
+// f80 is an 80-bit x87 value as it lies in memory.
+type f80 [10]byte
+
+func mkf80(neg bool, exp uint16, mant uint64) f80 {
+	var v f80
+	binary.LittleEndian.PutUint64(v[:], mant)
+	if neg {
+		exp |= 0x8000
+	}
+	binary.LittleEndian.PutUint16(v[8:], exp)
+	return v
+}
+
+// x87State is the guest's x87 state as the tests set it: the control and
+// status words (TOP in bits 11-13), which physical registers are empty,
+// and the eight physical registers (empty ones hold bits too).
+type x87State struct {
+	fcw, fsw uint16
+	empty    [8]bool
+	regs     [8]f80
+}
+
+func (s *x87State) top() int { return int(s.fsw>>11) & 7 }
+
+// st returns the physical register number of ST(i).
+func (s *x87State) st(i int) int { return (s.top() + i) & 7 }
+
+// image is s as the FSAVE image frstor loads: the tag word marks the
+// non-empty registers valid (the processor keeps only "empty" and
+// computes the tags it saves from the contents).
+func (s *x87State) image() *[108]byte {
+	var img [108]byte
+	binary.LittleEndian.PutUint16(img[0:], s.fcw)
+	binary.LittleEndian.PutUint16(img[4:], s.fsw)
+	var ftw uint16
+	for i := 0; i < 8; i++ {
+		if s.empty[i] {
+			ftw |= 3 << (2 * i)
+		}
+	}
+	binary.LittleEndian.PutUint16(img[8:], ftw)
+	for i := 0; i < 8; i++ {
+		copy(img[28+10*i:], s.regs[s.st(i)][:])
+	}
+	return &img
+}
+
+// x87Result is the state after an instruction: the status word, the full
+// tag word as the processor saves it, the physical registers.
+type x87Result struct {
+	fsw, ftw uint16
+	regs     [8]f80
+}
+
+func (r x87Result) String() string {
+	s := fmt.Sprintf("fsw %#04x ftw %#04x", r.fsw, r.ftw)
+	for i, v := range r.regs {
+		s += fmt.Sprintf(" r%d=%04x_%016x", i, binary.LittleEndian.Uint16(v[8:]), binary.LittleEndian.Uint64(v[:]))
+	}
+	return s
+}
+
+func resultOfImage(img *[108]byte) x87Result {
+	r := x87Result{fsw: binary.LittleEndian.Uint16(img[4:]), ftw: binary.LittleEndian.Uint16(img[8:])}
+	top := int(r.fsw>>11) & 7
+	for i := 0; i < 8; i++ {
+		copy(r.regs[(top+i)&7][:], img[28+10*i:])
+	}
+	return r
+}
+
+// native runs op on the host from s: the judge.
+func native(op int, s *x87State, mem *[8]byte) x87Result {
+	img := s.image()
+	x87native.Run(op, img, mem)
+	return resultOfImage(img)
+}
+
+// setX87 writes s into the CPU through Unicorn's registers.
+func setX87(t *testing.T, c *CPU, s *x87State) {
+	t.Helper()
+	var ftw uint64
+	for i := 0; i < 8; i++ {
+		if s.empty[i] {
+			ftw |= 3 << (2 * i)
+		}
+	}
+	for _, e := range []error{c.SetReg(X86FPCW, uint64(s.fcw)), c.SetReg(X86FPSW, uint64(s.fsw)), c.SetReg(X86FPTAG, ftw)} {
+		if e != nil {
+			t.Fatal(e)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if err := c.SetRegBytes(X86ST(i), s.regs[s.st(i)][:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readX87 reads the state back through Unicorn's registers (ST(i) are
+// relative to TOP, so this does not rely on how x87.c names registers).
+func readX87(c *CPU) (x87Result, uint16) {
+	r := x87Result{fsw: uint16(c.Reg(X86FPSW)), ftw: uint16(c.Reg(X86FPTAG))}
+	top := int(r.fsw>>11) & 7
+	for i := 0; i < 8; i++ {
+		copy(r.regs[(top+i)&7][:], c.RegBytes(X86ST(i), 10))
+	}
+	return r, uint16(c.Reg(X86FPCW))
+}
+
+// x87Gen makes the inputs.
+type x87Gen struct{ r *rand.Rand }
+
+// value is an 80-bit value of any class: zeros, denormals,
+// pseudo-denormals, unnormals, infinities, QNaN, SNaN, pseudo-NaN and
+// pseudo-infinity, huge and tiny, small integers, values beyond 2^63, and
+// (most often) normal values near 1.
+func (g x87Gen) value() f80 {
+	r := g.r
+	neg := r.Intn(2) == 0
+	m := r.Uint64()
+	switch r.Intn(24) {
+	case 0:
+		return mkf80(neg, 0, 0)
+	case 1:
+		return mkf80(neg, 0, m>>uint(1+r.Intn(63))|1)
+	case 2:
+		return mkf80(neg, 0, m|1<<63)
+	case 3:
+		return mkf80(neg, uint16(1+r.Intn(0x7ffe)), m&^(1<<63))
+	case 4:
+		return mkf80(neg, 0x7fff, 1<<63)
+	case 5:
+		return mkf80(neg, 0x7fff, m|3<<62)
+	case 6:
+		return mkf80(neg, 0x7fff, (m&^(3<<62))|1<<63|1)
+	case 7:
+		return mkf80(neg, 0x7fff, m&^(1<<63))
+	case 8:
+		return mkf80(neg, uint16(0x7ffe-r.Intn(16)), m|1<<63)
+	case 9:
+		return mkf80(neg, uint16(1+r.Intn(16)), m|1<<63)
+	case 10:
+		n := uint64(1 + r.Intn(1000))
+		e := 63
+		for n<<(63-uint(e))>>63 == 0 {
+			e--
+		}
+		return mkf80(neg, uint16(0x3fff+e), n<<(63-uint(e)))
+	case 11:
+		return mkf80(neg, uint16(0x3fff+63+r.Intn(40)), m|1<<63)
+	case 12:
+		return mkf80(neg, uint16(r.Intn(0x7fff)), m|1<<63)
+	case 13: // |x| < 1: the range of f2xm1, and fyl2xp1's
+		return mkf80(neg, uint16(0x3fff-1-r.Intn(70)), m|1<<63)
+	case 14: // near the integer limits of fisttp and fscale's shifts
+		e := []int{14, 15, 16, 30, 31, 32, 62, 63, 64}[r.Intn(9)]
+		mm := uint64(1) << 63
+		if r.Intn(2) == 0 {
+			mm |= m >> uint(1+r.Intn(64))
+		}
+		return mkf80(neg, uint16(0x3fff+e), mm)
+	}
+	return mkf80(neg, uint16(0x3fff+r.Intn(140)-70), m|1<<63)
+}
+
+// state makes a state for op: every precision and rounding control, masks
+// mostly all set, sticky flags and condition codes set at random, any
+// TOP, ST(0) and ST(1) mostly in use, sometimes empty (underflow), the
+// stack sometimes full (overflow); pending allows an unmasked sticky flag.
+func (g x87Gen) state(pending bool) *x87State {
+	r := g.r
+	s := &x87State{}
+	masks := uint16(0x3f)
+	if r.Intn(4) == 0 {
+		masks = uint16(r.Intn(64))
+	}
+	pc := []uint16{0, 2, 3}[r.Intn(3)]
+	s.fcw = 0x40 | pc<<8 | uint16(r.Intn(4))<<10 | masks
+	flags := uint16(r.Intn(128))
+	if r.Intn(2) == 0 {
+		flags = 0
+	}
+	if !pending {
+		flags &= masks | 0x40
+		if flags&0x40 != 0 { // SF comes with IE
+			flags &^= 0x40
+			if masks&1 != 0 {
+				flags |= 0x41
+			}
+		}
+	}
+	if flags&0x3f&^masks != 0 {
+		flags |= 0x8080 // ES and B
+	}
+	cc := uint16(r.Intn(16))
+	s.fsw = flags | (cc&7)<<8 | (cc>>3)<<14 | uint16(r.Intn(8))<<11
+	for i := range s.regs {
+		s.regs[i] = g.value()
+		s.empty[i] = r.Intn(2) == 0
+	}
+	switch r.Intn(10) {
+	case 0: // ST(0) empty
+		s.empty[s.st(0)] = true
+	case 1: // ST(1) empty
+		s.empty[s.st(0)], s.empty[s.st(1)] = false, true
+	case 2, 3: // full
+		for i := range s.empty {
+			s.empty[i] = false
+		}
+	default:
+		s.empty[s.st(0)], s.empty[s.st(1)] = false, false
+		s.empty[s.st(7)] = r.Intn(4) != 0 // room to push, mostly
+	}
+	return s
+}
+
+func newX87CPU(t *testing.T) *CPU {
+	c := newTestCPU(t, X86_64)
+	if err := c.Map(0x10000, 2*PageSize, ProtRead|ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Map(0x12000, PageSize, ProtRead); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetReg(X86RIP, 0x400123); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestX87Native executes every instruction of x87.c under emulation and
+// natively, from the same states, and requires the same result to the
+// bit: the status word (C0-C3, flags, SF, ES, B, TOP), the tag word, all
+// eight registers, fisttp's store; IC_X87_RAISED exactly when the
+// hardware raised an unmasked exception; IC_X87_PENDING, with nothing
+// changed, when the state holds one (hardware raises #MF before the
+// instruction); IC_X87_SEGV, nothing changed, for a store the guest may
+// not make.
+func TestX87Native(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := newX87CPU(t)
+	g := x87Gen{rand.New(rand.NewSource(87))}
+	const perOp = 1000
+	for op, name := range x87native.Ops {
+		counts := map[int]int{}
+		for n := 0; n < perOp; n++ {
+			s := g.state(n%10 == 9)
+			addr := uint64(0x10100) // untouched by the register forms
+			fisttp := op >= 12
+			if fisttp {
+				size := uint64(2) << uint(op-12)
+				switch n % 16 {
+				case 14: // read-only
+					addr = 0x12000 + uint64(g.r.Intn(64))
+				case 15: // across into the read-only page
+					addr = 0x12000 - 1 - uint64(g.r.Intn(int(size)-1))
+				default:
+					addr = 0x10000 + uint64(g.r.Intn(2*PageSize-int(size)+1))
+				}
+			}
+			canary := [8]byte{0xa5, 0x5a, 0xc3, 0x3c, 0x96, 0x69, 0x0f, 0xf0}
+			if err := c.Write(addr&^7, make([]byte, 16)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Write(addr, canary[:]); err != nil {
+				t.Fatal(err)
+			}
+			setX87(t, c, s)
+			before, _ := readX87(c)
+			st, fault := c.x87Exec(op+1, addr)
+			got, fcw := readX87(c)
+			mem := make([]byte, 8)
+			if err := c.Read(addr, mem); err != nil {
+				t.Fatal(err)
+			}
+			counts[st]++
+			what := fmt.Sprintf("%s #%d fcw %#04x from %v", name, n, s.fcw, before)
+			if fcw != s.fcw {
+				t.Errorf("%s: fcw became %#04x", what, fcw)
+			}
+			pendingIn := s.fsw&^s.fcw&0x3f != 0
+			size := 0
+			if fisttp {
+				size = 2 << uint(op-12)
+			}
+			writable := !fisttp || addr+uint64(size) <= 0x12000
+			switch {
+			case pendingIn:
+				if st != x87Pending || got != before || !bytes.Equal(mem, canary[:]) {
+					t.Errorf("%s: pending #MF: status %d, %v, mem % x", what, st, got, mem)
+				}
+				continue
+			case !writable:
+				want := max(addr, 0x12000)
+				if st != x87SEGV || fault != want || got != before || !bytes.Equal(mem, canary[:]) {
+					t.Errorf("%s: store at %#x: status %d fault %#x, %v", what, addr, st, fault, got)
+				}
+				continue
+			}
+			nm := canary
+			want := native(op, s, &nm)
+			wantSt := x87OK
+			if want.fsw&0x80 != 0 {
+				wantSt = x87Raised
+			}
+			if st != wantSt || got != want || !bytes.Equal(mem, nm[:]) {
+				t.Errorf("%s:\n status %d, %v, mem % x\nnative %d, %v, mem % x", what, st, got, mem, wantSt, want, nm[:])
+			}
+		}
+		t.Logf("%s: %d inputs, results %v", name, perOp, counts)
+	}
+}
+
+// TestX87FpremLoop runs fprem and fprem1 as software does, again while
+// C2 says the remainder is partial, on operands whose exponents differ by
+// up to 16000: every step equals the hardware's step from the same state,
+// and the loop ends as it ends natively.
+func TestX87FpremLoop(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := newX87CPU(t)
+	r := rand.New(rand.NewSource(8))
+	for n := 0; n < 100; n++ {
+		op := 8 + n%2 // fprem, fprem1
+		s := &x87State{fcw: 0x37f, fsw: 6 << 11}
+		for i := range s.empty {
+			s.empty[i] = true
+		}
+		s.empty[6], s.empty[7] = false, false
+		s.regs[6] = mkf80(r.Intn(2) == 0, uint16(0x3fff+r.Intn(16000)), r.Uint64()|1<<63)
+		s.regs[7] = mkf80(r.Intn(2) == 0, uint16(0x3fff-r.Intn(60)), r.Uint64()|1<<63)
+		steps := 0
+		for ; ; steps++ {
+			setX87(t, c, s)
+			if st, _ := c.x87Exec(op+1, 0); st != x87OK {
+				t.Fatalf("status %d", st)
+			}
+			got, _ := readX87(c)
+			var m [8]byte
+			want := native(op, s, &m)
+			if got != want {
+				t.Fatalf("%s #%d step %d:\n   %v\nnative %v", x87native.Ops[op], n, steps, got, want)
+			}
+			s.fsw, s.regs = got.fsw, got.regs
+			if got.fsw&0x400 == 0 || steps > 1000 {
+				break
+			}
+		}
+		if steps < 2 && n < 4 {
+			t.Logf("%s #%d: %d steps", x87native.Ops[op], n, steps+1)
+		}
+	}
+}
