@@ -136,8 +136,13 @@ int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fau
 		if ((err = uc_reg_read(uc, UC_X86_REG_FP0 + i, regs[i])) != UC_ERR_OK) return -(int)err;
 
 	// A waiting x87 instruction raises #MF before it executes while the
-	// status word holds a flag the control word unmasks.
-	if (fsw & ~fcw & X87_EXC) return IC_X87_PENDING;
+	// status word holds a flag the control word unmasks; the state at the
+	// fault shows ES and B set (hardware derives them from the flags).
+	if (fsw & ~fcw & X87_EXC) {
+		fsw |= FSW_ES | FSW_B;
+		if ((err = uc_reg_write(uc, UC_X86_REG_FPSW, &fsw)) != UC_ERR_OK) return -(int)err;
+		return IC_X87_PENDING;
+	}
 
 	int n = storeSize(op);
 	if (n) {

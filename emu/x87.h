@@ -46,9 +46,12 @@ enum {
 	// instruction (Linux: SIGFPE, RIP at that instruction). The next one
 	// ic_x87_exec is asked to run returns IC_X87_PENDING.
 	IC_X87_RAISED = 1,
-	// Not executed, nothing changed: the guest's status word holds an
-	// exception its control word unmasks, so hardware raises #MF at
-	// this (waiting) instruction before executing it. Linux delivers
+	// Not executed: the guest's status word holds an exception its
+	// control word unmasks, so hardware raises #MF at this (waiting)
+	// instruction before executing it. Nothing changed but FSW.ES and B,
+	// now set as hardware shows them at the fault whatever QEMU's fldcw
+	// or fldenv left there (hardware derives them from the flags and
+	// masks, and clears them when none is unmasked). Linux delivers
 	// SIGFPE with RIP at this instruction and si_code from the unmasked
 	// flags (FSW & ~FCW & 0x3f: IE FPE_FLTINV, else ZE FPE_FLTDIV, else
 	// OE FPE_FLTOVF, else UE or DE FPE_FLTUND, else PE FPE_FLTRES).
