@@ -39,16 +39,19 @@
 // to the operand's address and DS; FOP stays as QEMU keeps it (0).
 //
 // The honest limit: the transcendentals fsin, fcos, fsincos, fptan,
-// fpatan, f2xm1, fyl2x and fyl2xp1 are not correctly rounded; Intel's
-// manuals bound their error (about 1 ulp in the core range, far more for
-// fsin/fcos near multiples of pi, which use a 66-bit pi) and say the
-// results and C1 of one processor family may differ from another's by a
-// few ulps (SDM vol. 3, "Transcendental Instructions" in the architecture
-// compatibility chapter). Their last bits are what the host's x87
-// computes, so they can differ between CPU vendors and generations (Intel,
-// AMD) as native runs differ; a count does not depend on them unless the
-// program branches on them. fprem, fprem1, fxtract, fscale and fisttp are
-// exact operations, identical on every x87.
+// fpatan, f2xm1, fyl2x and fyl2xp1 are not correctly rounded, and their
+// last bit is what the host's x87 computes, which differs between CPU
+// vendors and generations, as native runs differ. Intel's manuals bound
+// their error (about 1 ulp in the core range; far more for fsin and fcos
+// near multiples of pi, which the hardware reduces with a 66-bit pi) and
+// say the results and C1 of one processor family may differ from
+// another's by a few ulps (SDM vol. 3, architecture compatibility,
+// "Transcendental Instructions"). A measured case (bochs-emu/Bochs issue
+// 763): f2xm1 of 0x3ffe_b8aa3b295c17f0bc gives 0x3ffe_a61298e1e069bc98 on
+// Intel (also on the Intel Xeon this was written on) and ...bc97 on AMD.
+// A count does not depend on those bits unless the program branches on
+// them. fprem, fprem1, fxtract, fscale and fisttp are exact operations,
+// defined to the bit and identical on every x87.
 #include <string.h>
 
 #include "x87.h"
