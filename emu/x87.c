@@ -23,7 +23,7 @@
 // which does not wait and leaves the FPU initialized; the image loaded
 // never holds a pending exception (IC_X87_PENDING is returned instead,
 // and ES and B are cleared, as hardware derives them from the flags).
-// The host's own x87 state is saved before and restored after.
+// The host's control word is kept (its x87 stack is empty at any call).
 //
 // Unicorn's x87 state (qemu/target/i386/unicorn.c, fpu_helper.c):
 // UC_X86_REG_FP0..FP7 are the physical registers fpregs[0..7], raw 80-bit
@@ -71,21 +71,22 @@ static void put16(uint8_t *p, uint16_t v) {
 }
 
 // X87 executes the instruction insn between loading the image and saving
-// it, with the host's own state saved around; out is the memory operand
-// (unused by the register forms).
+// it; out is the memory operand (unused by the register forms). The
+// host's x87 stack is empty at any call (the ABI), and fnsave leaves the
+// FPU initialized, so only the host's control word needs keeping.
 #define X87(insn, out)                                            \
-	__asm__ volatile("fnsave %[host]\n\t"                     \
+	__asm__ volatile("fnstcw %[cw]\n\t"                       \
 	                 "frstor %[img]\n\t" insn "\n\t"          \
 	                 "fnsave %[img]\n\t"                      \
-	                 "frstor %[host]"                         \
+	                 "fldcw %[cw]"                             \
 	                 : [img] "+m"(*(uint8_t(*)[IMG_SIZE])img), \
-	                   [host] "=m"(host), [m] "+m"(out))
+	                   [cw] "=m"(cw), [m] "+m"(out))
 
 // run executes op on the host's FPU against the image, which it replaces
 // by the state after the instruction; m receives fisttp's store, if the
 // instruction stores (it is left alone otherwise).
 static void run(int op, uint8_t *img, uint8_t m[8]) {
-	uint8_t host[IMG_SIZE];
+	uint16_t cw;
 	int16_t *m16 = (int16_t *)m;
 	int32_t *m32 = (int32_t *)m;
 	int64_t *m64 = (int64_t *)m;
@@ -130,13 +131,15 @@ int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fau
 	if (op < IC_X87_FSIN || op >= IC_X87_NOPS) return -1;
 	uint16_t fcw = 0, fsw = 0, ftw = 0;
 	uint8_t regs[8][16]; // Unicorn writes 10 bytes of each
-	uc_err err;
-	if ((err = uc_reg_read(uc, UC_X86_REG_FPCW, &fcw)) != UC_ERR_OK ||
-	    (err = uc_reg_read(uc, UC_X86_REG_FPSW, &fsw)) != UC_ERR_OK ||
-	    (err = uc_reg_read(uc, UC_X86_REG_FPTAG, &ftw)) != UC_ERR_OK)
-		return -(int)err;
-	for (int i = 0; i < 8; i++)
-		if ((err = uc_reg_read(uc, UC_X86_REG_FP0 + i, regs[i])) != UC_ERR_OK) return -(int)err;
+	uint64_t rip = 0, cs = 0, ds = 0;
+	int ids[14] = {UC_X86_REG_FPCW, UC_X86_REG_FPSW, UC_X86_REG_FPTAG, UC_X86_REG_RIP, UC_X86_REG_CS, UC_X86_REG_DS};
+	void *vals[14] = {&fcw, &fsw, &ftw, &rip, &cs, &ds};
+	for (int i = 0; i < 8; i++) {
+		ids[6 + i] = UC_X86_REG_FP0 + i;
+		vals[6 + i] = regs[i];
+	}
+	uc_err err = uc_reg_read_batch(uc, ids, vals, 14);
+	if (err != UC_ERR_OK) return -(int)err;
 
 	// A waiting x87 instruction raises #MF before it executes while the
 	// status word holds a flag the control word unmasks; the state at the
@@ -182,21 +185,15 @@ int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fau
 	// unmasked invalid operation does neither).
 	int stored = n && ntop != top;
 
-	uint64_t rip = 0, cs = 0, ds = 0;
-	if ((err = uc_reg_read(uc, UC_X86_REG_RIP, &rip)) != UC_ERR_OK ||
-	    (err = uc_reg_read(uc, UC_X86_REG_CS, &cs)) != UC_ERR_OK ||
-	    (err = uc_reg_read(uc, UC_X86_REG_DS, &ds)) != UC_ERR_OK)
-		return -(int)err;
 	uint16_t fcs = (uint16_t)cs, fds = (uint16_t)ds;
-	for (int i = 0; i < 8; i++) uc_reg_write(uc, UC_X86_REG_FP0 + i, regs[i]);
-	uc_reg_write(uc, UC_X86_REG_FPTAG, &nftw);
-	uc_reg_write(uc, UC_X86_REG_FPSW, &nfsw);
-	uc_reg_write(uc, UC_X86_REG_FIP, &rip);
-	uc_reg_write(uc, UC_X86_REG_FCS, &fcs);
-	if (n) {
-		uc_reg_write(uc, UC_X86_REG_FDP, &addr);
-		uc_reg_write(uc, UC_X86_REG_FDS, &fds);
+	int wids[14] = {UC_X86_REG_FPTAG, UC_X86_REG_FPSW, UC_X86_REG_FIP, UC_X86_REG_FCS, UC_X86_REG_FDP, UC_X86_REG_FDS};
+	void *wvals[14] = {&nftw, &nfsw, &rip, &fcs, &addr, &fds};
+	int nw = n ? 6 : 4;
+	for (int i = 0; i < 8; i++) {
+		wids[nw] = UC_X86_REG_FP0 + i;
+		wvals[nw++] = regs[i];
 	}
+	if ((err = uc_reg_write_batch(uc, wids, wvals, nw)) != UC_ERR_OK) return -(int)err;
 	if (stored) ic_mem_copy(mem, addr, m, (uint64_t)n, 1);
 	return nfsw & FSW_ES ? IC_X87_RAISED : IC_X87_OK;
 }

@@ -32,8 +32,10 @@ enum {
 	IC_X87_NOPS
 };
 
-// What ic_x87_exec did. A negative value is an error (an unknown op, or
-// Unicorn refused a register access): nothing was changed.
+// What ic_x87_exec did. A negative value is an error: -1 for an unknown
+// op (nothing changed), else a UC_ERR_* of a register access Unicorn
+// refused, negated (reads come first and change nothing; writes of these
+// registers are never refused).
 enum {
 	// The instruction completed; it raised no exception the guest's
 	// control word leaves unmasked.
