@@ -470,3 +470,74 @@ func BenchmarkX87Exec(b *testing.B) {
 		c.x87Exec(1, 0)
 	}
 }
+
+// TestX87GuestView checks what the guest's own instructions see after an
+// emulated one: QEMU's fnsave, run right after it, stores the control
+// and status words, the tag word and the registers the hardware left
+// (natively), FIP at the instruction and, for fisttp, FDP at its operand.
+func TestX87GuestView(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := New(X86_64, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
+		return BlockInfo{Instructions: 2}
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const code, save, rip = 0x400000, 0x10800, 0x400123
+	if err := c.Map(0x10000, PageSize, ProtRead|ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Map(code, PageSize, ProtRead|ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	// fnsave save; hlt
+	if err := c.Write(code, []byte{0xdd, 0x34, 0x25, save & 0xff, save >> 8 & 0xff, save >> 16, 0, 0xf4}); err != nil {
+		t.Fatal(err)
+	}
+	g := x87Gen{rand.New(rand.NewSource(7))}
+	for op, name := range x87native.Ops {
+		for n := 0; n < 100; n++ {
+			s := g.state(false)
+			addr := uint64(0x10100 + 8*n)
+			setX87(t, c, s)
+			if err := c.SetReg(X86RIP, rip); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := c.x87Exec(op+1, addr); st != x87OK && st != x87Raised {
+				t.Fatalf("%s: status %d", name, st)
+			}
+			if err := c.Run(code, nil); err != nil {
+				t.Fatal(err)
+			}
+			img := make([]byte, 108)
+			if err := c.Read(save, img); err != nil {
+				t.Fatal(err)
+			}
+			var m [8]byte
+			want := s.image()
+			x87native.Run(op, want, &m)
+			le := binary.LittleEndian
+			for _, f := range []struct {
+				what      string
+				got, want uint64
+			}{
+				{"fcw", uint64(le.Uint16(img[0:])), uint64(le.Uint16(want[0:]))},
+				{"fsw", uint64(le.Uint16(img[4:])), uint64(le.Uint16(want[4:]))},
+				{"ftw", uint64(le.Uint16(img[8:])), uint64(le.Uint16(want[8:]))},
+				{"fip", uint64(le.Uint32(img[12:])), rip},
+			} {
+				if f.got != f.want {
+					t.Errorf("%s #%d: the guest's fnsave has %s %#x, want %#x", name, n, f.what, f.got, f.want)
+				}
+			}
+			if op >= 12 && uint64(le.Uint32(img[20:])) != addr {
+				t.Errorf("%s #%d: fdp %#x, want %#x", name, n, le.Uint32(img[20:]), addr)
+			}
+			if !bytes.Equal(img[28:], want[28:]) {
+				t.Errorf("%s #%d: the guest's fnsave has registers % x\nnative % x", name, n, img[28:], want[28:])
+			}
+		}
+	}
+}
