@@ -245,10 +245,11 @@ func (g x87Gen) value() f80 {
 	return mkf80(neg, uint16(0x3fff+r.Intn(140)-70), m|1<<63)
 }
 
-// state makes a state for op: every precision and rounding control, masks
-// mostly all set, sticky flags and condition codes set at random, any
-// TOP, ST(0) and ST(1) mostly in use, sometimes empty (underflow), the
-// stack sometimes full (overflow); pending allows an unmasked sticky flag.
+// state makes a state: every precision control (the reserved one too)
+// and rounding control, masks mostly all set, sticky flags and condition
+// codes at random, any TOP, ST(0) and ST(1) mostly in use, sometimes
+// empty (underflow), the stack sometimes full (overflow); pending allows
+// an unmasked sticky flag.
 func (g x87Gen) state(pending bool) *x87State {
 	r := g.r
 	s := &x87State{}
@@ -256,7 +257,7 @@ func (g x87Gen) state(pending bool) *x87State {
 	if r.Intn(4) == 0 {
 		masks = uint16(r.Intn(64))
 	}
-	pc := []uint16{0, 2, 3}[r.Intn(3)]
+	pc := uint16(r.Intn(4)) // 24, reserved, 53, 64 bits
 	s.fcw = 0x40 | pc<<8 | uint16(r.Intn(4))<<10 | masks
 	flags := uint16(r.Intn(128))
 	if r.Intn(2) == 0 {
