@@ -51,7 +51,10 @@
 // Intel (also on the Intel Xeon this was written on) and ...bc97 on AMD.
 // A count does not depend on those bits unless the program branches on
 // them. fprem, fprem1, fxtract, fscale and fisttp are exact operations,
-// defined to the bit and identical on every x87.
+// defined to the bit and identical on every x87, except fprem's and
+// fprem1's partial remainders, whose size the architecture leaves to the
+// processor: icount fixes them to Intel's rule (partialRemainder), so that
+// a remainder loop runs as many times on any host.
 #include <string.h>
 
 #include "x87.h"
@@ -107,6 +110,40 @@ static void run(int op, uint8_t *img, uint8_t m[8]) {
 	case IC_X87_FISTTP32: X87("fisttpl %[m]", *m32); break;
 	case IC_X87_FISTTP64: X87("fisttpll %[m]", *m64); break;
 	}
+}
+
+// partialRemainder executes fprem or fprem1 on the image when it computes
+// a partial remainder, which the architecture leaves to the processor:
+// when the exponents of ST(0) and ST(1) differ by D >= 64, it reduces
+// ST(0) by a truncated quotient of its leading bits, ST(0) - ST(1) * QQ *
+// 2^(D-N), and sets C2, "N an implementation-dependent number between 32
+// and 63" with C0, C1 and C3 undefined (SDM, FPREM and FPREM1). How many
+// times a remainder loop runs, and so the count, would depend on the host.
+// icount fixes the rule to Intel's, measured on an Intel Xeon (200,000
+// random operands of each, and TestX87Native): N = 32 + D mod 32, the
+// quotient truncated for fprem1 too, C0 = C1 = C3 = 0. That step is the
+// complete fprem of ST(0) by ST(1) scaled by 2^(D-N), which the host then
+// executes (exactly, on any x87). It returns 0, the image untouched, for
+// any other operands (empty, not normal, or D < 64): the host's complete
+// reduction and special cases are architectural. (A denormal divisor's
+// partial remainder is left to the host: its rule is not fixed.)
+static int partialRemainder(uint8_t *img, uint16_t ftw) {
+	unsigned top = FSW_TOP(get16(img + IMG_FSW));
+	if (((ftw >> (2 * top)) & 3) == 3 || ((ftw >> (2 * ((top + 1) & 7))) & 3) == 3) return 0;
+	uint8_t *st0 = img + IMG_ST, *st1 = img + IMG_ST + 10;
+	unsigned e0 = get16(st0 + 8) & 0x7fff, e1 = get16(st1 + 8) & 0x7fff;
+	// Normal operands: exponent 1..0x7ffe and the integer bit set.
+	if (e0 == 0 || e0 == 0x7fff || !(st0[7] & 0x80) || e1 == 0 || e1 == 0x7fff || !(st1[7] & 0x80)) return 0;
+	if (e0 < e1 + 64) return 0;
+	unsigned d = e0 - e1, n = 32 + d % 32;
+	uint8_t divisor[10], m[8];
+	memcpy(divisor, st1, 10);
+	put16(st1 + 8, (uint16_t)((get16(st1 + 8) & 0x8000) | (e1 + d - n)));
+	run(IC_X87_FPREM, img, m);
+	memcpy(st1, divisor, 10);
+	uint16_t fsw = get16(img + IMG_FSW);
+	put16(img + IMG_FSW, (uint16_t)((fsw & ~0x4700) | 0x0400)); // C2 alone
+	return 1;
 }
 
 // storeSize is the bytes op stores to memory (0: none).
@@ -176,7 +213,9 @@ int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fau
 	for (unsigned i = 0; i < 8; i++) memcpy(img + IMG_ST + 10 * i, regs[(top + i) & 7], 10);
 
 	uint8_t m[8] __attribute__((aligned(8))) = {0};
+	if ((op == IC_X87_FPREM || op == IC_X87_FPREM1) && partialRemainder(img, ftw)) goto ran;
 	run(op, img, m);
+ran:;
 
 	uint16_t nfsw = get16(img + IMG_FSW), nftw = get16(img + IMG_FTW);
 	unsigned ntop = FSW_TOP(nfsw);
