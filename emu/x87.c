@@ -1,12 +1,14 @@
 // x87 instructions executed on the host's FPU.
 //
 // Unicorn 2.1.1 (QEMU 5.0.1) computes fsin, fcos, fsincos, fptan, fpatan,
-// fyl2x, fyl2xp1, f2xm1, fprem, fprem1, fxtract and fscale through double
-// precision, with wrong special cases (fyl2x(0, y) is 0, not -inf with ZE;
-// fprem is wrong on about half of finite inputs), sets no exception flag
-// in the status word, and its fisttp saturates instead of storing the
-// integer indefinite. The host is amd64 and has a real x87, so
-// ic_x87_exec runs such an instruction there: it builds the guest's whole
+// fyl2x, fyl2xp1 and f2xm1 through double precision (every result of 1000
+// ordinary operands differs from the hardware's), fprem and fprem1 wrongly
+// on about half of them, fxtract and fscale right on ordinary operands
+// but not on special ones (empty or full stack, NaN, denormals, ...),
+// with wrong special cases (fyl2x(0, y) is 0, not -inf with ZE), sets no
+// exception flag in the status word, and its fisttp saturates instead of
+// storing the integer indefinite. The host is amd64 and has a real x87,
+// so ic_x87_exec runs such an instruction there: it builds the guest's whole
 // x87 state as a 108-byte FSAVE image (control word, status word with TOP,
 // tag word, the eight registers in stack order), loads it into the host's
 // FPU with frstor, executes the one instruction, saves the result with
@@ -43,7 +45,7 @@
 // last bit is what the host's x87 computes, which differs between CPU
 // vendors and generations, as native runs differ. Intel's manuals bound
 // their error (about 1 ulp in the core range; far more for fsin and fcos
-// near multiples of pi, which the hardware reduces with a 66-bit pi) and
+// near multiples of pi, reduced with an approximation of pi) and
 // say the results and C1 of one processor family may differ from
 // another's by a few ulps (SDM vol. 3, architecture compatibility,
 // "Transcendental Instructions"). A measured case (bochs-emu/Bochs issue
