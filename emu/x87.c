@@ -7,7 +7,11 @@
 // but not on special ones (empty or full stack, NaN, denormals, ...),
 // with wrong special cases (fyl2x(0, y) is 0, not -inf with ZE), sets no
 // exception flag in the status word, and its fisttp saturates instead of
-// storing the integer indefinite. The host is amd64 and has a real x87,
+// storing the integer indefinite; it loads the constants fldl2t, fldl2e,
+// fldpi, fldlg2 and fldln2 rounded to nearest whatever the rounding
+// control (half of the results in random modes differ). None of its x87
+// instructions detects stack overflow or underflow, or sets C1 for a
+// result rounded up. The host is amd64 and has a real x87,
 // so ic_x87_exec runs such an instruction there: it builds the guest's whole
 // x87 state as a 108-byte FSAVE image (control word, status word with TOP,
 // tag word, the eight registers in stack order), loads it into the host's
@@ -53,7 +57,8 @@
 // Intel (also on the Intel Xeon this was written on) and ...bc97 on AMD.
 // A count does not depend on those bits unless the program branches on
 // them. fprem, fprem1, fxtract, fscale and fisttp are exact operations,
-// defined to the bit and identical on every x87, except fprem's and
+// defined to the bit and identical on every x87 (and so are the
+// constants, rounded as the rounding control says), except fprem's and
 // fprem1's partial remainders, whose size the architecture leaves to the
 // processor: icount fixes them to Intel's rule (partialRemainder), so that
 // a remainder loop runs as many times on any host.
@@ -111,6 +116,11 @@ static void run(int op, uint8_t *img, uint8_t m[8]) {
 	case IC_X87_FISTTP16: X87("fisttps %[m]", *m16); break;
 	case IC_X87_FISTTP32: X87("fisttpl %[m]", *m32); break;
 	case IC_X87_FISTTP64: X87("fisttpll %[m]", *m64); break;
+	case IC_X87_FLDL2T: X87("fldl2t", *m); break;
+	case IC_X87_FLDL2E: X87("fldl2e", *m); break;
+	case IC_X87_FLDPI: X87("fldpi", *m); break;
+	case IC_X87_FLDLG2: X87("fldlg2", *m); break;
+	case IC_X87_FLDLN2: X87("fldln2", *m); break;
 	}
 }
 

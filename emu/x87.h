@@ -11,8 +11,8 @@
 #include "memory.h"
 
 // The instructions ic_x87_exec executes. Every one but fisttp has only
-// implicit register operands (ST(0), ST(1)); the fisttp forms store to
-// memory at an address the caller computes from the instruction.
+// implicit register operands (ST(0), ST(1), or a push); the fisttp forms
+// store to memory at an address the caller computes from the instruction.
 enum {
 	IC_X87_FSIN = 1, // d9 fe
 	IC_X87_FCOS,     // d9 ff
@@ -29,6 +29,13 @@ enum {
 	IC_X87_FISTTP16, // df /1 (m16int)
 	IC_X87_FISTTP32, // db /1 (m32int)
 	IC_X87_FISTTP64, // dd /1 (m64int)
+	// The constants, which QEMU loads rounded to nearest whatever the
+	// rounding control.
+	IC_X87_FLDL2T, // d9 e9
+	IC_X87_FLDL2E, // d9 ea
+	IC_X87_FLDPI,  // d9 eb
+	IC_X87_FLDLG2, // d9 ec
+	IC_X87_FLDLN2, // d9 ed
 	IC_X87_NOPS
 };
 

@@ -124,7 +124,21 @@ func nativeTrap(op int, s *x87State, mem *[8]byte) (r x87Result, trapped bool, c
 }
 
 // x87Opcode is the first byte of each of x87native.Ops.
-var x87Opcode = []byte{0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xdf, 0xdb, 0xdd}
+var x87Opcode = []byte{0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xd9, 0xdf, 0xdb, 0xdd,
+	0xd9, 0xd9, 0xd9, 0xd9, 0xd9}
+
+// x87Store is the bytes op stores (fisttp), 0 if none.
+func x87Store(op int) int {
+	switch x87native.Ops[op] {
+	case "fisttp16":
+		return 2
+	case "fisttp32":
+		return 4
+	case "fisttp64":
+		return 8
+	}
+	return 0
+}
 
 // linuxFPECode is the si_code Linux gives the SIGFPE of an x87 #MF
 // (fpu__exception_code): FPE_FLTINV, FLTDIV, FLTOVF, FLTUND or FLTRES
@@ -338,9 +352,9 @@ func TestX87Native(t *testing.T) {
 		for n := 0; n < perOp; n++ {
 			s := g.state(n%4 == 3)
 			addr := uint64(0x10100) // untouched by the register forms
-			fisttp := op >= 12
+			fisttp := x87Store(op) > 0
 			if fisttp {
-				size := uint64(2) << uint(op-12)
+				size := uint64(x87Store(op))
 				switch n % 16 {
 				case 14: // read-only
 					addr = 0x12000 + uint64(g.r.Intn(64))
@@ -375,10 +389,7 @@ func TestX87Native(t *testing.T) {
 			}
 			nm := canary
 			want, trapped, code := nativeTrap(op, s, &nm)
-			size := 0
-			if fisttp {
-				size = 2 << uint(op-12)
-			}
+			size := x87Store(op)
 			if trapped {
 				// The state at the fault; the tags as Unicorn
 				// computes the others from the contents.
@@ -541,7 +552,7 @@ func TestX87GuestView(t *testing.T) {
 					t.Errorf("%s #%d: the guest's fnsave has %s %#x, want %#x", name, n, f.what, f.got, f.want)
 				}
 			}
-			if op >= 12 && uint64(le.Uint32(img[20:])) != addr {
+			if x87Store(op) > 0 && uint64(le.Uint32(img[20:])) != addr {
 				t.Errorf("%s #%d: fdp %#x, want %#x", name, n, le.Uint32(img[20:]), addr)
 			}
 			if !bytes.Equal(img[28:], want[28:]) {

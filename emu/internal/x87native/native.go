@@ -35,6 +35,11 @@ static void x87_native(int op, uint8_t *img, uint8_t *m) {
 	case 12: RUN("fisttps %2"); break;
 	case 13: RUN("fisttpl %2"); break;
 	case 14: RUN("fisttpll %2"); break;
+	case 15: RUN("fldl2t"); break;
+	case 16: RUN("fldl2e"); break;
+	case 17: RUN("fldpi"); break;
+	case 18: RUN("fldlg2"); break;
+	case 19: RUN("fldln2"); break;
 	}
 #undef RUN
 }
@@ -86,7 +91,8 @@ import "unsafe"
 // Ops are the instructions Run executes, by mnemonic (fisttp with its
 // operand size), in the order of emu's IC_X87_* ops.
 var Ops = []string{"fsin", "fcos", "fsincos", "fptan", "fpatan", "fyl2x", "fyl2xp1", "f2xm1",
-	"fprem", "fprem1", "fxtract", "fscale", "fisttp16", "fisttp32", "fisttp64"}
+	"fprem", "fprem1", "fxtract", "fscale", "fisttp16", "fisttp32", "fisttp64",
+	"fldl2t", "fldl2e", "fldpi", "fldlg2", "fldln2"}
 
 // Run executes Ops[op] on this CPU's x87 with the state of the FSAVE image
 // img, which it replaces by the state after it; m is a fisttp's memory
