@@ -316,7 +316,10 @@ func (g x87Gen) state(pending bool) *x87State {
 	return s
 }
 
+// newX87CPU is an x86-64 CPU with two writable pages at 0x10000, a
+// read-only one after them, and RIP at 0x400123.
 func newX87CPU(t *testing.T) *CPU {
+	t.Helper()
 	c := newTestCPU(t, X86_64)
 	if err := c.Map(0x10000, 2*PageSize, ProtRead|ProtWrite); err != nil {
 		t.Fatal(err)
