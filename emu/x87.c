@@ -170,12 +170,12 @@ static int storeSize(int op) {
 
 // ic_x87_exec executes one instruction op against the guest's x87 state
 // in uc, on the host's FPU. For fisttp, addr is the memory operand's
-// address and mem the guest's memory, through which the store is checked
-// (the whole operand must be writable, else IC_X87_SEGV with *fault set
-// and nothing changed) and made; the other ops ignore addr, mem and fault.
-// It returns IC_X87_OK, IC_X87_RAISED, IC_X87_PENDING, IC_X87_SEGV (see
-// x87.h) or, nothing changed, -1 for an unknown op or the UC_ERR_* of a
-// register access Unicorn refused, negated.
+// address and mem the guest's memory, where the store is checked (the
+// whole operand must be writable, else IC_X87_REFUSED with *fault set and
+// nothing changed) and made, before any register is written. The other
+// ops ignore addr, mem and fault.
+// It returns IC_X87_OK, IC_X87_RAISED, IC_X87_PENDING, IC_X87_REFUSED (see
+// x87.h) or an error (negative, see x87.h).
 int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fault) {
 	if (op < IC_X87_FSIN || op >= IC_X87_NOPS) return -1;
 	uint16_t fcw = 0, fsw = 0, ftw = 0;
@@ -204,12 +204,12 @@ int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fau
 		uint64_t end = addr + (uint64_t)n;
 		if (end < addr || end > (1ull << IC_ADDR_BITS)) {
 			*fault = addr;
-			return IC_X87_SEGV;
+			return IC_X87_REFUSED;
 		}
 		uint64_t bad = ic_mem_find(mem, addr, end, UC_PROT_WRITE);
 		if (bad != end) {
 			*fault = bad;
-			return IC_X87_SEGV;
+			return IC_X87_REFUSED;
 		}
 	}
 
@@ -236,6 +236,7 @@ ran:;
 	// unmasked invalid operation does neither).
 	int stored = n && ntop != top;
 
+	if (stored && ic_mem_copy(mem, addr, m, (uint64_t)n, 1) != 0) return -(int)UC_ERR_NOMEM;
 	uint16_t fcs = (uint16_t)cs, fds = (uint16_t)ds;
 	int wids[14] = {UC_X86_REG_FPTAG, UC_X86_REG_FPSW, UC_X86_REG_FIP, UC_X86_REG_FCS, UC_X86_REG_FDP, UC_X86_REG_FDS};
 	void *wvals[14] = {&nftw, &nfsw, &rip, &fcs, &addr, &fds};
@@ -245,6 +246,5 @@ ran:;
 		wvals[nw++] = regs[i];
 	}
 	if ((err = uc_reg_write_batch(uc, wids, wvals, nw)) != UC_ERR_OK) return -(int)err;
-	if (stored) ic_mem_copy(mem, addr, m, (uint64_t)n, 1);
 	return nfsw & FSW_ES ? IC_X87_RAISED : IC_X87_OK;
 }

@@ -40,9 +40,10 @@ enum {
 };
 
 // What ic_x87_exec did. A negative value is an error: -1 for an unknown
-// op (nothing changed), else a UC_ERR_* of a register access Unicorn
-// refused, negated (reads come first and change nothing; writes of these
-// registers are never refused).
+// op (nothing changed), else a UC_ERR_* negated: of a register access
+// Unicorn refused (reads come first and change nothing; writes of these
+// registers are never refused), or UC_ERR_NOMEM when fisttp's page could
+// not be backed (before any register is written).
 enum {
 	// The instruction completed; it raised no exception the guest's
 	// control word leaves unmasked.
@@ -66,9 +67,13 @@ enum {
 	// OE FPE_FLTOVF, else UE or DE FPE_FLTUND, else PE FPE_FLTRES).
 	IC_X87_PENDING = 2,
 	// fisttp only: not executed, nothing changed: the guest may not
-	// write the store's bytes; *fault holds the first address refused
-	// (Linux: SIGSEGV there).
-	IC_X87_SEGV = 3,
+	// write the operand; *fault holds the first address refused. The
+	// caller leaves the instruction to Unicorn, whose store then takes
+	// the path of every refused access (SIGSEGV there, exactly as the
+	// hardware faults before changing anything). A page whose writes
+	// icount catches (code, for self-modifying code) is to be refused
+	// here too, so that the store takes that path.
+	IC_X87_REFUSED = 3,
 };
 
 int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fault);

@@ -17,7 +17,7 @@ const (
 	x87OK      = 0
 	x87Raised  = 1
 	x87Pending = 2
-	x87SEGV    = 3
+	x87Refused = 3
 )
 
 // f80 is an 80-bit x87 value as it lies in memory.
@@ -341,7 +341,7 @@ func newX87CPU(t *testing.T) *CPU {
 // the hardware shows at the fault, exactly when the hardware raises #MF
 // before executing the instruction (a SIGFPE caught natively, whose
 // si_code is checked against the rule x87.h gives the caller);
-// IC_X87_SEGV, nothing changed, for a store the guest may not make.
+// IC_X87_REFUSED, nothing changed, for a store the guest may not make.
 func TestX87Native(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -407,7 +407,7 @@ func TestX87Native(t *testing.T) {
 			}
 			if fisttp && addr+uint64(size) > 0x12000 {
 				want := max(addr, 0x12000)
-				if st != x87SEGV || fault != want || got != before || !bytes.Equal(mem, canary[:]) {
+				if st != x87Refused || fault != want || got != before || !bytes.Equal(mem, canary[:]) {
 					t.Errorf("%s: store at %#x: status %d fault %#x, %v", what, addr, st, fault, got)
 				}
 				continue
@@ -426,7 +426,7 @@ func TestX87Native(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d inputs: %d ran, %d raised #MF, %d pending #MF, %d refused stores; newly set IE %d (SF %d) DE %d ZE %d OE %d UE %d PE %d; C2 set after %d",
-			name, perOp, counts[x87OK], counts[x87Raised], counts[x87Pending], counts[x87SEGV],
+			name, perOp, counts[x87OK], counts[x87Raised], counts[x87Pending], counts[x87Refused],
 			seen[0], seen[6], seen[1], seen[2], seen[3], seen[4], seen[5], seen[10])
 	}
 }
