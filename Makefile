@@ -118,15 +118,15 @@ CPU_BINS   := $(foreach p,$(CPU_X86),$(BUILD)/cpu/$(p)-musl $(BUILD)/cpu/$(p)-gl
 CPU_CFLAGS := -O2 -Wall -Wextra
 TESTPROGS  += $(CPU_BINS)
 
-$(BUILD)/cpu/x86_%-musl: testdata/cpu/x86_%.c testdata/cpu/cpu.h | deps
+$(BUILD)/cpu/x86_%-musl: testdata/cpu/x86_%.c $(wildcard testdata/cpu/*.h) | deps
 	@mkdir -p $(@D)
 	$(MUSLCC) -static $(CPU_CFLAGS) -mno-red-zone -o $@ $<
 
-$(BUILD)/cpu/x86_%-glibc: testdata/cpu/x86_%.c testdata/cpu/cpu.h | deps
+$(BUILD)/cpu/x86_%-glibc: testdata/cpu/x86_%.c $(wildcard testdata/cpu/*.h) | deps
 	@mkdir -p $(@D)
 	$(CC) -static $(CPU_CFLAGS) -mno-red-zone -o $@ $<
 
-$(BUILD)/cpu/a64_%-glibc: testdata/cpu/a64_%.c testdata/cpu/cpu.h | deps
+$(BUILD)/cpu/a64_%-glibc: testdata/cpu/a64_%.c $(wildcard testdata/cpu/*.h) | deps
 	@mkdir -p $(@D)
 	$(A64CC) -static $(CPU_CFLAGS) -o $@ $<
 

@@ -10,6 +10,7 @@
  * instruction's and not printf's. Lines are formatted by pr, a small
  * printf of integers and strings, not by libc's printf: libc's costs some
  * 4,000 instructions a line, and icount runs every program. */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,0 +1,36 @@
+/* x86_avx.c: instructions of extensions the emulated CPU does not
+ * advertise (emu/cpuid.go: no AVX, AVX-512, FMA, F16C, BMI, SSSE3, SSE4,
+ * POPCNT, MOVBE, RDRAND, RDSEED) must raise SIGILL (ILL_ILLOPN at the
+ * instruction), as on a CPU without them. The machine the tests run on has
+ * most of them, so cmd/icount/cpu_test.go compares icount's output with
+ * x86_avx.want, not with the native run. */
+#include "cpu.h"
+#include "sigill.h"
+
+int main(void)
+{
+	trap_install();
+	TRY("vaddsd", "vaddsd %%xmm2, %%xmm1, %%xmm0", "xmm0");
+	TRY("vxorps", "vxorps %%xmm1, %%xmm1, %%xmm1", "xmm1");
+	TRY("vpxor", "vpxor %%xmm2, %%xmm1, %%xmm0", "xmm0");
+	TRY("vmulpd", "vmulpd %%xmm2, %%xmm1, %%xmm0", "xmm0");
+	TRY("vmovdqu-load", "vmovdqu (%%rsp), %%xmm0", "xmm0");
+	TRY("vpshufb", "vpshufb %%xmm2, %%xmm1, %%xmm0", "xmm0");
+	TRY("vaddps-ymm", "vaddps %%ymm1, %%ymm2, %%ymm3", "xmm3");
+	TRY("vzeroupper", "vzeroupper");
+	TRY("vfmadd231sd", "vfmadd231sd %%xmm2, %%xmm1, %%xmm0", "xmm0");
+	TRY("vcvtph2ps", "vcvtph2ps %%xmm1, %%xmm0", "xmm0");
+	TRY("andn", "andn %%ecx, %%edx, %%eax", "cc");
+	TRY("vaddps-zmm-evex", "vaddps %%zmm1, %%zmm2, %%zmm3", "xmm3");
+	TRY("vaddps-xmm19-evex", "vaddps %%xmm17, %%xmm18, %%xmm19");
+	TRY("pshufb-ssse3", "pshufb %%xmm2, %%xmm0", "xmm0");
+	TRY("pmulld-sse41", "pmulld %%xmm2, %%xmm0", "xmm0");
+	TRY("crc32-sse42", "crc32l %%ecx, %%eax", "cc");
+	TRY("popcnt", "popcnt %%rcx, %%rax", "cc");
+	TRY("movbe", "movbe (%%rsp), %%eax");
+	TRY("rdrand", "rdrand %%eax", "cc");
+	TRY("rdseed", "rdseed %%eax", "cc");
+	pr("done\n");
+	pr_flush();
+	return 0;
+}
