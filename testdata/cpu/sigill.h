@@ -5,7 +5,9 @@
  * and siglongjmps out.
  *
  *   FORM: ran                         the instruction completed
- *   FORM: SIGILL code=2 at=insn       it raised SIGILL (ILL_ILLOPN) at itself */
+ *   FORM: SIGILL code=2 at=insn       it raised SIGILL (ILL_ILLOPN) at itself
+ *
+ * Only r10 of the general registers is used by TRY itself. */
 #include <setjmp.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -47,15 +49,22 @@ static const char *trap_name(int sig)
 }
 
 /* TRY runs insn (asm text, with clobbers) after recording its address in
- * trap_pc, and prints one line. */
-#define TRY(name, insn, ...)                                                   \
+ * trap_pc, and prints one line, written at once (a run that ends at the
+ * next instruction has printed it). TRY2 runs setup first, insn being the
+ * instruction that may fault. A trap's saved PC is printed relative to
+ * the instruction (int3: at=insn+1). */
+#define TRY2(name, setup, insn, ...)                                           \
 	do {                                                                   \
 		if (sigsetjmp(trap_jb, 1) == 0) {                              \
-			__asm__ volatile("lea 1f(%%rip), %%rax\n\tmov %%rax, %[pc]\n1:\t" insn \
-					 : [pc] "=m"(trap_pc) : : "rax", "memory", ##__VA_ARGS__); \
+			__asm__ volatile(setup "\n\tlea 1f(%%rip), %%r10\n\tmov %%r10, %[pc]\n1:\t" insn \
+					 : [pc] "=m"(trap_pc) : : "r10", "memory", ##__VA_ARGS__); \
 			pr("%s: ran\n", name);                                 \
+		} else if (trap_ip == trap_pc) {                               \
+			pr("%s: %s code=%d at=insn\n", name, trap_name(trap_sig), trap_code); \
 		} else {                                                       \
-			pr("%s: %s code=%d at=%s\n", name, trap_name(trap_sig), trap_code, \
-			   trap_ip == trap_pc ? "insn" : "elsewhere");             \
+			pr("%s: %s code=%d at=insn%+lld\n", name, trap_name(trap_sig), trap_code, \
+			   (long long)(trap_ip - trap_pc));                        \
 		}                                                              \
+		pr_flush();                                                    \
 	} while (0)
+#define TRY(name, insn, ...) TRY2(name, "", insn, ##__VA_ARGS__)

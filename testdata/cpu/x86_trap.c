@@ -1,0 +1,46 @@
+/* x86_trap.c: what user-mode x86-64 code gets from instructions that
+ * fault, and from system calls' register effects, one line each (see
+ * sigill.h): divide errors (three in a row, each caught and longjmped out
+ * of), ud2, int3, a misaligned movaps, privileged instructions (cli, sti,
+ * in, out, hlt, mov from cr0, wbinvd: #GP, SIGSEGV with si_code
+ * SI_KERNEL), pushfq's IF, rcx and r11 after syscall (the return
+ * address and RFLAGS), divide errors (three in a row, each caught and
+ * longjmped out of) and hlt, last: a run that stops at one of those has
+ * printed everything before. */
+#include "cpu.h"
+#include "sigill.h"
+
+int main(void)
+{
+	trap_install();
+	TRY("ud2", "ud2");
+	TRY("int3", "int3");
+	TRY("movaps-misaligned", "movaps 1(%%rsp), %%xmm0", "xmm0");
+	TRY2("movaps-aligned", "movq %%rsp, %%rax\n\tandq $-16, %%rax", "movaps (%%rax), %%xmm0", "rax", "xmm0");
+	TRY("cli", "cli");
+	TRY("sti", "sti");
+	TRY("in", "inb $0x80, %%al", "rax");
+	TRY("out", "outb %%al, $0x80");
+	TRY("mov-cr0", "movq %%cr0, %%rax", "rax");
+	TRY("wbinvd", "wbinvd");
+	uint64_t fl;
+	__asm__ volatile("pushfq\n\tpopq %0" : "=r"(fl));
+	pr("pushfq-if %llx\n", (unsigned long long)(fl & 0x200));
+	uint64_t rcx, r11, ret, flin = 0x8d7, ra;
+	/* getpid; rcx must hold the address after syscall, r11 the RFLAGS */
+	__asm__ volatile("pushq %[fi]\n\tpopfq\n\tlea 1f(%%rip), %[ra]\n\tsyscall\n1:\tmovq %%rcx, %[c]\n\tmovq %%r11, %[r]"
+			 : "=a"(ret), [c] "=r"(rcx), [r] "=r"(r11), [ra] "=&r"(ra)
+			 : "a"(39L), [fi] "r"(flin) : "rcx", "r11", "memory", "cc");
+	pr("syscall-rcx %s\nsyscall-r11 %llx\n", rcx == ra ? "return-address" : "other",
+	   (unsigned long long)(r11 & 0xfff));
+	for (volatile int i = 1; i <= 3; i++) {
+		char name[16] = "div0-#";
+		name[6] = (char)('0' + i);
+		TRY2(name, "xorl %%ecx, %%ecx\n\tmovl $1, %%eax\n\tcltd", "divl %%ecx", "rax", "rcx", "rdx", "cc");
+	}
+	TRY2("idiv-min-m1", "movl $0x80000000, %%eax\n\tmovl $-1, %%ecx\n\tcltd", "idivl %%ecx", "rax", "rcx", "rdx", "cc");
+	TRY("hlt", "hlt");
+	pr("done\n");
+	pr_flush();
+	return 0;
+}
