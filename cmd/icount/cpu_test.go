@@ -35,7 +35,7 @@ type cpuDiff struct {
 // icount; remove an entry when its fix merges.
 var cpuKnown = []cpuDiff{
 	// x86-64 integer (issue 13 group 5)
-	{"x86_int", `^bs[fr]32 `, "bsf/bsr r32 with a zero source clear the destination's upper half (group 5)"},
+	{"x86_int", `^bs[fr]32(-load)? `, "bsf/bsr r32 (register or memory source) with a zero source clear the destination's upper half (group 5)"},
 	{"x86_int", `^(lock-)?cmpxchg32(-m)? `, "cmpxchg r/m32 zeroes RAX[63:32] on success and zero-extends a register destination on failure (group 5)"},
 	{"x86_int", `^lock-neg(8|16|32|64) `, "lock neg m computes SF and PF from the old value (group 5)"},
 	// x87 values

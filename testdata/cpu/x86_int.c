@@ -30,17 +30,31 @@ typedef void binfn(uint64_t *d, uint64_t s, uint64_t *fl);
 				 : [v] "+r"(v), [f] "+r"(f) : [s] "r"(s) : "cc"); \
 		*d = v, *fl = f;                                               \
 	}
-/* A locked memory destination. */
-#define LBIN(name, m, W)                                                       \
+/* A memory destination, locked (pfx "lock ") or not. */
+#define MEMBIN(name, pfx, m, W)                                                \
 	static uint64_t name##_mem;                                            \
 	static void name(uint64_t *d, uint64_t s, uint64_t *fl)                \
 	{                                                                      \
 		uint64_t f = *fl;                                              \
 		name##_mem = *d;                                               \
-		__asm__ volatile("pushq %[f]\n\tpopfq\n\tlock " m " %" W       \
+		__asm__ volatile("pushq %[f]\n\tpopfq\n\t" pfx m " %" W       \
 				 "[s], %[v]\n\tpushfq\n\tpopq %[f]"            \
 				 : [v] "+m"(name##_mem), [f] "+r"(f) : [s] "r"(s) : "cc"); \
 		*d = name##_mem, *fl = f;                                      \
+	}
+#define LBIN(name, m, W) MEMBIN(name, "lock ", m, W)
+#define MBIN(name, m, W) MEMBIN(name, "", m, W)
+/* A memory source: d op= the memory s. */
+#define BINM(name, m, W)                                                       \
+	static void name(uint64_t *d, uint64_t s, uint64_t *fl)                \
+	{                                                                      \
+		static uint64_t mem;                                           \
+		uint64_t v = *d, f = *fl;                                      \
+		mem = s;                                                       \
+		__asm__ volatile("pushq %[f]\n\tpopfq\n\t" m " %[s], %" W    \
+				 "[v]\n\tpushfq\n\tpopq %[f]"                  \
+				 : [v] "+r"(v), [f] "+r"(f) : [s] "m"(mem) : "cc"); \
+		*d = v, *fl = f;                                               \
 	}
 /* One-operand forms (the source is unused). */
 #define UN(name, m, W)                                                         \
@@ -53,22 +67,27 @@ typedef void binfn(uint64_t *d, uint64_t s, uint64_t *fl);
 				 : [v] "+r"(v), [f] "+r"(f) : : "cc");         \
 		*d = v, *fl = f;                                               \
 	}
-#define LUN(name, m)                                                           \
+#define MEMUN(name, pfx, m)                                                    \
 	static uint64_t name##_mem;                                            \
 	static void name(uint64_t *d, uint64_t s, uint64_t *fl)                \
 	{                                                                      \
 		uint64_t f = *fl;                                              \
 		(void)s;                                                       \
 		name##_mem = *d;                                               \
-		__asm__ volatile("pushq %[f]\n\tpopfq\n\tlock " m              \
+		__asm__ volatile("pushq %[f]\n\tpopfq\n\t" pfx m              \
 				 " %[v]\n\tpushfq\n\tpopq %[f]"                \
 				 : [v] "+m"(name##_mem), [f] "+r"(f) : : "cc"); \
 		*d = name##_mem, *fl = f;                                      \
 	}
+#define LUN(name, m) MEMUN(name, "lock ", m)
+#define MUN(name, m) MEMUN(name, "", m)
 
 #define ALL4(M, op) M(op##8, #op "b", "b") M(op##16, #op "w", "w") M(op##32, #op "l", "k") M(op##64, #op "q", "q")
 #define LALL4(M, op) M(l##op##8, #op "b", "b") M(l##op##16, #op "w", "w") M(l##op##32, #op "l", "k") M(l##op##64, #op "q", "q")
 #define LUALL4(op) LUN(l##op##8, #op "b") LUN(l##op##16, #op "w") LUN(l##op##32, #op "l") LUN(l##op##64, #op "q")
+#define MALL4(M, op) M(m##op##8, #op "b", "b") M(m##op##16, #op "w", "w") M(m##op##32, #op "l", "k") M(m##op##64, #op "q", "q")
+#define RMALL4(op) BINM(ld_##op##8, #op "b", "b") BINM(ld_##op##16, #op "w", "w") BINM(ld_##op##32, #op "l", "k") BINM(ld_##op##64, #op "q", "q")
+#define MUALL4(op) MUN(m##op##8, #op "b") MUN(m##op##16, #op "w") MUN(m##op##32, #op "l") MUN(m##op##64, #op "q")
 
 ALL4(BIN, add) ALL4(BIN, adc) ALL4(BIN, sub) ALL4(BIN, sbb) ALL4(BIN, and)
 ALL4(BIN, or) ALL4(BIN, xor) ALL4(BIN, cmp) ALL4(BIN, test)
@@ -76,6 +95,12 @@ ALL4(UN, neg) ALL4(UN, not) ALL4(UN, inc) ALL4(UN, dec)
 LALL4(LBIN, add) LALL4(LBIN, adc) LALL4(LBIN, sub) LALL4(LBIN, sbb)
 LALL4(LBIN, and) LALL4(LBIN, or) LALL4(LBIN, xor) LALL4(LBIN, xadd)
 LUALL4(neg) LUALL4(not) LUALL4(inc) LUALL4(dec)
+MALL4(MBIN, add) MALL4(MBIN, adc) MALL4(MBIN, sub) MALL4(MBIN, sbb) MALL4(MBIN, and) MALL4(MBIN, or)
+MALL4(MBIN, xor) MALL4(MBIN, cmp) MALL4(MBIN, test)
+MUALL4(neg) MUALL4(not) MUALL4(inc) MUALL4(dec)
+RMALL4(add) RMALL4(adc) RMALL4(sub) RMALL4(sbb) RMALL4(and) RMALL4(or) RMALL4(xor) RMALL4(cmp)
+BINM(rimul16, "imulw", "w") BINM(rimul32, "imull", "k") BINM(rimul64, "imulq", "q")
+BINM(rbsf32, "bsfl", "k") BINM(rbsr64, "bsrq", "q")
 BIN(xadd8, "xaddb", "b") BIN(xadd16, "xaddw", "w") BIN(xadd32, "xaddl", "k") BIN(xadd64, "xaddq", "q")
 BIN(imul16, "imulw", "w") BIN(imul32, "imull", "k") BIN(imul64, "imulq", "q")
 BIN(bsf16, "bsfw", "w") BIN(bsf32, "bsfl", "k") BIN(bsf64, "bsfq", "q")
@@ -139,6 +164,17 @@ static const struct binform binforms[] = {
 	LF4(add, FL_ALL, 0) LF4(adc, FL_ALL, 0) LF4(sub, FL_ALL, 0) LF4(sbb, FL_ALL, 0)
 	LF4(and, FL_LOGIC, 0) LF4(or, FL_LOGIC, 0) LF4(xor, FL_LOGIC, 0) LF4(xadd, FL_ALL, 0)
 	LF4(neg, FL_ALL, 1) LF4(not, FL_ALL, 1) LF4(inc, FL_ALL, 1) LF4(dec, FL_ALL, 1)
+#define MF4(op, mask, un) {"mem-" #op "8", m##op##8, mask, un}, {"mem-" #op "16", m##op##16, mask, un}, \
+	{"mem-" #op "32", m##op##32, mask, un}, {"mem-" #op "64", m##op##64, mask, un},
+#define RF4(op, mask) {#op "8-load", ld_##op##8, mask, 0}, {#op "16-load", ld_##op##16, mask, 0}, \
+	{#op "32-load", ld_##op##32, mask, 0}, {#op "64-load", ld_##op##64, mask, 0},
+	MF4(add, FL_ALL, 0) MF4(adc, FL_ALL, 0) MF4(sub, FL_ALL, 0) MF4(sbb, FL_ALL, 0) MF4(and, FL_LOGIC, 0)
+	MF4(or, FL_LOGIC, 0) MF4(xor, FL_LOGIC, 0) MF4(cmp, FL_ALL, 0) MF4(test, FL_LOGIC, 0)
+	MF4(neg, FL_ALL, 1) MF4(not, FL_ALL, 1) MF4(inc, FL_ALL, 1) MF4(dec, FL_ALL, 1)
+	RF4(add, FL_ALL) RF4(adc, FL_ALL) RF4(sub, FL_ALL) RF4(sbb, FL_ALL) RF4(and, FL_LOGIC) RF4(or, FL_LOGIC)
+	RF4(xor, FL_LOGIC) RF4(cmp, FL_ALL)
+	{"imul16-load", rimul16, FL_MUL, 0}, {"imul32-load", rimul32, FL_MUL, 0}, {"imul64-load", rimul64, FL_MUL, 0},
+	{"bsf32-load", rbsf32, FL_BSF, 0}, {"bsr64-load", rbsr64, FL_BSF, 0},
 	{"xchgm8", xchgm8, 0, 0}, {"xchgm16", xchgm16, 0, 0}, {"xchgm32", xchgm32, 0, 0}, {"xchgm64", xchgm64, 0, 0},
 	{"imul16", imul16, FL_MUL, 0}, {"imul32", imul32, FL_MUL, 0}, {"imul64", imul64, FL_MUL, 0},
 	/* bsf/bsr: the destination (printed whole) is the input d when the
@@ -187,6 +223,36 @@ static void run_binforms(void)
 	}
 }
 
+/* cbw/cwde/cdqe and cwd/cdq/cqo: sign extension within rax and into rdx;
+ * no flag is affected. */
+#define CBW(name, text)                                                        \
+	static void name(uint64_t *a, uint64_t *d, uint64_t s, uint64_t *fl)   \
+	{                                                                      \
+		uint64_t ra = *a, rd = *d, f = *fl;                            \
+		(void)s;                                                       \
+		__asm__ volatile("pushq %[f]\n\tpopfq\n\t" text "\n\tpushfq\n\tpopq %[f]" \
+				 : "+a"(ra), "+d"(rd), [f] "+r"(f) : : "cc");  \
+		*a = ra, *d = rd, *fl = f;                                     \
+	}
+CBW(x_cbw, "cbtw") CBW(x_cwde, "cwtl") CBW(x_cdqe, "cltq") CBW(x_cwd, "cwtd") CBW(x_cdq, "cltd") CBW(x_cqo, "cqto")
+
+static void run_cbw(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(uint64_t *, uint64_t *, uint64_t, uint64_t *);
+	} forms[] = {{"cbw", x_cbw}, {"cwde", x_cwde}, {"cdqe", x_cdqe}, {"cwd", x_cwd}, {"cdq", x_cdq}, {"cqo", x_cqo}};
+	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
+		for (int i = 0; i < 64; i++) {
+			uint64_t a = i < (int)N_INT_EDGES ? int_edges[i] : rnd_int(), d = rnd(), fl = rnd() & FL_ALL;
+			uint64_t ra = a, rd = d, fo = fl;
+			forms[f].fn(&ra, &rd, 0, &fo);
+			pr("%s #%d a=%llx d=%llx f=%03llx : %016llx %016llx fl=%03llx\n", forms[f].name, i, (unsigned long long)a,
+			   (unsigned long long)d, (unsigned long long)fl, (unsigned long long)ra, (unsigned long long)rd,
+			   (unsigned long long)(fo & FL_ALL));
+		}
+}
+
 /* sahf/lahf: AH to the flags and back. */
 static void run_sahf(void)
 {
@@ -224,18 +290,45 @@ typedef void shfn(uint64_t *d, uint64_t s, uint64_t c, uint64_t *fl);
 SH4(shl) SH4(shr) SH4(sar) SH4(rol) SH4(ror) SH4(rcl) SH4(rcr)
 SHD(shld16, "shldw", "w") SHD(shld32, "shldl", "k") SHD(shld64, "shldq", "q")
 SHD(shrd16, "shrdw", "w") SHD(shrd32, "shrdl", "k") SHD(shrd64, "shrdq", "q")
+/* Immediate counts: by 1 (the D0/D1 encodings) and by an immediate (C0/C1). */
+#define SHI(name, text)                                                        \
+	static void name(uint64_t *d, uint64_t s, uint64_t c, uint64_t *fl)    \
+	{                                                                      \
+		uint64_t v = *d, f = *fl;                                      \
+		(void)c;                                                       \
+		__asm__ volatile("pushq %[f]\n\tpopfq\n\t" text "\n\tpushfq\n\tpopq %[f]" \
+				 : [v] "+r"(v), [f] "+r"(f) : [s] "r"(s) : "cc"); \
+		*d = v, *fl = f;                                               \
+	}
+#define SHI4(op) SHI(op##8_i1, #op "b $1, %b[v]") SHI(op##16_i1, #op "w $1, %w[v]") SHI(op##32_i1, #op "l $1, %k[v]") \
+	SHI(op##64_i1, #op "q $1, %q[v]") SHI(op##8_i9, #op "b $9, %b[v]") SHI(op##16_i17, #op "w $17, %w[v]") \
+	SHI(op##32_i31, #op "l $31, %k[v]") SHI(op##64_i63, #op "q $63, %q[v]") SHI(op##32_i4, #op "l $4, %k[v]")
+SHI4(shl) SHI4(shr) SHI4(sar) SHI4(rol) SHI4(ror) SHI4(rcl) SHI4(rcr)
+SHI(shld16_i5, "shldw $5, %w[s], %w[v]") SHI(shld32_i31, "shldl $31, %k[s], %k[v]") SHI(shld64_i1, "shldq $1, %q[s], %q[v]")
+SHI(shrd16_i15, "shrdw $15, %w[s], %w[v]") SHI(shrd32_i1, "shrdl $1, %k[s], %k[v]") SHI(shrd64_i63, "shrdq $63, %q[s], %q[v]")
+SHI(rol64_i0, "rolq $0, %q[v]")
 
 enum { K_SHIFT, K_SHLR, K_ROT, K_RC, K_SHD };
 struct shform {
 	const char *name;
 	shfn *fn;
 	int kind, width;
+	int imm; /* the immediate count; -1: the count is in %cl */
 };
 static const struct shform shforms[] = {
-#define S4(op, kind) {#op "8", op##8, kind, 8}, {#op "16", op##16, kind, 16}, {#op "32", op##32, kind, 32}, {#op "64", op##64, kind, 64},
+#define S4(op, kind) {#op "8", op##8, kind, 8, -1}, {#op "16", op##16, kind, 16, -1}, {#op "32", op##32, kind, 32, -1}, \
+	{#op "64", op##64, kind, 64, -1},
 	S4(shl, K_SHLR) S4(shr, K_SHLR) S4(sar, K_SHIFT) S4(rol, K_ROT) S4(ror, K_ROT) S4(rcl, K_RC) S4(rcr, K_RC)
-	{"shld16", shld16, K_SHD, 16}, {"shld32", shld32, K_SHD, 32}, {"shld64", shld64, K_SHD, 64},
-	{"shrd16", shrd16, K_SHD, 16}, {"shrd32", shrd32, K_SHD, 32}, {"shrd64", shrd64, K_SHD, 64},
+	{"shld16", shld16, K_SHD, 16, -1}, {"shld32", shld32, K_SHD, 32, -1}, {"shld64", shld64, K_SHD, 64, -1},
+	{"shrd16", shrd16, K_SHD, 16, -1}, {"shrd32", shrd32, K_SHD, 32, -1}, {"shrd64", shrd64, K_SHD, 64, -1},
+#define SI4(op, kind) {#op "8-i1", op##8_i1, kind, 8, 1}, {#op "16-i1", op##16_i1, kind, 16, 1}, \
+	{#op "32-i1", op##32_i1, kind, 32, 1}, {#op "64-i1", op##64_i1, kind, 64, 1}, {#op "8-i9", op##8_i9, kind, 8, 9}, \
+	{#op "16-i17", op##16_i17, kind, 16, 17}, {#op "32-i31", op##32_i31, kind, 32, 31}, \
+	{#op "64-i63", op##64_i63, kind, 64, 63}, {#op "32-i4", op##32_i4, kind, 32, 4},
+	SI4(shl, K_SHLR) SI4(shr, K_SHLR) SI4(sar, K_SHIFT) SI4(rol, K_ROT) SI4(ror, K_ROT) SI4(rcl, K_RC) SI4(rcr, K_RC)
+	{"shld16-i5", shld16_i5, K_SHD, 16, 5}, {"shld32-i31", shld32_i31, K_SHD, 32, 31}, {"shld64-i1", shld64_i1, K_SHD, 64, 1},
+	{"shrd16-i15", shrd16_i15, K_SHD, 16, 15}, {"shrd32-i1", shrd32_i1, K_SHD, 32, 1}, {"shrd64-i63", shrd64_i63, K_SHD, 64, 63},
+	{"rol64-i0", rol64_i0, K_ROT, 64, 0},
 };
 
 /* The flags a shift or rotate by count c defines (SDM vol. 2, SAL/SAR/SHL/
@@ -278,8 +371,9 @@ static void run_shifts(void)
 		int n = 0;
 		for (int i = 0; i < 32; i++) {
 			uint64_t d = i < 12 ? int_edges[i + 3] : rnd_int(), s = rnd();
-			for (size_t j = 0; j < N_SHIFT_COUNTS + 4; j++) {
-				uint64_t c = j < N_SHIFT_COUNTS ? shift_counts[j] : rnd() & 0xff;
+			size_t ncounts = sf->imm >= 0 ? 1 : N_SHIFT_COUNTS + 4;
+			for (size_t j = 0; j < ncounts; j++) {
+				uint64_t c = sf->imm >= 0 ? (uint64_t)sf->imm : j < N_SHIFT_COUNTS ? shift_counts[j] : rnd() & 0xff;
 				uint64_t fl = rnd() & FL_ALL, r = d, fo = fl;
 				int defined;
 				uint64_t mask = sh_mask(sf, c, &defined);
@@ -580,6 +674,7 @@ int main(void)
 {
 	run_binforms();
 	run_sahf();
+	run_cbw();
 	run_shifts();
 	run_muldiv();
 	run_cmpxchg();
