@@ -3,9 +3,21 @@
  * POPCNT, MOVBE, RDRAND, RDSEED) must raise SIGILL (ILL_ILLOPN at the
  * instruction), as on a CPU without them. The machine the tests run on has
  * most of them, so cmd/icount/cpu_test.go compares icount's output with
- * x86_avx.want, not with the native run. */
+ * x86_avx.want, not with the native run. lzcnt and tzcnt are bsr and bsf
+ * with a rep prefix: a CPU without LZCNT (ABM) and BMI1 runs them as bsr
+ * and bsf, which x86_avx.want expects too. */
 #include "cpu.h"
 #include "sigill.h"
+
+static void rep_bs(const char *name, int tz, uint64_t src)
+{
+	uint64_t r = 0x5555;
+	if (tz)
+		__asm__ volatile("tzcnt %1, %0" : "+r"(r) : "r"(src) : "cc");
+	else
+		__asm__ volatile("lzcnt %1, %0" : "+r"(r) : "r"(src) : "cc");
+	pr("%s %llx: %llx\n", name, (unsigned long long)src, (unsigned long long)r);
+}
 
 int main(void)
 {
@@ -30,6 +42,11 @@ int main(void)
 	TRY("movbe", "movbe (%%rsp), %%eax", "rax");
 	TRY("rdrand", "rdrand %%eax", "rax", "cc");
 	TRY("rdseed", "rdseed %%eax", "rax", "cc");
+	rep_bs("lzcnt-as-bsr", 0, 1);
+	rep_bs("lzcnt-as-bsr", 0, 0x8000000000000000ULL);
+	rep_bs("lzcnt-as-bsr", 0, 0);
+	rep_bs("tzcnt-as-bsf", 1, 8);
+	rep_bs("tzcnt-as-bsf", 1, 0);
 	pr("done\n");
 	pr_flush();
 	return 0;

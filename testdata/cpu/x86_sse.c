@@ -41,7 +41,8 @@ VOP(andps) VOP(andnps) VOP(orps) VOP(xorps) VOP(andpd) VOP(unpcklps) VOP(unpckhp
 VOP(movss) VOP(movsd) VOP(movddup) VOP(movshdup) VOP(movsldup)
 #define CMPS(p) V(s_cmpss_##p, "cmpss $" #p ", %[s], %[x]") V(s_cmpsd_##p, "cmpsd $" #p ", %[s], %[x]")
 CMPS(0) CMPS(1) CMPS(2) CMPS(3) CMPS(4) CMPS(5) CMPS(6) CMPS(7)
-V(s_cmpps_1, "cmpps $1, %[s], %[x]") V(s_cmppd_3, "cmppd $3, %[s], %[x]") V(s_cmppd_4, "cmppd $4, %[s], %[x]")
+#define CMPP(p) V(s_cmpps_##p, "cmpps $" #p ", %[s], %[x]") V(s_cmppd_##p, "cmppd $" #p ", %[s], %[x]")
+CMPP(0) CMPP(1) CMPP(2) CMPP(3) CMPP(4) CMPP(5) CMPP(6) CMPP(7)
 /* Conversions with a general register (g) on one side. */
 V(s_cvtsi2sd32, "cvtsi2sdl %k[g], %[x]") V(s_cvtsi2sd64, "cvtsi2sdq %q[g], %[x]")
 V(s_cvtsi2ss32, "cvtsi2ssl %k[g], %[x]") V(s_cvtsi2ss64, "cvtsi2ssq %q[g], %[x]")
@@ -102,7 +103,10 @@ static const struct sseform forms[] = {
 	FP(cmpss_4, K_F32), FP(cmpss_5, K_F32), FP(cmpss_6, K_F32), FP(cmpss_7, K_F32),
 	FP(cmpsd_0, K_F64), FP(cmpsd_1, K_F64), FP(cmpsd_2, K_F64), FP(cmpsd_3, K_F64),
 	FP(cmpsd_4, K_F64), FP(cmpsd_5, K_F64), FP(cmpsd_6, K_F64), FP(cmpsd_7, K_F64),
-	FP(cmpps_1, K_F32), FP(cmppd_3, K_F64), FP(cmppd_4, K_F64),
+	FP(cmpps_0, K_F32), FP(cmpps_1, K_F32), FP(cmpps_2, K_F32), FP(cmpps_3, K_F32),
+	FP(cmpps_4, K_F32), FP(cmpps_5, K_F32), FP(cmpps_6, K_F32), FP(cmpps_7, K_F32),
+	FP(cmppd_0, K_F64), FP(cmppd_1, K_F64), FP(cmppd_2, K_F64), FP(cmppd_3, K_F64),
+	FP(cmppd_4, K_F64), FP(cmppd_5, K_F64), FP(cmppd_6, K_F64), FP(cmppd_7, K_F64),
 	IOPS(IN)
 	IN(andps) IN(andnps) IN(orps) IN(xorps) IN(andpd) IN(unpcklps) IN(unpckhpd) IN(movhlps) IN(movlhps)
 	IN(movss) IN(movsd) IN(movddup) IN(movshdup) IN(movsldup)

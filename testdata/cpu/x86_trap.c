@@ -23,6 +23,22 @@ int main(void)
 	TRY("out", "outb %%al, $0x80");
 	TRY("mov-cr0", "movq %%cr0, %%rax", "rax");
 	TRY("wbinvd", "wbinvd");
+	/* Unmasked floating-point exceptions: #MF at the next x87
+	 * instruction, #XM at the SSE one; SIGFPE with the exception's code. */
+	TRY2("x87-unmasked-zerodiv", "fninit\n\tpushq $0x37b\n\tfldcw (%%rsp)\n\taddq $8, %%rsp\n\tfld1\n\tfldz",
+	     "fdivrp\n\tfwait\n\tfstp %%st(0)", "st", "st(1)");
+	__asm__ volatile("fninit" ::: "st", "st(1)");
+	TRY2("x87-unmasked-invalid", "fninit\n\tpushq $0x37e\n\tfldcw (%%rsp)\n\taddq $8, %%rsp\n\tfld1\n\tfchs",
+	     "fsqrt\n\tfwait\n\tfstp %%st(0)", "st", "st(1)");
+	__asm__ volatile("fninit" ::: "st", "st(1)");
+	TRY2("sse-unmasked-zerodiv", "pushq $0x1d80\n\tldmxcsr (%%rsp)\n\taddq $8, %%rsp\n\tpxor %%xmm1, %%xmm1\n\t"
+	     "movl $1, %%eax\n\tcvtsi2sd %%eax, %%xmm0", "divsd %%xmm1, %%xmm0", "rax", "xmm0", "xmm1");
+	TRY2("sse-unmasked-inexact", "pushq $0x0f80\n\tldmxcsr (%%rsp)\n\taddq $8, %%rsp\n\tmovl $3, %%eax\n\t"
+	     "cvtsi2sd %%eax, %%xmm1\n\tmovl $1, %%eax\n\tcvtsi2sd %%eax, %%xmm0", "divsd %%xmm1, %%xmm0", "rax", "xmm0", "xmm1");
+	{
+		uint32_t mx = 0x1f80;
+		__asm__ volatile("ldmxcsr %0" : : "m"(mx));
+	}
 	uint64_t fl;
 	__asm__ volatile("pushfq\n\tpopq %0" : "=r"(fl));
 	pr("pushfq-if %llx\n", (unsigned long long)(fl & 0x200));
