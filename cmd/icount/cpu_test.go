@@ -98,6 +98,7 @@ var cpuPrograms = []struct {
 	{"a64_int", "arm64", false},
 	{"a64_fp", "arm64", false},
 	{"a64_neon", "arm64", false},
+	{"a64_state", "arm64", false},
 	{"a64_sys", "arm64", false},
 }
 
