@@ -1,7 +1,8 @@
 /* x86_avx.c: instructions of extensions the emulated CPU does not
  * advertise (emu/cpuid.go: no AVX, AVX-512, FMA, F16C, BMI, SSSE3, SSE4,
- * POPCNT, MOVBE, RDRAND, RDSEED) must raise SIGILL (ILL_ILLOPN at the
- * instruction), as on a CPU without them. The machine the tests run on has
+ * POPCNT, MOVBE, RDRAND, RDSEED, XSAVE) must raise SIGILL (ILL_ILLOPN at
+ * the instruction), as on a CPU without them, and what it does advertise
+ * (fences, clflush, CMPXCHG16B, LAHF in 64-bit mode, RDTSCP) must run. The machine the tests run on has
  * most of them, so cmd/icount/cpu_test.go compares icount's output with
  * x86_avx.want, not with the native run. lzcnt and tzcnt are bsr and bsf
  * with a rep prefix: a CPU without LZCNT (ABM) and BMI1 runs them as bsr
@@ -42,6 +43,18 @@ int main(void)
 	TRY("movbe", "movbe (%%rsp), %%eax", "rax");
 	TRY("rdrand", "rdrand %%eax", "rax", "cc");
 	TRY("rdseed", "rdseed %%eax", "rax", "cc");
+	TRY2("xgetbv", "xorl %%ecx, %%ecx", "xgetbv", "rax", "rcx", "rdx");
+	/* What the emulated CPU has must run. */
+	TRY("mfence-lfence-sfence", "mfence\n\tlfence\n\tsfence");
+	TRY("pause", "pause");
+	TRY("prefetch", "prefetcht0 (%%rsp)\n\tprefetchnta (%%rsp)");
+	TRY("clflush", "clflush (%%rsp)");
+	TRY("endbr64", "endbr64");
+	TRY("cmpxchg16b", "movq %%rsp, %%r11\n\tandq $-16, %%r11\n\tsubq $64, %%r11\n\tmovq (%%r11), %%rax\n\t"
+	    "movq 8(%%r11), %%rdx\n\tmovq %%rax, %%rbx\n\tmovq %%rdx, %%rcx\n\tlock cmpxchg16b (%%r11)",
+	    "rax", "rbx", "rcx", "rdx", "r11", "cc");
+	TRY("lahf-sahf", "lahf\n\tsahf", "rax", "cc");
+	TRY("rdtscp", "rdtscp", "rax", "rcx", "rdx");
 	rep_bs("lzcnt-as-bsr", 0, 1);
 	rep_bs("lzcnt-as-bsr", 0, 0x8000000000000000ULL);
 	rep_bs("lzcnt-as-bsr", 0, 0);
