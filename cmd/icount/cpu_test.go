@@ -55,8 +55,8 @@ var cpuKnown = []cpuDiff{
 	// SSE
 	{"x86_sse", `^\S+ \S+ #\d+ mxcsr=`, "no SSE exception flag is set in MXCSR (group 6)"},
 	{"x86_sse", `^r(cp|sqrt)(ss|ps) \S+ #\d+ a=`, "rcpss/rsqrtss/rcpps/rsqrtps exact instead of the hardware's approximation (group 6)"},
-	{"x86_sse", `^(add|sub|mul|div|hadd|hsub|addsub)(ss|sd|ps|pd) (rn|rd|ru|rz|rn\.daz) #\d+ a=`, "with two NaN operands the source's NaN propagates, not the destination's (group 6)"},
-	{"x86_sse", `^(add|sub|mul|div|hadd|hsub|addsub)(ss|sd|ps|pd) \S*ftz\S* #\d+ a=`, "MXCSR.FTZ is ignored (and the NaN propagation above) (group 6)"},
+	{"x86_sse", `^(add|sub|mul|div|hadd|hsub|addsub)(ss|sd|ps|pd)(_m)? (rn|rd|ru|rz|rn\.daz) #\d+ a=`, "with two NaN operands the source's NaN propagates, not the destination's (group 6)"},
+	{"x86_sse", `^(add|sub|mul|div|hadd|hsub|addsub)(ss|sd|ps|pd)(_m)? \S*ftz\S* #\d+ a=`, "MXCSR.FTZ is ignored (and the NaN propagation above) (group 6)"},
 	{"x86_sse", `^(min|max)(ss|sd|ps|pd) \S*daz\S* #\d+ a=`, "MXCSR.DAZ is ignored by min/max"},
 	// AVX: the reference is x86_avx.want
 	{"x86_avx", `^(vaddsd|vxorps|vpxor|vmulpd|vmovdqu-load|vzeroupper): `, "VEX.128 forms of the 0F map and vzeroupper execute instead of raising SIGILL (group 3)"},

@@ -69,6 +69,24 @@ V(s_shufpd_1, "shufpd $1, %[s], %[x]")
 V(s_pmovmskb, "pmovmskb %[s], %k[g]") V(s_movmskps, "movmskps %[s], %k[g]") V(s_movmskpd, "movmskpd %[s], %k[g]")
 V(s_movd_to, "movd %k[g], %[x]") V(s_movq_to, "movq %q[g], %[x]") V(s_movd_from, "movd %[s], %k[g]")
 V(s_movq_from, "movq %[s], %q[g]") V(s_pinsrw_5, "pinsrw $5, %k[g], %[x]") V(s_pextrw_3, "pextrw $3, %[s], %k[g]")
+/* Stores: the destination is memory holding a, the source register b. */
+#define VS(name, text)                                                         \
+	static void name(v2 *d, v2 s, uint32_t *mx, uint64_t *fl, uint64_t *g) \
+	{                                                                      \
+		v2 mem = *d;                                                   \
+		(void)mx, (void)fl, (void)g;                                   \
+		__asm__ volatile(text : [mm] "+m"(mem) : [s] "x"(s));          \
+		*d = mem;                                                      \
+	}
+VS(s_movss_st, "movss %[s], %[mm]") VS(s_movsd_st, "movsd %[s], %[mm]") VS(s_movlps_st, "movlps %[s], %[mm]")
+VS(s_movhps_st, "movhps %[s], %[mm]") VS(s_movd_st, "movd %[s], %[mm]") VS(s_movq_st, "movq %[s], %[mm]")
+VS(s_movups_st, "movups %[s], %[mm]") VS(s_movntdq_st, "movntdq %[s], %[mm]")
+/* Loads, and arithmetic with a memory source. */
+V(s_movss_m, "movss %[sm], %[x]") V(s_movsd_m, "movsd %[sm], %[x]") V(s_movlps_m, "movlps %[sm], %[x]")
+V(s_movhps_m, "movhps %[sm], %[x]") V(s_movlpd_m, "movlpd %[sm], %[x]") V(s_movhpd_m, "movhpd %[sm], %[x]")
+V(s_movd_m, "movd %[sm], %[x]") V(s_movaps_m, "movaps %[sm], %[x]") V(s_movddup_m, "movddup %[sm], %[x]")
+V(s_addsd_m, "addsd %[sm], %[x]") V(s_mulps_m, "mulps %[sm], %[x]") V(s_sqrtss_m, "sqrtss %[sm], %[x]")
+V(s_cvtss2sd_m, "cvtss2sd %[sm], %[x]") V(s_ucomisd_m, "ucomisd %[sm], %[x]") V(s_cvttsd2si_m, "cvttsd2si %[sm], %q[g]")
 V(s_lddqu, "lddqu %[sm], %[x]") V(s_movdqu_m, "movdqu %[sm], %[x]") V(s_movq_m, "movq %[sm], %[x]")
 
 /* Operand kinds: float lanes, double lanes, integer vectors, an integer
@@ -114,6 +132,10 @@ static const struct sseform forms[] = {
 	IN(pslldq_5) IN(psrldq_11) IN(psrldq_16) IN(pshufd_1b) IN(pshuflw_b1) IN(pshufhw_4e)
 	IN(shufps_93) IN(shufpd_1) IN(pmovmskb) IN(movmskps) IN(movmskpd) IN(movd_to) IN(movq_to)
 	IN(movd_from) IN(movq_from) IN(pinsrw_5) IN(pextrw_3) IN(lddqu) IN(movdqu_m) IN(movq_m)
+	IN(movss_st) IN(movsd_st) IN(movlps_st) IN(movhps_st) IN(movd_st) IN(movq_st) IN(movups_st) IN(movntdq_st)
+	IN(movss_m) IN(movsd_m) IN(movlps_m) IN(movhps_m) IN(movlpd_m) IN(movhpd_m) IN(movd_m) IN(movaps_m) IN(movddup_m)
+	FP(addsd_m, K_F64), FP(mulps_m, K_F32), FP(sqrtss_m, K_F32), FP(cvtss2sd_m, K_F32),
+	{"ucomisd_m", s_ucomisd_m, K_F64, 1, 0x8d5}, FP(cvttsd2si_m, K_F64),
 };
 
 /* A 16-bit lane biased towards the saturation and sign boundaries. */
