@@ -48,7 +48,7 @@ var cpuKnown = []cpuDiff{
 	{"x86_x87", `^(fst64|fstp32|fstp64) \S+ #\d+ a=`, "fst/fstp of a signalling NaN to float/double stores the default NaN, not the quieted one"},
 	{"x86_x87", `^(fldl2e|fldln2) \S+ #\d+ a=`, "fldl2e, fldln2 (and fldpi) round to nearest in every rounding mode"},
 	// x87 status word
-	{"x86_x87", `^(fadd|fadd-m64|fsub|fsubr|fmul|fmul-m32|fdiv|fdivr|fsqrt|frndint|fscale|fxtract|f2xm1|fpatan|fyl2xp1|fcom|fucom|fcomi|fucomi|fist(16|32)|fistp(16|32|64)|fisttp(16|32|64)|fst64|fstp(32|64)|fld(32|64)|fld1-fldpi-faddp) \S+ #\d+ fsw=`, "no x87 exception flag is set, nor C1 for a result rounded up (group 6)"},
+	{"x86_x87", `^(fadd|fadd-m64|fsub|fsubr|fmul|fmul-m32|fdiv|fdivr|fsqrt|frndint|fscale|fxtract|f2xm1|fpatan|fyl2xp1|fcom|fucom|fcomi|fucomi|ftst|fcompp|fucomip|fsubrp|fidiv-m32|fist(16|32)|fistp(16|32|64)|fisttp(16|32|64)|fst64|fstp(32|64)|fld(32|64)|fld1-fldpi-faddp) \S+ #\d+ fsw=`, "no x87 exception flag is set, nor C1 for a result rounded up (group 6)"},
 	{"x86_x87", `^(fsin|fcos|fsincos|fptan) \S+ #\d+ fsw=`, "no exception flag or C1; C2 (operand out of range) not set, so fptan/fsincos push anyway (group 6)"},
 	{"x86_x87", `^fprem1? \S+ #\d+ fsw=`, "no exception flag; the quotient bits C0 C3 C1 and C2 wrong (group 6)"},
 	{"x86_x87", `^fyl2x \S+ #\d+ fsw=`, "no exception flag or C1; TOP: fyl2x(x, 0) does not pop (group 6)"},

@@ -12,8 +12,10 @@
  * masked to the bits the SDM (vol. 2) defines for it: the exception
  * flags, SF, ES, B, TOP and C1 always; C0, C2 and C3 only where the
  * instruction defines them (fprem/fprem1: the quotient bits and C2
- * "incomplete"; fsin/fcos/fsincos/fptan: C2 "out of range"; fxam, fcom,
- * fucom: all); they are undefined for the other arithmetic forms. */
+ * "incomplete"; fsin/fcos/fsincos/fptan: C2 "out of range"; fxam, ftst,
+ * fcom, fucom, fcompp: all); they are undefined for the other arithmetic
+ * forms. fcomi, fucomi and fucomip also print RFLAGS (ZF PF CF from the
+ * comparison, OF SF AF cleared). */
 #include "cpu.h"
 
 typedef struct {
@@ -72,6 +74,12 @@ X(x_f2xm1, LOAD1, "f2xm1", ST1)
 X(x_fabs, LOAD1, "fabs", ST1)
 X(x_fchs, LOAD1, "fchs", ST1)
 X(x_fxam, LOAD1, "fxam", ST0)
+X(x_ftst, LOAD1, "ftst", ST0)
+X(x_fcompp, LOAD2, "fcompp", ST0)
+X(x_fucomip, LOAD2, "fucomip %%st(1), %%st", ST1) /* pops a: b remains */
+X(x_fxch, LOAD2, "fxch", ST2)
+X(x_fsubp_m, LOAD2, "fsubrp", ST1)  /* st1 = st0 - st1, popped */
+X(x_fidiv_m32, LOAD1, "fidivl %[b]", ST1) /* a / the int32 in b's low 4 bytes */
 X(x_fistp16, LOAD1, "fistps %[r0]", ST0)
 X(x_fistp32, LOAD1, "fistpl %[r0]", ST0)
 X(x_fistp64, LOAD1, "fistpll %[r0]", ST0)
@@ -183,6 +191,12 @@ static const struct x87form forms[] = {
 	{"fabs", x_fabs, 1, D_ANY, SW_ARITH, 1, 0},
 	{"fchs", x_fchs, 1, D_ANY, SW_ARITH, 1, 0},
 	{"fxam", x_fxam, 1, D_ANY, SW_ALL, 0, 0},
+	{"ftst", x_ftst, 1, D_ANY, SW_ALL, 0, 0},
+	{"fcompp", x_fcompp, 2, D_ANY, SW_ALL, 0, 0},
+	{"fucomip", x_fucomip, 2, D_ANY, SW_ARITH, 1, 0x8d5},
+	{"fxch", x_fxch, 2, D_ANY, SW_ARITH, 2, 0},
+	{"fsubrp", x_fsubp_m, 2, D_ANY, SW_ARITH, 1, 0},
+	{"fidiv-m32", x_fidiv_m32, 2, D_ANY, SW_ARITH, 1, 0},
 	{"fistp16", x_fistp16, 1, D_ANY, SW_ARITH, -1, 0},
 	{"fistp32", x_fistp32, 1, D_ANY, SW_ARITH, -1, 0},
 	{"fistp64", x_fistp64, 1, D_ANY, SW_ARITH, -1, 0},
