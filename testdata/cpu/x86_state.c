@@ -9,6 +9,10 @@
  *                  the last-instruction pointers on their own line
  *   fxrstor-*      what fxrstor loads of a modified area, read back
  *                  instruction by instruction
+ *   fnstenv-*      what fnstenv stores (the control word it then loads with
+ *                  every exception masked), and what fldenv loads
+ *   fnsave-*       what fnsave stores, the state it leaves (fninit's), and
+ *                  what frstor loads of a modified area
  *   frame-*        the state a SIGUSR1 handler finds in its signal frame
  *                  (uc_mcontext.fpregs, the fxsave layout) for registers set
  *                  just before the kill system call
@@ -55,8 +59,9 @@ static void print_area(const char *p, const struct fxarea *a, int nst)
 {
 	pr("%s-fcw %04x\n%s-fsw %04x\n%s-ftw %02x\n%s-mxcsr %08x\n%s-mxcsr-mask %08x\n", p, a->fcw, p, a->fsw,
 	   p, a->ftw, p, a->mxcsr, p, a->mxcsr_mask);
-	pr("%s-fop-fip-fdp %04x %016llx %016llx\n", p, a->fop, (unsigned long long)a->fip,
-	   (unsigned long long)a->fdp);
+	/* FDP is not printed: this machine's CPU (FDP_EXCPTN_ONLY) updates it
+	 * only on an unmasked exception. */
+	pr("%s-fop-fip %04x %016llx\n", p, a->fop, (unsigned long long)a->fip);
 	for (int i = 0; i < nst; i++)
 		pr("%s-st%d %04x:%016llx\n", p, i, a->st[i].se, (unsigned long long)a->st[i].m);
 	for (int i = 0; i < 16; i++)
@@ -131,6 +136,64 @@ static void fxsave_roundtrip(int wide)
 		   (unsigned long long)xout[i][0]);
 }
 
+/* The x87 environment as fnstenv and fnsave store it in 64-bit mode (the
+ * 32-bit protected-mode layout), and fnsave's registers. */
+struct x87env {
+	uint16_t fcw, r0, fsw, r1, ftw, r2;
+	uint32_t fip;
+	uint16_t fcs, fop;
+	uint32_t fdp;
+	uint16_t fds, r3;
+} __attribute__((packed));
+struct x87save {
+	struct x87env env;
+	f80 st[8];
+} __attribute__((packed));
+
+static void print_env(const char *p, const struct x87env *e)
+{
+	/* FDP is not printed: this machine's CPU (FDP_EXCPTN_ONLY) updates it
+	 * only on an unmasked exception. */
+	pr("%s-fcw %04x\n%s-fsw %04x\n%s-ftw %04x\n%s-fop %04x\n%s-fip %08x\n", p, e->fcw, p, e->fsw, p, e->ftw, p,
+	   e->fop & 0x7ff, p, e->fip);
+}
+
+static void env_and_save(void)
+{
+	static struct x87env env, env2;
+	static struct x87save sv, sv2;
+	f80 v = {0xa1b2c3d4e5f60718ULL, 0xc123}, st[3];
+	uint16_t cw = 0x0a72, rcw, rsw; /* up, 53 bits, PE OE ZE unmasked (nothing here raises them) */
+	__asm__ volatile("fninit\n\tfldcw %[cw]\n\tfldt %[v]\n\tfldz\n\tfld1\n\tfnstenv %[e]\n\tfnstcw %[rcw]\n\tfninit"
+			 : [e] "=m"(env), [rcw] "=m"(rcw) : [cw] "m"(cw), [v] "m"(v) : "memory", STCLOB);
+	print_env("fnstenv", &env);
+	pr("fnstenv-then-fcw %04x\n", rcw);
+	env2 = env;
+	env2.fcw = 0x0c7f;		      /* toward zero, 24 bits */
+	env2.fsw = (uint16_t)(5 << 11 | 0x4100); /* TOP 5, C3 C0 */
+	env2.ftw = 0x07ff;		      /* st5 valid, st6 zero, st7 empty... as stored, then changed */
+	__asm__ volatile("fninit\n\tfldenv %[e]\n\tfnstcw %[rcw]\n\tfnstsw %[rsw]\n\tfninit"
+			 : [rcw] "=m"(rcw), [rsw] "=m"(rsw) : [e] "m"(env2) : "memory", STCLOB);
+	pr("fldenv-fcw %04x\nfldenv-fsw %04x\n", rcw, rsw);
+
+	__asm__ volatile("fninit\n\tfldcw %[cw]\n\tfldt %[v]\n\tfldz\n\tfld1\n\tfnsave %[sv]\n\tfnstcw %[rcw]\n\tfnstsw %[rsw]"
+			 : [sv] "=m"(sv), [rcw] "=m"(rcw), [rsw] "=m"(rsw) : [cw] "m"(cw), [v] "m"(v) : "memory", STCLOB);
+	print_env("fnsave", &sv.env);
+	for (int i = 0; i < 3; i++)
+		pr("fnsave-st%d %04x:%016llx\n", i, sv.st[i].se, (unsigned long long)sv.st[i].m);
+	pr("fnsave-then-fcw %04x\nfnsave-then-fsw %04x\n", rcw, rsw);
+	sv2 = sv;
+	sv2.env.fcw = 0x007f;
+	sv2.st[0].m = 0xc000000000000000ULL, sv2.st[0].se = 0x4000; /* 3.0 */
+	__asm__ volatile("fninit\n\tfrstor %[sv]\n\tfnstcw %[rcw]\n\tfnstsw %[rsw]\n\t"
+			 "fstpt %[s0]\n\tfstpt %[s1]\n\tfstpt %[s2]\n\tfninit"
+			 : [rcw] "=m"(rcw), [rsw] "=m"(rsw), [s0] "=m"(st[0]), [s1] "=m"(st[1]), [s2] "=m"(st[2])
+			 : [sv] "m"(sv2) : "memory", STCLOB);
+	pr("frstor-fcw %04x\nfrstor-fsw %04x\n", rcw, rsw);
+	for (int i = 0; i < 3; i++)
+		pr("frstor-st%d %04x:%016llx\n", i, st[i].se, (unsigned long long)st[i].m);
+}
+
 /* --- the signal frame --------------------------------------------------- */
 static uint64_t hxmm[2][2] __attribute__((aligned(16)));
 
@@ -187,6 +250,7 @@ int main(void)
 	init_state();
 	fxsave_roundtrip(0);
 	fxsave_roundtrip(1);
+	env_and_save();
 	pr_flush();
 	signal_frame();
 	pr_flush();
