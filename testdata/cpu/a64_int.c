@@ -69,6 +69,35 @@ EX(x_ldxp_stxp, "ldxp %x[d], %x[st], [%[m]]\n\tstxp %w[st], %x[a], %x[d], [%[m]]
 EX(x_ldar_stlr, "ldar %x[d], [%[m]]\n\tstlr %x[a], [%[m]]\n\tmov %x[st], xzr")
 EX(x_clrex, "ldxr %x[d], [%[m]]\n\tclrex\n\tstxr %w[st], %x[a], [%[m]]")
 
+/* Loads and stores on a buffer of eight doublewords made from a and b,
+ * through a base register p pointing at its middle: the result folds the
+ * register loaded (d), the base's writeback (how far p moved) and the
+ * buffer's contents after the form. */
+static uint64_t mbuf[8] __attribute__((aligned(16)));
+#define AM(name, text)                                                         \
+	static void name(uint64_t *r, uint64_t a, uint64_t b, uint64_t *nz)    \
+	{                                                                      \
+		uint64_t d = *r, base = (uint64_t)(uintptr_t)&mbuf[4], p = base, h = 0; \
+		for (int k = 0; k < 8; k++)                                    \
+			mbuf[k] = a * (uint64_t)(2 * k + 1) ^ b;               \
+		__asm__ volatile(text : [d] "+&r"(d), [p] "+&r"(p) : [a] "r"(a), [b] "r"(b) : "x9", "memory"); \
+		for (int k = 0; k < 8; k++)                                    \
+			h = (h ^ mbuf[k]) * 0x100000001b3ULL;                  \
+		*r = d ^ (p - base) << 48 ^ h, (void)nz;                       \
+	}
+AM(x_ldrsb, "ldrsb %x[d], [%[p], #3]") AM(x_ldrsh_w, "ldrsh %w[d], [%[p], #-2]") AM(x_ldrsw, "ldrsw %x[d], [%[p], #4]")
+AM(x_ldrb, "ldrb %w[d], [%[p], #-1]") AM(x_ldrh, "ldrh %w[d], [%[p], #6]") AM(x_ldr_pre_w, "ldr %w[d], [%[p], #4]!")
+AM(x_ldr_post, "ldr %x[d], [%[p]], #-8") AM(x_ldp, "ldp %x[d], x9, [%[p], #-16]\n\tadd %x[d], %x[d], x9, lsl #1")
+AM(x_ldpsw, "ldpsw %x[d], x9, [%[p], #8]\n\teor %x[d], %x[d], x9, ror #7")
+AM(x_stp_pre, "stp %x[a], %x[b], [%[p], #-16]!") AM(x_stp_w_post, "stp %w[a], %w[b], [%[p]], #24")
+AM(x_ldr_reg_lsl, "and x9, %x[b], #3\n\tldr %x[d], [%[p], x9, lsl #3]")
+AM(x_ldr_sxtw, "and w9, %w[b], #3\n\tsub w9, w9, #2\n\tldr %x[d], [%[p], w9, sxtw #3]")
+AM(x_ldur_unaligned, "ldur %x[d], [%[p], #-3]") AM(x_stur_unaligned, "stur %x[a], [%[p], #5]")
+AM(x_strb, "strb %w[a], [%[p], #7]") AM(x_strh_pre, "strh %w[a], [%[p], #-6]!") AM(x_str_w_reg, "and x9, %x[b], #7\n\tstr %w[a], [%[p], x9]")
+AM(x_ldnp_stnp, "ldnp %x[d], x9, [%[p]]\n\tstnp x9, %x[d], [%[p], #-32]")
+AM(x_ldtr_sttr, "ldtr %x[d], [%[p], #8]\n\tsttr %x[a], [%[p], #-8]")
+AM(x_prfm, "prfm pldl1keep, [%[p]]\n\tprfm pstl2strm, [%[p], #64]")
+
 struct form {
 	const char *name;
 	a64fn *fn;
@@ -88,6 +117,9 @@ static const struct form forms[] = {
 	F(clz) F(clz_w) F(cls) F(cls_w) F(rbit) F(rbit_w) F(rev) F(rev_w) F(rev16) F(rev32)
 	CONDS(FCC)
 	F(ldxr_stxr) F(ldaxr_stlxr_w) F(ldxrb_stxrb) F(ldxp_stxp) F(ldar_stlr) F(clrex)
+	F(ldrsb) F(ldrsh_w) F(ldrsw) F(ldrb) F(ldrh) F(ldr_pre_w) F(ldr_post) F(ldp) F(ldpsw) F(stp_pre) F(stp_w_post)
+	F(ldr_reg_lsl) F(ldr_sxtw) F(ldur_unaligned) F(stur_unaligned) F(strb) F(strh_pre) F(str_w_reg) F(ldnp_stnp)
+	F(ldtr_sttr) F(prfm)
 };
 
 #define NRAND 96

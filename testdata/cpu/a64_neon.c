@@ -83,6 +83,30 @@ N(n_sha1su1, "sha1su1 v0.4s, v1.4s") N(n_sha256h, "sha256h q0, q1, v2.4s") N(n_s
 N(n_sha256su0, "sha256su0 v0.4s, v1.4s") N(n_sha256su1, "sha256su1 v0.4s, v1.4s, v2.4s")
 N(n_pmull_1q, "pmull v0.1q, v1.1d, v2.1d") N(n_pmull2_1q, "pmull2 v0.1q, v1.2d, v2.2d")
 
+/* Structure loads and stores on a buffer holding a, b, d and a ^ b; the
+ * result is v0, combined with v1 where the form loads more registers
+ * (subtracted: swapped registers would show). */
+static v2 nbuf[4];
+#define NM(name, text)                                                         \
+	static void name(v2 *d, const v2 *a, const v2 *b, uint64_t cr, uint64_t *sr) \
+	{                                                                      \
+		nbuf[0] = *a, nbuf[1] = *b, nbuf[2] = *d, nbuf[3] = *a ^ *b;    \
+		__asm__ volatile("ldr q1, [%[a]]\n\tldr q2, [%[b]]\n\tldr q0, [%[d]]\n\t" text "\n\tstr q0, [%[d]]" \
+				 : : [a] "r"(a), [b] "r"(b), [d] "r"(d), [m] "r"(nbuf) : "memory", "v0", "v1", "v2", "v3"); \
+		(void)cr, *sr = 0;                                             \
+	}
+NM(n_ld2_8h, "ld2 {v0.8h, v1.8h}, [%[m]]\n\tsub v0.8h, v0.8h, v1.8h")
+NM(n_ld3_16b, "ld3 {v0.16b, v1.16b, v2.16b}, [%[m]]\n\tsub v0.16b, v0.16b, v1.16b\n\tsub v0.16b, v0.16b, v2.16b")
+NM(n_ld4_4s, "ld4 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[m]]\n\tsub v0.4s, v0.4s, v3.4s")
+NM(n_ld1r_8h, "ld1r {v0.8h}, [%[m]]") NM(n_ld1_lane_s, "add x9, %[m], #20\n\tld1 {v0.s}[2], [x9]")
+NM(n_ld1_2reg, "ld1 {v0.2d, v1.2d}, [%[m]]\n\tsub v0.2d, v0.2d, v1.2d")
+NM(n_st2_4s, "st2 {v1.4s, v2.4s}, [%[m]]\n\tldr q0, [%[m], #16]")
+NM(n_st3_8h, "mov v3.16b, v0.16b\n\tst3 {v1.8h, v2.8h, v3.8h}, [%[m]]\n\tldr q0, [%[m], #24]")
+NM(n_st1_lane_b, "st1 {v1.b}[9], [%[m]]\n\tldr q0, [%[m]]")
+NM(n_st4_lane_h, "mov v3.16b, v0.16b\n\tmov v0.16b, v1.16b\n\tmov v1.16b, v2.16b\n\tmov v2.16b, v3.16b\n\t"
+	"st4 {v0.h, v1.h, v2.h, v3.h}[5], [%[m]]\n\tldr q0, [%[m]]")
+NM(n_ldp_q, "ldp q0, q1, [%[m], #16]\n\tsub v0.2d, v0.2d, v1.2d")
+
 struct form {
 	const char *name;
 	nfn *fn;
@@ -120,6 +144,8 @@ static const struct form forms[] = {
 	FF(fmaxnmv_4s, 4) FF(fminv_4s, 4) FF(fmla_elem_2d, 2) FF(fabs_4s, 4) FF(fneg_2d, 2)
 	F(aese) F(aesd) F(aesmc) F(aesimc) F(sha1c) F(sha1p) F(sha1m) F(sha1h) F(sha1su0) F(sha1su1)
 	F(sha256h) F(sha256h2) F(sha256su0) F(sha256su1) F(pmull_1q) F(pmull2_1q)
+	F(ld2_8h) F(ld3_16b) F(ld4_4s) F(ld1r_8h) F(ld1_lane_s) F(ld1_2reg) F(st2_4s) F(st3_8h) F(st1_lane_b)
+	F(st4_lane_h) F(ldp_q)
 };
 
 /* A vector of lanes biased to the saturation boundaries (integer) or to

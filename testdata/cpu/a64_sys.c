@@ -75,6 +75,18 @@ int main(void)
 	TRY("brk", "brk #7");
 	TRY("nop-yield-sev", "nop\n\tyield\n\tsevl");
 	TRY("wfe", "sevl\n\twfe");
+	TRY("dc-civac-cvau-ic-ivau", "mov %[v], sp\n\tdc civac, %[v]\n\tdc cvau, %[v]\n\tic ivau, %[v]\n\tdsb ish\n\tisb\n\tmov %[v], xzr");
+	{
+		/* dc zva zeroes the DCZID_EL0 block (64 bytes) holding the address */
+		static unsigned char zbuf[512] __attribute__((aligned(256)));
+		memset(zbuf, 0xab, sizeof zbuf);
+		__asm__ volatile("dc zva, %0" : : "r"(zbuf + 200) : "memory");
+		int first = -1, zeros = 0;
+		for (int i = 0; i < 512; i++)
+			if (zbuf[i] == 0)
+				zeros++, first = first < 0 ? i : first;
+		pr("dc-zva: first=%d zeros=%d\n", first, zeros);
+	}
 	TRY("hvc", "hvc #0");
 	TRY("wfi", "wfi"); /* last: a run that stops here has printed the rest */
 	pr("done\n");
