@@ -72,6 +72,7 @@ var cpuKnown = []cpuDiff{
 	// faults
 	{"x86_trap", `^movaps-misaligned: `, "a misaligned movaps does not fault (group 6)"},
 	{"x86_trap", `^(x87|sse)-unmasked-`, "no FP exception is raised: an unmasked x87 or SSE exception does not deliver SIGFPE (group 6)"},
+	{"x86_trap", `^popfq-(settable|clearable) `, "popfq changes IF and IOPL (CPL 0) (group 8)"},
 	{"x86_trap", `^(cli|sti|in|out|mov-cr0|wbinvd): `, "privileged instructions execute (CPL 0) instead of SIGSEGV (group 8)"},
 	{"x86_trap", `^syscall-(rcx|r11) `, "rcx and r11 after syscall are not the return address and RFLAGS (group 5)"},
 	{"x86_trap", `^(div0-#[23]|idiv-min-m1): `, "the second divide error is SIGSEGV, the third ends icount with status 70 (group 4)"},

@@ -14,6 +14,7 @@ int main(void)
 {
 	trap_install();
 	TRY("ud2", "ud2");
+	TRY("ud1", "ud1 %%eax, %%eax");
 	TRY("int3", "int3");
 	TRY("movaps-misaligned", "movaps 1(%%rsp), %%xmm0", "xmm0");
 	TRY2("movaps-aligned", "movq %%rsp, %%rax\n\tandq $-16, %%rax", "movaps (%%rax), %%xmm0", "rax", "xmm0");
@@ -42,6 +43,15 @@ int main(void)
 	uint64_t fl;
 	__asm__ volatile("pushfq\n\tpopq %0" : "=r"(fl));
 	pr("pushfq-if %llx\n", (unsigned long long)(fl & 0x200));
+	/* popfq at CPL 3 with IOPL 0: the arithmetic flags, DF, NT, AC and ID
+	 * change; IF and IOPL do not. The old flags are restored at once
+	 * (AC would make misaligned accesses fault). */
+	uint64_t want = 0x247ed5, got;
+	__asm__ volatile("pushfq\n\tpushq %[w]\n\tpopfq\n\tpushfq\n\tpopq %[g]\n\tpopfq" : [g] "=&r"(got) : [w] "r"(want) : "cc");
+	pr("popfq-settable %llx\n", (unsigned long long)(got & 0x3fffff));
+	want = 0;
+	__asm__ volatile("pushfq\n\tpushq %[w]\n\tpopfq\n\tpushfq\n\tpopq %[g]\n\tpopfq" : [g] "=&r"(got) : [w] "r"(want) : "cc");
+	pr("popfq-clearable %llx\n", (unsigned long long)(got & 0x3fffff));
 	uint64_t rcx, r11, ret, flin = 0x8d7, ra;
 	/* getpid; rcx must hold the address after syscall, r11 the RFLAGS */
 	__asm__ volatile("pushq %[fi]\n\tpopfq\n\tlea 1f(%%rip), %[ra]\n\tsyscall\n1:\tmovq %%rcx, %[c]\n\tmovq %%r11, %[r]"
