@@ -156,26 +156,92 @@ func cpuReference(t *testing.T, prog, name, arch string, want bool) (string, int
 	return string(out), status
 }
 
+// cpuGroup is the differences of one form the table does not explain:
+// how many lines, and the first (reference and icount's).
+type cpuGroup struct {
+	n         int
+	ref, icnt string
+}
+
+// cpuCompare compares icount's lines of program prog with the reference's,
+// line by line (a missing line is a difference too). It returns how many
+// differing lines the table explains, calling explained with the index of
+// every entry that explains one, and the other differences by form.
+func cpuCompare(prog string, ref, out []string, known []*regexp.Regexp, explained func(int)) (int, map[string]*cpuGroup) {
+	nknown, unexplained := 0, map[string]*cpuGroup{}
+	for i := 0; i < len(ref) || i < len(out); i++ {
+		r, o := "", "(no line)"
+		if i < len(ref) {
+			r = ref[i]
+		}
+		if i < len(out) {
+			o = out[i]
+		}
+		if r == o {
+			continue
+		}
+		subject := r // the pattern names the reference's line
+		if i >= len(ref) {
+			subject = o
+		}
+		matched := false
+		for k, re := range known {
+			if cpuKnown[k].prog == prog && re.MatchString(subject) {
+				explained(k)
+				matched = true
+			}
+		}
+		if matched {
+			nknown++
+			continue
+		}
+		g := unexplained[cpuForm(subject)]
+		if g == nil {
+			g = &cpuGroup{ref: r, icnt: o}
+			unexplained[cpuForm(subject)] = g
+		}
+		g.n++
+	}
+	return nknown, unexplained
+}
+
+// cpuReport lists unexplained differences, one form each.
+func cpuReport(unexplained map[string]*cpuGroup) string {
+	keys := make([]string, 0, len(unexplained))
+	for k := range unexplained {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		g := unexplained[k]
+		fmt.Fprintf(&b, "  %s: %d lines, e.g.\n    want: %s\n    got:  %s\n", k, g.n, g.ref, g.icnt)
+	}
+	return b.String()
+}
+
 func TestCPUConformance(t *testing.T) {
 	known := make([]*regexp.Regexp, len(cpuKnown))
 	for i, k := range cpuKnown {
 		known[i] = regexp.MustCompile(k.pattern)
 	}
 	var (
-		mu    sync.Mutex
-		used  = make([]bool, len(cpuKnown))
-		forms = map[string]map[string]bool{} // arch -> prog/form
-		lines = map[string]int{}             // arch -> lines compared
-		diffs = map[string]int{}             // arch -> known differences
-		ran   = map[string]int{}             // prog -> builds compared
+		mu     sync.Mutex
+		used   = make([]bool, len(cpuKnown))
+		forms  = map[string]map[string]bool{} // arch -> prog/form
+		lines  = map[string]int{}             // arch -> lines compared
+		diffs  = map[string]int{}             // arch -> known differences
+		ran    = map[string]int{}             // prog -> builds compared
+		builds = map[string]int{}             // prog -> builds
 	)
 	t.Run("programs", func(t *testing.T) {
 		for _, p := range cpuPrograms {
-			builds := []string{"musl", "glibc"}
+			libcs := []string{"musl", "glibc"}
 			if p.arch == "arm64" {
-				builds = []string{"glibc"}
+				libcs = []string{"glibc"}
 			}
-			for _, libc := range builds {
+			builds[p.name] = len(libcs)
+			for _, libc := range libcs {
 				p, build := p, p.name+"-"+libc
 				t.Run(build, func(t *testing.T) {
 					t.Parallel()
@@ -183,47 +249,11 @@ func TestCPUConformance(t *testing.T) {
 					refOut, refStatus := cpuReference(t, prog, p.name, p.arch, p.want)
 					got := runIcount(t, nil, []string{"-q"}, prog)
 					ref, out := cpuLines(refOut, refStatus), cpuLines(got.stdout, got.status)
-					type group struct {
-						n         int
-						ref, icnt string
-					}
-					unexplained := map[string]*group{}
-					nknown := 0
-					for i := 0; i < len(ref) || i < len(out); i++ {
-						r, o := "", "(no line)"
-						if i < len(ref) {
-							r = ref[i]
-						}
-						if i < len(out) {
-							o = out[i]
-						}
-						if r == o {
-							continue
-						}
-						subject := r
-						if i >= len(ref) {
-							subject = o
-						}
-						matched := false
-						for k, re := range known {
-							if cpuKnown[k].prog == p.name && re.MatchString(subject) {
-								mu.Lock()
-								used[k] = true
-								mu.Unlock()
-								matched = true
-							}
-						}
-						if matched {
-							nknown++
-							continue
-						}
-						g := unexplained[cpuForm(subject)]
-						if g == nil {
-							g = &group{ref: r, icnt: o}
-							unexplained[cpuForm(subject)] = g
-						}
-						g.n++
-					}
+					nknown, unexplained := cpuCompare(p.name, ref, out, known, func(k int) {
+						mu.Lock()
+						used[k] = true
+						mu.Unlock()
+					})
 					mu.Lock()
 					if forms[p.arch] == nil {
 						forms[p.arch] = map[string]bool{}
@@ -236,27 +266,13 @@ func TestCPUConformance(t *testing.T) {
 					ran[p.name]++
 					mu.Unlock()
 					if len(unexplained) > 0 {
-						keys := make([]string, 0, len(unexplained))
-						for k := range unexplained {
-							keys = append(keys, k)
-						}
-						sort.Strings(keys)
-						var b strings.Builder
-						for _, k := range keys {
-							g := unexplained[k]
-							fmt.Fprintf(&b, "  %s: %d lines, e.g.\n    want: %s\n    got:  %s\n", k, g.n, g.ref, g.icnt)
-						}
-						t.Errorf("%d forms differ from the reference and are not in cpuKnown:\n%s%s", len(keys), b.String(),
-							strings.TrimSpace(got.stderr))
+						t.Errorf("%d forms differ from the reference and are not in cpuKnown:\n%s%s", len(unexplained),
+							cpuReport(unexplained), strings.TrimSpace(got.stderr))
 					}
 				})
 			}
 		}
 	})
-	builds := map[string]int{}
-	for _, p := range cpuPrograms {
-		builds[p.name] = map[string]int{"x86-64": 2, "arm64": 1}[p.arch]
-	}
 	for k, u := range used {
 		// An entry is judged only when every build of its program was
 		// compared (not under -run naming one build).
