@@ -27,12 +27,12 @@ static void handler(int sig, siginfo_t *si, void *ucv)
 	siglongjmp(jb, 1);
 }
 
-#define TRY(name, insn)                                                        \
+#define TRY(name, insn, ...)                                                   \
 	do {                                                                   \
 		uint64_t v = 0;                                                \
 		if (sigsetjmp(jb, 1) == 0) {                                   \
 			__asm__ volatile("adr x10, 1f\n\tstr x10, %[pc]\n1:\t" insn \
-					 : [pc] "=m"(trap_pc), [v] "+r"(v) : : "x10", "memory"); \
+					 : [pc] "=m"(trap_pc), [v] "+r"(v) : : "x10", "v0", "memory", ##__VA_ARGS__); \
 			pr("%s: ran %llx\n", name, (unsigned long long)v);     \
 		} else {                                                       \
 			if (tsig == SIGILL)                                    \
@@ -87,6 +87,24 @@ int main(void)
 				zeros++, first = first < 0 ? i : first;
 		pr("dc-zva: first=%d zeros=%d\n", first, zeros);
 	}
+	/* Instructions of later architecture versions than the Cortex-A72's
+	 * ARMv8.0 must raise SIGILL (the hint-space ones, paciasp, autiasp
+	 * and bti, are NOPs there). */
+	TRY("lse-ldaddal", ".arch_extension lse\n\tldaddal %[v], %[v], [sp]");
+	TRY("lse-casal", ".arch_extension lse\n\tcasal %[v], %[v], [sp]");
+	TRY("fp16-fadd", ".arch_extension fp16\n\tfadd h0, h0, h0");
+	TRY("dotprod-sdot", ".arch armv8.2-a+dotprod\n\tsdot v0.4s, v0.16b, v0.16b");
+	TRY("sha512h", ".arch armv8.2-a+sha3\n\tsha512h q0, q0, v0.2d");
+	TRY("sha3-eor3", ".arch armv8.2-a+sha3\n\teor3 v0.16b, v0.16b, v0.16b, v0.16b");
+	TRY("rdm-sqrdmlah", ".arch_extension rdma\n\tsqrdmlah v0.8h, v0.8h, v0.8h");
+	TRY("rcpc-ldapr", ".arch_extension rcpc\n\tldapr %[v], [sp]");
+	TRY("pauth-pacia", ".arch armv8.3-a\n\tpacia %[v], sp");
+	TRY("jscvt-fjcvtzs", ".arch armv8.3-a\n\tfjcvtzs w9, d0", "x9");
+	TRY("frint32z", ".arch armv8.5-a\n\tfrint32z d0, d0");
+	TRY("flagm-cfinv", ".arch armv8.4-a\n\tcfinv");
+	TRY("paciasp-autiasp-hint", "hint #25\n\thint #29");
+	TRY("bti-hint", "hint #34");
+	TRY("sb", ".arch armv8.5-a\n\tsb");
 	TRY("hvc", "hvc #0");
 	TRY("wfi", "wfi"); /* last: a run that stops here has printed the rest */
 	pr("done\n");
