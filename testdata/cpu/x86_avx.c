@@ -1,6 +1,7 @@
 /* x86_avx.c: instructions of extensions the emulated CPU does not
  * advertise (emu/cpuid.go: no AVX, AVX-512, FMA, F16C, BMI, SSSE3, SSE4,
- * POPCNT, MOVBE, RDRAND, RDSEED, XSAVE) must raise SIGILL (ILL_ILLOPN at
+ * POPCNT, MOVBE, RDRAND, RDSEED, XSAVE, AES-NI, PCLMULQDQ, SHA, ADX,
+ * RDPID) must raise SIGILL (ILL_ILLOPN at
  * the instruction), as on a CPU without them, and what it does advertise
  * (fences, clflush, CMPXCHG16B, LAHF in 64-bit mode, RDTSCP) must run. The machine the tests run on has
  * most of them, so cmd/icount/cpu_test.go compares icount's output with
@@ -43,6 +44,27 @@ int main(void)
 	TRY("movbe", "movbe (%%rsp), %%eax", "rax");
 	TRY("rdrand", "rdrand %%eax", "rax", "cc");
 	TRY("rdseed", "rdseed %%eax", "rax", "cc");
+	TRY("pmaddubsw-ssse3", "pmaddubsw %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("palignr-ssse3", "palignr $3, %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("phaddw-ssse3", "phaddw %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("pabsd-ssse3", "pabsd %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("pextrb-sse41", "pextrb $1, %%xmm0, %%eax", "rax", "cc");
+	TRY("ptest-sse41", "ptest %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("roundsd-sse41", "roundsd $1, %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("blendvps-sse41", "blendvps %%xmm0, %%xmm2, %%xmm1", "xmm1", "cc");
+	TRY("insertps-sse41", "insertps $0x10, %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("pminsd-sse41", "pminsd %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("movntdqa-sse41", "movntdqa (%%rsp), %%xmm0", "xmm0", "cc");
+	TRY("pcmpgtq-sse42", "pcmpgtq %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("pcmpestri-sse42", "pcmpestri $0, %%xmm2, %%xmm0", "rcx", "cc");
+	TRY("aesenc-aesni", "aesenc %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("aeskeygenassist-aesni", "aeskeygenassist $1, %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("pclmulqdq", "pclmulqdq $0, %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("sha1rnds4-sha", "sha1rnds4 $0, %%xmm2, %%xmm0", "xmm0", "cc");
+	TRY("sha256rnds2-sha", "sha256rnds2 %%xmm0, %%xmm2, %%xmm1", "xmm1", "cc");
+	TRY("adcx-adx", "adcx %%rcx, %%rax", "rax", "cc");
+	TRY("adox-adx", "adox %%rcx, %%rax", "rax", "cc");
+	TRY("rdpid", "rdpid %%rax", "rax", "cc");
 	TRY2("xgetbv", "xorl %%ecx, %%ecx", "xgetbv", "rax", "rcx", "rdx");
 	/* What the emulated CPU has must run. */
 	TRY("mfence-lfence-sfence", "mfence\n\tlfence\n\tsfence");
