@@ -1,6 +1,7 @@
-/* a64_fp.c: the arm64 scalar floating-point instructions, in eight FPCR
+/* a64_fp.c: the arm64 scalar floating-point instructions, in nine FPCR
  * modes (the four rounding modes; to nearest with FZ, with DN and with
- * both; toward zero with both), on edge and pseudo-random inputs:
+ * both; toward zero with both; to nearest with AHP), on edge and
+ * pseudo-random inputs:
  *
  *   FORM MODE #N a=A b=B c=C : RESULT nzcv=NZCV
  *   FORM MODE #N fpsr=FPSR
@@ -94,6 +95,7 @@ int main(void)
 	} modes[] = {
 		{"rn", 0}, {"rp", 1 << 22}, {"rm", 2 << 22}, {"rz", 3 << 22},
 		{"rn.fz", 1 << 24}, {"rn.dn", 1 << 25}, {"rn.fz.dn", 3 << 24}, {"rz.fz.dn", 3 << 24 | 3 << 22},
+		{"rn.ahp", 1 << 26}, /* alternative half precision: the fcvt forms with h */
 	};
 	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
 		for (size_t md = 0; md < sizeof modes / sizeof modes[0]; md++)
