@@ -110,6 +110,34 @@ DYN_BINS      := $(DYN_AMD64) $(addsuffix -nopie,$(DYN_AMD64)) $(DYN_A64) $(adds
                  $(DYN)/code1.bin $(DYN)/code2.bin $(DYN)/code3.bin
 TESTPROGS     += $(DYN_BINS)
 
+# The differential CPU conformance suite (cmd/icount/cpu_test.go): the
+# programs of testdata/cpu print every result and flag of each instruction
+# form on edge and pseudo-random inputs. x86_*.c are built musl- and
+# glibc-static and compared with their native runs; a64_*.c glibc-static,
+# compared with qemu-aarch64 -cpu cortex-a72 (-march: the CRC32 and crypto
+# instructions the Cortex-A72 has). -O2 with the instructions in
+# inline asm, so that the compiler cannot fold them into constants;
+# -mno-red-zone because the asm pushes and pops RFLAGS below the stack
+# pointer.
+CPU_X86    := $(patsubst testdata/cpu/%.c,%,$(wildcard testdata/cpu/x86_*.c))
+CPU_A64    := $(patsubst testdata/cpu/%.c,%,$(wildcard testdata/cpu/a64_*.c))
+CPU_BINS   := $(foreach p,$(CPU_X86),$(BUILD)/cpu/$(p)-musl $(BUILD)/cpu/$(p)-glibc) \
+              $(foreach p,$(CPU_A64),$(BUILD)/cpu/$(p)-glibc)
+CPU_CFLAGS := -O2 -Wall -Wextra
+TESTPROGS  += $(CPU_BINS)
+
+$(BUILD)/cpu/x86_%-musl: testdata/cpu/x86_%.c $(wildcard testdata/cpu/*.h) | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CPU_CFLAGS) -mno-red-zone -o $@ $<
+
+$(BUILD)/cpu/x86_%-glibc: testdata/cpu/x86_%.c $(wildcard testdata/cpu/*.h) | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CPU_CFLAGS) -mno-red-zone -o $@ $<
+
+$(BUILD)/cpu/a64_%-glibc: testdata/cpu/a64_%.c $(wildcard testdata/cpu/*.h) | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CPU_CFLAGS) -march=armv8-a+crc+crypto -o $@ $<
+
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
 
