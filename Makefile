@@ -81,13 +81,6 @@ SIG_C    := sigsegv sigsend sigrestart sigwait timers
 SIG_BINS := $(foreach p,$(SIG_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(SIG_BINS)
 
-# The CPU state a program starts with and what the kernel does to it
-# (cmd/icount/cpustate_test.go): amd64 musl- and glibc-static and
-# glibc-dynamic, arm64 glibc-static and glibc-dynamic.
-CPUSTATE_BINS := $(BUILD)/c/cpustate-musl $(BUILD)/c/cpustate-glibc $(BUILD)/c/cpustate-dynamic \
-                 $(BUILD)/arm64/c/cpustate-glibc $(BUILD)/arm64/c/cpustate-dynamic
-TESTPROGS += $(CPUSTATE_BINS)
-
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox

@@ -253,3 +253,27 @@ func matchNative(t *testing.T, p cProgram, native, guest string) result {
 	}
 	return r
 }
+
+// arm64Sysroot is where Debian's cross packages put the arm64 libraries,
+// for qemu-aarch64 -L (icount's own default --sysroot for arm64).
+const arm64Sysroot = "/usr/aarch64-linux-gnu"
+
+// runQemu runs an arm64 program under qemu-aarch64 as a Cortex-A72, with
+// an empty environment, and returns its stdout and exit status.
+func runQemu(t *testing.T, dir string, prog string, args ...string) (string, int) {
+	t.Helper()
+	qemu, err := exec.LookPath("qemu-aarch64")
+	if err != nil {
+		t.Fatal("qemu-aarch64 is missing: make deps installs qemu-user")
+	}
+	cmd := exec.Command(qemu, append([]string{"-cpu", "cortex-a72", "-L", arm64Sysroot, prog}, args...)...)
+	cmd.Dir, cmd.Env = dir, []string{}
+	out, err := cmd.Output()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("qemu-aarch64 %s: %v", prog, err)
+	}
+	return string(out), status
+}
