@@ -116,6 +116,11 @@ func (p *Process) frameX86(d *sigDelivery) (bool, error) {
 		return false, err
 	}
 
+	// The handler starts with the FPU and SSE state of a new process, as
+	// Linux gives it (the interrupted state is in the frame).
+	if err := restoreFxsaveX86(cpu, initFxsaveX86()); err != nil {
+		return false, err
+	}
 	flags := cpu.Reg(emu.X86EFLAGS) &^ (x86FlagsDF | x86FlagsTF | x86FlagsRF)
 	for _, w := range []struct {
 		r emu.Reg
@@ -192,6 +197,16 @@ func fxsaveX86(cpu CPU) []byte {
 	for i := 0; i < 16; i++ {
 		copy(b[160+16*i:], cpu.RegBytes(emu.X86XMM(i), 16))
 	}
+	return b
+}
+
+// initFxsaveX86 is the FXSAVE image of the state a process starts with:
+// the control word and MXCSR of a fresh process, an empty x87 stack and
+// every register zero.
+func initFxsaveX86() []byte {
+	b := make([]byte, x86FxsaveLen)
+	binary.LittleEndian.PutUint16(b[0:], x86InitFCW)
+	binary.LittleEndian.PutUint32(b[24:], x86InitMXCSR)
 	return b
 }
 

@@ -64,7 +64,6 @@ var cpuKnown = []cpuDiff{
 	{"x86_state", `^fnstenv-then-fcw `, "fnstenv does not mask every exception in the control word after storing"},
 	{"x86_state", `^fxsave(64)?-(fxrstor-)?st1 `, "fldpi rounds to nearest in every rounding mode"},
 	{"x86_state", `^frame-fop-fip `, "the signal frame's x87 last-instruction pointer (FIP) is 0"},
-	{"x86_state", `^handler-(fcw|fsw|mxcsr|xmm\d+) `, "a signal handler starts with the interrupted FPU and XMM state, not Linux's initial one (FCW 0x37f, MXCSR 0x1f80, empty x87 stack, zeroed XMM)"},
 	// faults
 	{"x86_trap", `^movaps-misaligned: `, "a misaligned movaps does not fault (group 6)"},
 	{"x86_trap", `^(x87|sse)-unmasked-`, "no FP exception is raised: an unmasked x87 or SSE exception does not deliver SIGFPE (group 6)"},
