@@ -103,6 +103,36 @@ DYN_BINS      := $(DYN_AMD64) $(addsuffix -nopie,$(DYN_AMD64)) $(DYN_A64) $(adds
                  $(DYN)/code1.bin $(DYN)/code2.bin $(DYN)/code3.bin
 TESTPROGS     += $(DYN_BINS)
 
+# libm end to end (cmd/icount/libm_test.go): testdata/libm/libm.c, without
+# GCC's builtins so every call reaches libm, amd64 glibc-static (libm-glibc),
+# glibc-dynamic (libm-dynamic, lazy binding) and musl-static (libm-musl),
+# arm64 glibc-static and glibc-dynamic.
+LIBM      := $(BUILD)/libm
+LIBM_BINS := $(LIBM)/libm-glibc $(LIBM)/libm-dynamic $(LIBM)/libm-musl \
+             $(LIBM)/arm64/libm-glibc $(LIBM)/arm64/libm-dynamic
+TESTPROGS += $(LIBM_BINS)
+LIBM_CFLAGS := $(CFLAGS) -fno-builtin
+
+$(LIBM)/libm-glibc: testdata/libm/libm.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(LIBM_CFLAGS) -o $@ $< -lm
+
+$(LIBM)/libm-dynamic: testdata/libm/libm.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(LIBM_CFLAGS) -o $@ $< -lm
+
+$(LIBM)/libm-musl: testdata/libm/libm.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(LIBM_CFLAGS) -o $@ $< -lm
+
+$(LIBM)/arm64/libm-glibc: testdata/libm/libm.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(LIBM_CFLAGS) -o $@ $< -lm
+
+$(LIBM)/arm64/libm-dynamic: testdata/libm/libm.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) $(LIBM_CFLAGS) -o $@ $< -lm
+
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
 
