@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +95,9 @@ func TestLibm(t *testing.T) {
 					t.Skipf("%s is not installed (make deps installs qemu-user)", b.judge[0])
 				}
 			}
+			if strings.HasSuffix(b.name, "-dynamic") {
+				libmLazy(t, prog)
+			}
 			want := libmJudge(t, b, prog)
 			r := runIcountWith(t, func(cmd *exec.Cmd) { cmd.Env = []string{} }, []string{"-q", "--env", libmTunables}, prog)
 			if r.status != 0 {
@@ -155,4 +159,35 @@ func libmJudge(t *testing.T, b libmBuild, prog string) string {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, errb.String())
 	}
 	return out.String()
+}
+
+// libmLazy fails the test unless the dynamic build at prog binds lazily:
+// no DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW, so each libm function is
+// resolved through ld.so's trampoline at its first call.
+func libmLazy(t *testing.T, prog string) {
+	t.Helper()
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	now := func(tag elf.DynTag, bit uint64) bool {
+		vs, err := f.DynValue(tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			if v&bit != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	bindNow, err := f.DynValue(elf.DT_BIND_NOW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bindNow) > 0 || now(elf.DT_FLAGS, uint64(elf.DF_BIND_NOW)) || now(elf.DT_FLAGS_1, uint64(elf.DF_1_NOW)) {
+		t.Fatalf("%s binds at load time; the libm suite needs lazy binding (do not link it with -z now)", prog)
+	}
 }
