@@ -5,10 +5,10 @@
 For cmd/icount/cpython_test.go, which runs it natively and under icount.
 It loads test.MODULE the way `python3 -m test MODULE` does (no optional
 resources such as cpu or network; test.support.verbose as with -v; a module
-with a test_main function runs through it, its unittest suites recorded here
-and test_main itself as one more test, MODULE.test_main) but runs it in the
-current directory: regrtest itself first makes a temporary
-working directory, and icount does not emulate mkdir yet (issue 15).
+with a test_main function runs through it, its unittest suites recorded
+here and test_main itself as one more test, MODULE.test_main), but in the
+current directory: regrtest first makes a temporary working directory, and
+icount does not emulate mkdir yet (issue 15).
 
 RESULTS gets one line per event, written unbuffered so that a run stopped in
 the middle of a test leaves every finished test's outcome behind:
@@ -16,11 +16,13 @@ the middle of a test leaves every finished test's outcome behind:
     start ID
     end ID OUTCOME DETAIL
 
-OUTCOME is passed, failed, error, skipped, xfail (expected failure) or xpass
-(unexpected success); a test with a failing subtest failed (error if one
-raised). DETAIL is the exception's first line or the reason for skipping.
-Tests whose ID is a line of the file SKIP are not run. The module's class
-and module fixtures that fail are recorded under their unittest description
+ID is unittest's; a test whose ID an earlier test of the run had (the same
+doctest added twice) gets " #2", " #3", ... after it. OUTCOME is passed,
+failed, error, skipped, xfail (expected failure) or xpass (unexpected
+success); a test with a failing subtest failed (error if one raised).
+DETAIL is the exception's first line or the reason for skipping. Tests
+whose ID (so numbered) is a line of the file SKIP are not run. Class and
+module fixtures that fail are recorded under their unittest description
 ("setUpClass (test.test_x.Class)").
 """
 
@@ -49,13 +51,18 @@ class Recorder(unittest.TestResult):
         super().__init__()
         self.fd = fd
         self.outcome = {}
+        self.keys = {}  # id(test) -> its ID, numbered if it repeats
+        self.seen = {}  # ID -> how many tests have had it
 
     def emit(self, *words):
         line = " ".join(w.replace("\n", " ") for w in words if w) + "\n"
         os.write(self.fd, line.encode("utf-8", "backslashreplace"))
 
+    def key(self, test):
+        return self.keys.get(id(test)) or test.id()
+
     def set(self, test, outcome, detail=""):
-        tid = test.id()
+        tid = self.key(test)
         old = self.outcome.get(tid)
         if old is None or RANK[outcome] > RANK[old[0]]:
             self.outcome[tid] = (outcome, detail)
@@ -65,12 +72,12 @@ class Recorder(unittest.TestResult):
 
     def startTest(self, test):
         super().startTest(test)
-        self.emit("start", test.id())
+        self.emit("start", self.key(test))
 
     def stopTest(self, test):
         super().stopTest(test)
-        outcome, detail = self.outcome.pop(test.id(), ("passed", ""))
-        self.emit("end", test.id(), outcome, detail)
+        outcome, detail = self.outcome.pop(self.key(test), ("passed", ""))
+        self.emit("end", self.key(test), outcome, detail)
 
     def addError(self, test, err):
         super().addError(test, err)
@@ -124,13 +131,16 @@ def main():
     result = Recorder(fd)
 
     def run(suite):
-        if skip:
-            kept = unittest.TestSuite()
-            for t in flatten(suite):
-                if t.id() not in skip:
-                    kept.addTest(t)
-            suite = kept
-        suite.run(result)
+        kept = unittest.TestSuite()
+        for t in flatten(suite):
+            tid = t.id()
+            n = result.seen.get(tid, 0) + 1
+            result.seen[tid] = n
+            key = tid if n == 1 else "%s #%d" % (tid, n)
+            if key not in skip:
+                result.keys[id(t)] = key
+                kept.addTest(t)
+        kept.run(result)
 
     name = "test." + module
     mod = importlib.import_module(name)
