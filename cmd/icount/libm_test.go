@@ -130,6 +130,7 @@ func TestLibm(t *testing.T) {
 					}
 				}
 			}
+			t.Logf("%s: %d lines compared", name, strings.Count(want, "\n"))
 			if nunlisted > 0 {
 				t.Errorf("%d lines differ from the judge's and are not in libmKnown; the first:\n%s", nunlisted, strings.Join(unlisted, "\n"))
 			}
