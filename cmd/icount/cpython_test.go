@@ -1,0 +1,359 @@
+package main
+
+// CPython's own regression tests as the outside judge (issue 13): modules
+// of Debian's libpython3.11-testsuite run natively and under icount with
+// Debian's /usr/bin/python3, and every test must end the same way in both
+// (passed, failed, error, skipped, expected failure, unexpected success),
+// except the tests listed, with their reasons, in cpythonKnown. The fast
+// modules run in `go test` (make test); all of them run when
+// ICOUNT_CONFORMANCE=1 is set (make conformance).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cpythonFast are the modules `go test` runs (measured with the lazy-binding
+// bug set aside: 140 to 225 s of icount's time in all, about two minutes on
+// two cores, depending on the load); cpythonSlow run too with
+// ICOUNT_CONFORMANCE=1 (test_statistics alone takes 260 to 820 s).
+var (
+	cpythonFast = []string{"test_fractions", "test_bisect", "test_string", "test_binascii", "test_heapq",
+		"test_sort", "test_int", "test_float", "test_functools", "test_complex", "test_zlib", "test_hashlib",
+		"test_collections"}
+	cpythonSlow = []string{"test_math", "test_long", "test_decimal", "test_statistics", "test_struct",
+		"test_json", "test_re", "test_unicode", "test_bytes", "test_itertools", "test_base64", "test_datetime",
+		"test_random"}
+)
+
+// cpythonKnown is the one table of the tests whose outcome under icount may
+// differ from their native outcome, and why. Test is a regular expression
+// that must match a whole test ID (as unittest names it:
+// test.test_x.Class.test_y, or a fixture's "setUpClass (test.test_x.Class)");
+// the first entry of the module that matches claims a differing test. An
+// entry that claims no test of its module, when the module runs, is stale
+// and fails the test, so a fix prunes the table. The broad entries of
+// today's known bugs come last, so that after their fix they claim nothing
+// and must go.
+var cpythonKnown = append([]cpythonDiff{
+	// Tests that time themselves: under --fixed-clock every clock read
+	// advances guest time by a second.
+	{"test_int", `test\.test_int\.Int(Subclass)?StrDigitLimitsTests\.test_denial_of_service_prevented_(int_to_str|str_to_int)`,
+		"times a conversion and wants it under 0.5 s; under --fixed-clock each clock read is a second later"},
+	{"test_re", `test\.test_re\.ReTests\.test_search_anchor_at_beginning`,
+		"times 1000 searches and wants them under 0.1 s; under --fixed-clock each clock read is a second later"},
+	{"test_datetime", `test\.datetimetester\.Test(Subclass)?DateTime(TZ)?_(Fast|Pure)\.test_today`,
+		"wants today() and fromtimestamp(time()) equal; under --fixed-clock the two clock reads are a second apart"},
+	{"test_functools", `test\.test_functools\.TestLRU(C|Py)\.test_lru_cache_threaded2`,
+		"six threads meet at Barriers with a 10 s timeout; under --fixed-clock guest time advances a second per clock read, so a wait times out before the others arrive"},
+	// Tests that start another process: icount runs one process (fork,
+	// vfork and exec are issue 14), so it stops the run in them.
+	{"test_random", `test\.test_random\.TestModule\.test_after_fork`, "forks (issue 14)"},
+	{"test_re", `test\.test_re\.ReTests\.test_regression_gh94675`, "runs a regular expression in a forked process (issue 14)"},
+	{"test_unicode", `test\.test_unicode\.UnicodeTest\.test_check_encoding_errors`, "runs a Python subprocess (issue 14)"},
+	{"test_bytes", `test\.test_bytes\.(ByteArray|Bytes)Test\.test_check_encoding_errors`, "runs a Python subprocess (issue 14)"},
+	{"test_struct", `test\.test_struct\.StructTest\.test_struct_cleans_up_at_runtime_shutdown`, "runs a Python subprocess (issue 14)"},
+	{"test_base64", `test\.test_base64\.TestMain\..*`, "runs python -m base64 as a subprocess (issue 14)"},
+	{"test_json", `test\.test_json\.test_tool\.TestTool\..*`, "runs python -m json.tool as a subprocess (issue 14)"},
+}, cpythonEveryModule(`.*`,
+	"python3 stops before its first test: the first call of each library function through the PLT loses its XMM arguments, because fxsave/fxrstor skip the XMM registers in ld.so's lazy-binding trampoline (CR4.OSFXSR is clear), and int() in the re module's parser raises MemoryError as unittest is imported (issue 13 group 1)")...)
+
+// cpythonDiff is an entry of cpythonKnown.
+type cpythonDiff struct {
+	Module, Test, Reason string
+}
+
+// cpythonEveryModule is one entry of cpythonKnown for each module.
+func cpythonEveryModule(test, reason string) []cpythonDiff {
+	var es []cpythonDiff
+	for _, m := range append(append([]string{}, cpythonFast...), cpythonSlow...) {
+		es = append(es, cpythonDiff{m, test, reason})
+	}
+	return es
+}
+
+// cpythonOutcome is how one test ended, with its detail (the exception's
+// first line, the reason for a skip, or what stopped icount).
+type cpythonOutcome struct {
+	outcome, detail string
+}
+
+// cpythonScript is the runner both sides run (testdata/cpython/runmodule.py).
+func cpythonScript(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(repoRoot, "testdata", "cpython", "runmodule.py")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// cpythonEnv is the whole environment of both runs: icount's guest starts
+// with an empty one, and the native run gets exactly the same. glibc is
+// kept to the emulated CPU's features (libmTunables) so that libm's IFUNCs
+// choose the same variants on both sides.
+func cpythonEnv(dir string) []string {
+	return []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir, "LANG=C.UTF-8",
+		"PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1", libmTunables}
+}
+
+// cpythonLimit bounds one run of a module under icount (the longest,
+// test_statistics, took up to 820 s on a loaded two-core machine).
+const cpythonLimit = 20 * time.Minute
+
+// TestCPython runs each module natively and under icount in the same
+// directory with the same environment and compares the tests' outcomes.
+func TestCPython(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/python3.11/test/test_math.py"); err != nil {
+		t.Fatalf("CPython's tests are missing: install libpython3.11-testsuite (make deps does)")
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Fatalf("/usr/bin/python3 is missing: install python3")
+	}
+	modules := cpythonFast
+	if os.Getenv("ICOUNT_CONFORMANCE") != "" {
+		modules = append(append([]string{}, cpythonFast...), cpythonSlow...)
+	} else {
+		t.Logf("%d more modules run with ICOUNT_CONFORMANCE=1 (make conformance)", len(cpythonSlow))
+	}
+	known := make([]*regexp.Regexp, len(cpythonKnown))
+	for i, k := range cpythonKnown {
+		known[i] = regexp.MustCompile(`^(?:` + k.Test + `)$`)
+	}
+	script := cpythonScript(t)
+	for _, m := range modules {
+		m := m
+		t.Run(m, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			start := time.Now()
+			native := cpythonNative(t, dir, script, m)
+			nativeTime := time.Since(start)
+			start = time.Now()
+			guest, runs := cpythonIcount(t, dir, script, m)
+			t.Logf("%s: %d tests; native %.1f s, icount %.1f s (%d runs)", m, len(native), nativeTime.Seconds(), time.Since(start).Seconds(), runs)
+			cpythonCompare(t, m, native, guest, known)
+		})
+	}
+}
+
+// cpythonCompare fails the test for every test of module m whose outcome
+// differs between native and guest and that no entry of cpythonKnown
+// claims, and for every entry of m that claims none.
+func cpythonCompare(t *testing.T, m string, native, guest map[string]cpythonOutcome, known []*regexp.Regexp) {
+	t.Helper()
+	ids := map[string]bool{}
+	for id := range native {
+		ids[id] = true
+	}
+	for id := range guest {
+		ids[id] = true
+	}
+	sorted := make([]string, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Strings(sorted)
+	claimed := make([]int, len(cpythonKnown))
+	examples := make([][]string, len(cpythonKnown))
+	var unlisted []string
+	counts := map[string]int{}
+	for _, id := range sorted {
+		n, g := native[id], guest[id]
+		if n.outcome == "" {
+			n.outcome = "absent"
+		}
+		if g.outcome == "" {
+			g.outcome = "absent"
+		}
+		counts[g.outcome]++
+		if n.outcome == g.outcome {
+			continue
+		}
+		line := fmt.Sprintf("%s: native %s, icount %s %s", id, n.outcome, g.outcome, g.detail)
+		listed := false
+		for k, e := range cpythonKnown {
+			if e.Module == m && known[k].MatchString(id) {
+				if claimed[k] < 5 {
+					examples[k] = append(examples[k], line)
+				}
+				claimed[k]++
+				listed = true
+				break
+			}
+		}
+		if !listed {
+			unlisted = append(unlisted, line)
+		}
+	}
+	t.Logf("%s under icount: %v", m, counts)
+	if len(unlisted) > 0 {
+		t.Errorf("%d tests of %s end otherwise under icount than natively and are not in cpythonKnown:\n%s", len(unlisted), m, strings.Join(unlisted, "\n"))
+	}
+	for k, e := range cpythonKnown {
+		switch {
+		case e.Module != m:
+		case claimed[k] == 0:
+			t.Errorf("cpythonKnown entry %s %q (%s) claims no test: remove it", e.Module, e.Test, e.Reason)
+		default:
+			t.Logf("%d tests differ as known (%s), such as:\n%s", claimed[k], e.Reason, strings.Join(examples[k], "\n"))
+		}
+	}
+}
+
+// cpythonNative runs module m natively in dir and returns each test's
+// outcome; the run must finish.
+func cpythonNative(t *testing.T, dir, script, m string) map[string]cpythonOutcome {
+	t.Helper()
+	results := filepath.Join(dir, "native.results")
+	ctx, cancel := context.WithTimeout(context.Background(), cpythonLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/usr/bin/python3", script, m, results)
+	cmd.Dir, cmd.Env = dir, cpythonEnv(dir)
+	out, err := cmd.CombinedOutput()
+	outcomes, done, _, perr := cpythonResults(results)
+	if perr != nil || !done {
+		t.Fatalf("native run of %s did not finish (%v, %v); output:\n%s", m, err, perr, cpythonTail(out))
+	}
+	return outcomes
+}
+
+// cpythonIcount runs module m under icount in dir and returns each test's
+// outcome and the number of runs it took. When icount stops a run in the
+// middle of a test (a system call it does not emulate), that test's outcome
+// is "stopped" with icount's message, and the module runs again without
+// the tests that already ended or stopped; a run that stops outside a test
+// ends the loop, and the tests that never ran are absent.
+func cpythonIcount(t *testing.T, dir, script, m string) (map[string]cpythonOutcome, int) {
+	t.Helper()
+	results := filepath.Join(dir, "icount.results")
+	skip := filepath.Join(dir, "icount.skip")
+	outcomes := map[string]cpythonOutcome{}
+	for runs := 1; ; runs++ {
+		argv := []string{"run", "-q", "--fixed-clock"}
+		for _, e := range cpythonEnv(dir) {
+			argv = append(argv, "--env", e)
+		}
+		argv = append(argv, "/usr/bin/python3", script, m, results)
+		if runs > 1 {
+			argv = append(argv, skip)
+		}
+		if err := os.Remove(results); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), cpythonLimit)
+		cmd := exec.CommandContext(ctx, icountBin, argv...)
+		cmd.Dir, cmd.Env = dir, []string{}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr // the guest's stdout goes nowhere
+		err := cmd.Run()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if timedOut {
+			t.Fatalf("icount did not finish %s within %v", m, cpythonLimit)
+		}
+		got, done, running, perr := cpythonResults(results)
+		if perr != nil && !os.IsNotExist(perr) {
+			t.Fatal(perr)
+		}
+		for id, o := range got {
+			outcomes[id] = o
+		}
+		if done {
+			return outcomes, runs
+		}
+		why := cpythonWhy(stderr.Bytes(), err)
+		if running == "" {
+			// No test was running: the interpreter or the module's import
+			// failed, or a class or module fixture stopped; the tests that
+			// did not end are absent.
+			t.Logf("icount's run %d of %s stopped outside a test: %s\n%s", runs, m, why, cpythonTail(stderr.Bytes()))
+			return outcomes, runs
+		}
+		outcomes[running] = cpythonOutcome{"stopped", why}
+		var b strings.Builder
+		for id := range outcomes {
+			b.WriteString(id + "\n")
+		}
+		if err := os.WriteFile(skip, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cpythonWhy says why an icount run ended early: icount's message if it
+// gave one (its first line, not the call chain under it), else the exit
+// status.
+func cpythonWhy(stderr []byte, err error) string {
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(line, "icount: ") && !strings.HasPrefix(line, "icount:  ") {
+			return line
+		}
+	}
+	return fmt.Sprintf("exit: %v", err)
+}
+
+// cpythonTail is the end of a run's output, for a failure message.
+func cpythonTail(out []byte) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cpythonResults reads a results file of runmodule.py: each ended test's
+// outcome, whether the run got to its end, and the test that started
+// without ending (the one running when the run stopped).
+func cpythonResults(path string) (map[string]cpythonOutcome, bool, string, error) {
+	outcomes := map[string]cpythonOutcome{}
+	f, err := os.Open(path)
+	if err != nil {
+		return outcomes, false, "", err
+	}
+	defer f.Close()
+	done, running := false, ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		words := strings.SplitN(sc.Text(), " ", 4)
+		switch {
+		case words[0] == "done":
+			done = true
+		case words[0] == "start" && len(words) >= 2:
+			running = strings.Join(words[1:], " ")
+		case words[0] == "end" && len(words) >= 3:
+			id, o := cpythonEnd(sc.Text())
+			outcomes[id] = o
+			if id == running {
+				running = ""
+			}
+		default:
+			return outcomes, done, running, fmt.Errorf("%s: unexpected line %q", path, sc.Text())
+		}
+	}
+	return outcomes, done, running, sc.Err()
+}
+
+// cpythonEndLine splits "end ID OUTCOME DETAIL" where ID may hold spaces (a
+// fixture's description): OUTCOME is the first word after ID that names an
+// outcome.
+var cpythonEndLine = regexp.MustCompile(`^end (.+?) (passed|failed|error|skipped|xfail|xpass)(?: (.*))?$`)
+
+func cpythonEnd(line string) (string, cpythonOutcome) {
+	m := cpythonEndLine.FindStringSubmatch(line)
+	if m == nil {
+		return strings.TrimPrefix(line, "end "), cpythonOutcome{"unparsed", line}
+	}
+	return m[1], cpythonOutcome{m[2], m[3]}
+}
