@@ -36,12 +36,6 @@ var libmKnown = []struct {
 		"the x87 transcendentals, fprem/fprem1 and fxtract compute in double precision with wrong special cases, so long double functions built on them differ (issue 13 group 6)"},
 	{`^amd64/libm-(glibc|dynamic)$`, `^(round \w+ )?fmaf?\(`,
 		"glibc's software fma and fmaf (the emulated CPU has no FMA) decide the rounding from the inexact flag, which is never set (issue 13 group 6)"},
-	{`^amd64/libm-dynamic$`, `^(fma|pow|hypot|fmod|remainder|fdim|nextafter|copysign|remquo|atan2)f?\(0x0p\+0, 0x0p\+0(, 0x0p\+0)?\)`,
-		"the first call of each function through the PLT gets garbage arguments: fxsave/fxrstor skip the XMM registers in ld.so's lazy-binding trampoline because CR4.OSFXSR is clear (issue 13 group 1)"},
-	{`^amd64/libm-(glibc|dynamic)$`, `^(round \w+ )?([a-z0-9]+l(_sign)?|lgamma|tgamma)\(`,
-		"FCW is 0 at the entry point, so the x87 computes every long double (and glibc's double lgamma and tgamma, which use it) at 24-bit precision (issue 13 group 2)"},
-	{`^amd64/libm-musl$`, `.`,
-		"FCW is 0 at the entry point, so the x87 computes at 24-bit precision: musl's printf formats every value through long double, and its long double functions are wrong (issue 13 group 2)"},
 }
 
 // libmTunables masks the host CPU's features beyond the emulated CPU's
