@@ -88,6 +88,29 @@ void ic_free(ic_state *s) {
 	free(s);
 }
 
+// mark_code marks the pages of a block first seen as holding translated
+// code, so that a guest store there discards it (emu/codewrite.go). A page
+// that is writable may have write access in the TLB: the TLB is flushed,
+// before the block runs, so that even its own stores are seen. While a
+// store into code runs by itself (hold_marks), the block's range is kept
+// for Go instead.
+static void mark_code(ic_state *s, uint64_t addr, uint32_t size) {
+	ic_mem *m = s->mem;
+	if (m->hold_marks) {
+		if (m->held_lo == m->held_hi) m->held_lo = addr, m->held_hi = addr + size;
+		if (addr < m->held_lo) m->held_lo = addr;
+		if (addr + size > m->held_hi) m->held_hi = addr + size;
+		return;
+	}
+	int r = ic_mem_mark_code(m, addr, addr + size);
+	if (r < 0) {
+		s->oom = 1;
+		uc_emu_stop(s->uc);
+	} else if (r > 0) {
+		uc_ctl_flush_tlb(s->uc);
+	}
+}
+
 // ic_insert adds a block first seen at addr and asks Go to decode it.
 __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t addr, uint32_t size) {
 	if (2 * (s->nblocks + 1) > s->nslots) {
@@ -100,6 +123,7 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 	b->size = size;
 	b->id = ++s->next_id;
 	s->nblocks++;
+	mark_code(s, addr, size);
 	icountGoNewBlock(s->handle, b);
 	return b;
 }
