@@ -33,7 +33,6 @@ import "C"
 // (count itself when nothing was taken): a count-limited run ends exactly
 // when that is 0. An error is one of discarding code.
 func (c *CPU) emulate(pc, count uint64, locate Locator) (C.uc_err, uint64, error) {
-	var lastPC, lastPage uint64 // the store into code taken last
 	step := false
 	for {
 		var err C.uc_err
@@ -72,10 +71,9 @@ func (c *CPU) emulate(pc, count uint64, locate Locator) (C.uc_err, uint64, error
 		if count != 0 {
 			count -= min(done, count-1)
 		}
-		// The same store refused twice in a row: the block resumed at it
-		// lay in the page too.
-		step = step || codeHere || pc == lastPC && page == lastPage
-		lastPC, lastPage = pc, page
+		// Refused again in a step (another page), or in the block resumed
+		// at the store, which lay in the page too: a step.
+		step = step || codeHere
 	}
 }
 

@@ -93,6 +93,12 @@ func (c *CPU) Unmap(addr, size uint64) error {
 	if old == 0 {
 		return nil
 	}
+	if old&C.IC_CODE != 0 {
+		// The code goes with its pages (and their marks).
+		if err := c.InvalidateCode(addr, size); err != nil {
+			return err
+		}
+	}
 	if err := c.set(op, addr, size, 0); err != nil {
 		return err
 	}
