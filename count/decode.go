@@ -36,6 +36,10 @@ type decoder struct {
 	funcOf func(addr uint64) uint64 // entry of the function holding addr, 0 if unknown
 	mapOf  func(addr uint64) int    // the executable mapping holding addr (decodedBlock.mapping); nil for none
 	blocks map[blockKey]*decodedBlock
+	// pages holds the keys of the blocks first seen in each 4 KiB page
+	// (every page a block touches), so that forget finds the blocks of a
+	// page without walking them all; a key may outlive its block.
+	pages map[uint64][]blockKey
 	// forgotten holds, by id, the blocks whose code changed after they
 	// were decoded (see forget).
 	forgotten map[uint32]*decodedBlock
@@ -43,7 +47,7 @@ type decoder struct {
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
-	return &decoder{arch: arch, read: read, funcOf: funcOf, blocks: map[blockKey]*decodedBlock{}}
+	return &decoder{arch: arch, read: read, funcOf: funcOf, blocks: map[blockKey]*decodedBlock{}, pages: map[uint64][]blockKey{}}
 }
 
 // newBlock is the emulator's first-sight hook: it counts the block's
@@ -54,6 +58,9 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		return b.info
 	}
 	b := &decodedBlock{id: id, mapping: -1}
+	for p := addr >> 12; size > 0 && p <= (addr+uint64(size)-1)>>12; p++ {
+		d.pages[p] = append(d.pages[p], k)
+	}
 	if d.mapOf != nil {
 		b.mapping = d.mapOf(addr)
 	}
@@ -232,13 +239,44 @@ func isX86Prefix(b byte) bool {
 // them too, and the next block there, new code, even one with an old
 // block's address and size, is decoded and counted as what it is.
 func (d *decoder) forget(addr, size uint64) {
-	for k, b := range d.blocks {
-		if k.addr < addr+size && addr < k.addr+uint64(k.size) {
-			if d.forgotten == nil {
-				d.forgotten = map[uint32]*decodedBlock{}
+	if size == 0 {
+		return
+	}
+	end := addr + size
+	overlaps := func(k blockKey) bool { return k.addr < end && addr < k.addr+uint64(k.size) }
+	drop := func(k blockKey, b *decodedBlock) {
+		if d.forgotten == nil {
+			d.forgotten = map[uint32]*decodedBlock{}
+		}
+		d.forgotten[b.id] = b
+		delete(d.blocks, k)
+	}
+	// A few pages are looked up, more walk every block (as the C table).
+	if first, last := addr>>12, (end-1)>>12; last-first < 16 {
+		for p := first; p <= last; p++ {
+			keys := d.pages[p]
+			kept := keys[:0]
+			for _, k := range keys {
+				b, ok := d.blocks[k]
+				switch {
+				case !ok: // forgotten already
+				case overlaps(k):
+					drop(k, b)
+				default:
+					kept = append(kept, k)
+				}
 			}
-			d.forgotten[b.id] = b
-			delete(d.blocks, k)
+			if len(kept) == 0 {
+				delete(d.pages, p)
+			} else {
+				d.pages[p] = kept
+			}
+		}
+		return
+	}
+	for k, b := range d.blocks {
+		if overlaps(k) {
+			drop(k, b)
 		}
 	}
 }
