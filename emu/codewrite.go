@@ -99,10 +99,11 @@ func (c *CPU) storeIntoCode(pc, page uint64, locate Locator) (done uint64, codeH
 // step runs the store at pc by itself, its blocks marking no page, and
 // discards the code translated to run it, which was translated before the
 // store ran; it reports whether the store ran. The emulator stops after it
-// at an exit address where the instruction ends (Unicorn's count of one
-// would do, but the next run without a count flushes every translation).
-// Whatever else ends the run is the caller's to take, as a stop, an
-// instruction limit or a fault at the store, which is taken back here.
+// at an exit address where the instruction ends (Hooks.InsnEnd). Without
+// that, Unicorn's count of one instruction does, but the next run without
+// a count then flushes every translation. Whatever else ends the run is
+// the caller's to take, as a stop, an instruction limit or a fault at the
+// store, which is taken back here.
 func (c *CPU) step(pc, count uint64, locate Locator) (err C.uc_err, ran bool, herr error) {
 	next := uint64(0)
 	if c.hooks.InsnEnd != nil {
