@@ -36,10 +36,6 @@ type decoder struct {
 	funcOf func(addr uint64) uint64 // entry of the function holding addr, 0 if unknown
 	mapOf  func(addr uint64) int    // the executable mapping holding addr (decodedBlock.mapping); nil for none
 	blocks map[blockKey]*decodedBlock
-	// pages holds the keys of the blocks first seen in each 4 KiB page
-	// (every page a block touches), so that forget finds the blocks of a
-	// page without walking them all; a key may outlive its block.
-	pages map[uint64][]blockKey
 	// forgotten holds, by id, the blocks whose code changed after they
 	// were decoded (see forget).
 	forgotten map[uint32]*decodedBlock
@@ -47,7 +43,7 @@ type decoder struct {
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
-	return &decoder{arch: arch, read: read, funcOf: funcOf, blocks: map[blockKey]*decodedBlock{}, pages: map[uint64][]blockKey{}}
+	return &decoder{arch: arch, read: read, funcOf: funcOf, blocks: map[blockKey]*decodedBlock{}}
 }
 
 // newBlock is the emulator's first-sight hook: it counts the block's
@@ -58,9 +54,6 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		return b.info
 	}
 	b := &decodedBlock{id: id, mapping: -1}
-	for p := addr >> 12; size > 0 && p <= (addr+uint64(size)-1)>>12; p++ {
-		d.pages[p] = append(d.pages[p], k)
-	}
 	if d.mapOf != nil {
 		b.mapping = d.mapOf(addr)
 	}
@@ -233,50 +226,20 @@ func isX86Prefix(b byte) bool {
 	return b&0xf0 == 0x40 // REX
 }
 
-// forget sets aside the blocks decoded from [addr, addr+size), whose code is
-// changing (the emulator's CodeChanged hook: munmap, MAP_FIXED, mprotect, a
-// system call or a guest store writing into code): the emulator forgets
-// them too, and the next block there, new code, even one with an old
-// block's address and size, is decoded and counted as what it is.
-func (d *decoder) forget(addr, size uint64) {
-	if size == 0 {
-		return
-	}
-	end := addr + size
-	overlaps := func(k blockKey) bool { return k.addr < end && addr < k.addr+uint64(k.size) }
-	drop := func(k blockKey, b *decodedBlock) {
-		if d.forgotten == nil {
-			d.forgotten = map[uint32]*decodedBlock{}
-		}
-		d.forgotten[b.id] = b
-		delete(d.blocks, k)
-	}
-	// A few pages are looked up, more walk every block (as the C table).
-	if first, last := addr>>12, (end-1)>>12; last-first < 16 {
-		for p := first; p <= last; p++ {
-			keys := d.pages[p]
-			kept := keys[:0]
-			for _, k := range keys {
-				b, ok := d.blocks[k]
-				switch {
-				case !ok: // forgotten already
-				case overlaps(k):
-					drop(k, b)
-				default:
-					kept = append(kept, k)
-				}
+// forget sets aside the decodings of blocks the emulator forgot, whose
+// code changed (munmap, MAP_FIXED, mprotect, a system call or a guest
+// store writing into code): the next block at their address, new code,
+// even one with an old block's address and size, is decoded and counted as
+// what it is.
+func (d *decoder) forget(blocks []emu.Block) {
+	for _, b := range blocks {
+		k := blockKey{b.Addr, b.Size}
+		if db, ok := d.blocks[k]; ok && db.id == b.ID {
+			if d.forgotten == nil {
+				d.forgotten = map[uint32]*decodedBlock{}
 			}
-			if len(kept) == 0 {
-				delete(d.pages, p)
-			} else {
-				d.pages[p] = kept
-			}
-		}
-		return
-	}
-	for k, b := range d.blocks {
-		if overlaps(k) {
-			drop(k, b)
+			d.forgotten[b.ID] = db
+			delete(d.blocks, k)
 		}
 	}
 }

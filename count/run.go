@@ -108,7 +108,7 @@ func Run(opts Options) (*Profile, error) {
 		Syscall:     func() { proc.Syscall() },
 		Interrupt:   func(intno uint32) bool { return proc.Interrupt(intno) },
 		WholeBefore: func(pc, limit uint64) uint64 { return dec.wholeBefore(pc, limit) },
-		CodeChanged: func(addr, size uint64) { dec.forget(addr, size) },
+		Forgotten:   func(blocks []emu.Block) { dec.forget(blocks) },
 		InsnEnd:     func(pc uint64) uint64 { return dec.insnEnd(pc) },
 	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: opts.MaxInstructions})
 	if err != nil {

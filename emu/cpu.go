@@ -101,10 +101,10 @@ type Hooks struct {
 	// Without it, a block that runs into memory the guest may not execute
 	// faults at its start.
 	WholeBefore func(pc, limit uint64) uint64
-	// CodeChanged is called when the code of [addr, addr+size) changes,
-	// before the blocks translated there are forgotten (InvalidateCode, and
-	// a guest store into code): a block there from then on is new code.
-	CodeChanged func(addr, size uint64)
+	// Forgotten is called with the blocks taken out of the block table
+	// because their code changed (InvalidateCode, a guest store into
+	// code): a block at their address from then on is new code.
+	Forgotten func(blocks []Block)
 	// InsnEnd returns where the instruction at pc ends, 0 if it cannot
 	// tell: a store into its own code runs by itself, up to there.
 	InsnEnd func(pc uint64) uint64
@@ -597,6 +597,18 @@ func (c *CPU) Blocks() []Block {
 		}
 		return out[i].ID < out[j].ID
 	})
+	return out
+}
+
+// goneSince returns the last n blocks forgotten, newest first.
+func (c *CPU) goneSince(n uint64) []Block {
+	out := make([]Block, 0, n)
+	for g := c.st.gone; g != nil && uint64(len(out)) < n; g = g.next {
+		for i := int(g.n) - 1; i >= 0 && uint64(len(out)) < n; i-- {
+			b := g.blocks[i]
+			out = append(out, Block{ID: uint32(b.id), Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn)})
+		}
+	}
 	return out
 }
 

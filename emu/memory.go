@@ -214,12 +214,13 @@ func (c *CPU) InvalidateCode(addr, size uint64) error {
 	if C.ic_mem_any(c.mem, C.uint64_t(lo), C.uint64_t(hi))&C.IC_CODE == 0 {
 		return nil
 	}
-	if c.hooks.CodeChanged != nil {
-		c.hooks.CodeChanged(addr, size)
-	}
 	// The block table forgets the old blocks too: a block of new code with
 	// an old one's address and size is a new block, decoded afresh.
+	gone := c.st.ngone
 	C.ic_forget_code(c.st, C.uint64_t(addr), C.uint64_t(addr+size))
+	if c.hooks.Forgotten != nil && c.st.ngone != gone {
+		c.hooks.Forgotten(c.goneSince(uint64(c.st.ngone - gone)))
+	}
 	if err := check("remove translation cache", C.ic_mem_remove_cache(c.mem, C.uint64_t(addr), C.uint64_t(addr+size))); err != nil {
 		return err
 	}
