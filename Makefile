@@ -82,6 +82,17 @@ SIG_C    := sigsegv sigsend sigrestart sigwait timers
 SIG_BINS := $(foreach p,$(SIG_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(SIG_BINS)
 
+# Self-modifying and generated code (cmd/icount/smc_test.go; the
+# hand-written smc_rwx.S of both arches are built with the other assembly):
+# jit patches code in read-write-exec memory, amd64 musl- and glibc-static,
+# arm64 glibc-static; execstack runs GCC's nested-function trampolines on
+# a stack made executable by -z execstack, amd64 musl- and glibc-static
+# and glibc-dynamic, arm64 glibc-static and glibc-dynamic.
+SMC_BINS := $(BUILD)/c/jit-musl $(BUILD)/c/jit-glibc $(BUILD)/arm64/c/jit-glibc \
+            $(BUILD)/c/execstack-musl $(BUILD)/c/execstack-glibc $(BUILD)/c/execstack-dynamic \
+            $(BUILD)/arm64/c/execstack-glibc $(BUILD)/arm64/c/execstack-dynamic
+TESTPROGS += $(SMC_BINS)
+
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
@@ -309,6 +320,28 @@ $(BUILD)/hostile/c/%-musl: testdata/hostile/c/%.c | deps
 $(BUILD)/hostile/arm64/c/%-glibc: testdata/hostile/c/%.c | deps
 	@mkdir -p $(@D)
 	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+# The execstack programs: the same source, linked with -z execstack
+# (explicit rules, which make prefers to the pattern rules).
+$(BUILD)/c/execstack-musl: testdata/c/execstack.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -z execstack -o $@ $<
+
+$(BUILD)/c/execstack-glibc: testdata/c/execstack.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -z execstack -o $@ $<
+
+$(BUILD)/c/execstack-dynamic: testdata/c/execstack.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -z execstack -o $@ $<
+
+$(BUILD)/arm64/c/execstack-glibc: testdata/c/execstack.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -z execstack -o $@ $<
+
+$(BUILD)/arm64/c/execstack-dynamic: testdata/c/execstack.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) $(CFLAGS) -z execstack -o $@ $<
 
 busybox: $(BUSYBOX)
 

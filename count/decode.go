@@ -172,6 +172,20 @@ func (d *decoder) wholeBefore(pc, limit uint64) uint64 {
 	return pc + uint64(at)
 }
 
+// insnEnd returns where the instruction at pc ends, 0 if it cannot be
+// read or decoded.
+func (d *decoder) insnEnd(pc uint64) uint64 {
+	if d.arch == emu.ARM64 {
+		return pc + 4
+	}
+	code := codeAt(pc, 15, d.read)
+	n, err := x86Len(code)
+	if err != nil || n > len(code) {
+		return 0
+	}
+	return pc + uint64(n)
+}
+
 // x86Len returns the length of the x86-64 instruction at the start of code.
 // x86asm does not know the hint-NOP space 0F 18-0F 1F beyond 0F 1F
 // (endbr64 is F3 0F 1E FA): those share one ModRM encoding, so their
@@ -212,16 +226,19 @@ func isX86Prefix(b byte) bool {
 	return b&0xf0 == 0x40 // REX
 }
 
-// forget sets aside the blocks decoded from [addr, addr+size), whose code is
-// changing: the emulator forgets them too (emu.CPU.InvalidateCode), and the
-// next block there, new code, is decoded afresh.
-func (d *decoder) forget(addr, size uint64) {
-	for k, b := range d.blocks {
-		if k.addr < addr+size && addr < k.addr+uint64(k.size) {
+// forget sets aside the decodings of blocks the emulator forgot, whose
+// code changed (munmap, MAP_FIXED, mprotect, a system call or a guest
+// store writing into code): the next block at their address, new code,
+// even one with an old block's address and size, is decoded and counted as
+// what it is.
+func (d *decoder) forget(blocks []emu.Block) {
+	for _, b := range blocks {
+		k := blockKey{b.Addr, b.Size}
+		if db, ok := d.blocks[k]; ok && db.id == b.ID {
 			if d.forgotten == nil {
 				d.forgotten = map[uint32]*decodedBlock{}
 			}
-			d.forgotten[b.id] = b
+			d.forgotten[b.ID] = db
 			delete(d.blocks, k)
 		}
 	}

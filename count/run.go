@@ -108,6 +108,8 @@ func Run(opts Options) (*Profile, error) {
 		Syscall:     func() { proc.Syscall() },
 		Interrupt:   func(intno uint32) bool { return proc.Interrupt(intno) },
 		WholeBefore: func(pc, limit uint64) uint64 { return dec.wholeBefore(pc, limit) },
+		Forgotten:   func(blocks []emu.Block) { dec.forget(blocks) },
+		InsnEnd:     func(pc uint64) uint64 { return dec.insnEnd(pc) },
 	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: opts.MaxInstructions})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
@@ -115,7 +117,6 @@ func Run(opts Options) (*Profile, error) {
 	defer cpu.Close()
 	dec = newDecoder(exe.Arch, cpu.Read, mods.entry)
 	dec.mapOf = mods.mapping
-	kcpu := &codeCPU{CPU: cpu, dec: dec}
 	late = &lateCounters{cpu: cpu, dec: dec}
 
 	argv0 := opts.Argv0
@@ -128,7 +129,7 @@ func Run(opts Options) (*Profile, error) {
 	if sysroot == "" {
 		sysroot = kernel.DefaultSysroot(exe.Arch)
 	}
-	proc, err = kernel.New(kcpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
+	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
 		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum})
 	if err != nil {
 		return nil, err

@@ -103,6 +103,13 @@ type Hooks struct {
 	// Without it, a block that runs into memory the guest may not execute
 	// faults at its start.
 	WholeBefore func(pc, limit uint64) uint64
+	// Forgotten is called with the blocks taken out of the block table
+	// because their code changed (InvalidateCode, a guest store into
+	// code): a block at their address from then on is new code.
+	Forgotten func(blocks []Block)
+	// InsnEnd returns where the instruction at pc ends, 0 if it cannot
+	// tell: a store into its own code runs by itself, up to there.
+	InsnEnd func(pc uint64) uint64
 }
 
 // CPU is one emulated CPU with its memory.
@@ -126,6 +133,8 @@ type CPU struct {
 	ctl control
 	// slice bounds each run once the guest has several threads (thread.go).
 	slice slices
+	// exit is the address the emulator stops at (setExit), 0 for none.
+	exit uint64
 }
 
 // Error is an error returned by Unicorn.
@@ -394,7 +403,10 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	}
 	c.startSlice()
 	defer func() { c.endSlice(runErr) }()
-	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, 0) // no exit address: see ic_set_exit
+	err, _, herr := c.emulate(pc, 0, locate) // no exit address: see ic_set_exit
+	if herr != nil {
+		return herr
+	}
 	if p := c.panicked; p != nil {
 		c.panicked = nil
 		panic(p)
@@ -479,22 +491,27 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 	if end > f.PC {
 		c.exception = 0
 		c.clearRefusal()
-		if err := check("exits", C.ic_set_exit(c.uc, C.uint64_t(end))); err != nil {
+		if err := c.setExit(end); err != nil {
 			return err
 		}
-		err := C.uc_emu_start(c.uc, C.uint64_t(f.PC), 0, 0, C.size_t(budget))
-		if err := check("exits", C.ic_set_exit(c.uc, 0)); err != nil {
+		err, left, herr := c.emulate(f.PC, budget, locate)
+		if err := c.setExit(0); err != nil {
 			return err
 		}
 		if p := c.panicked; p != nil {
 			c.panicked = nil
 			panic(p)
 		}
+		if herr != nil {
+			return herr
+		}
 		switch {
 		case c.st.oom != 0:
 			return errOOM
+		case budget != 0 && left == 0:
+			return ErrInstructionLimit // used up by stores into code run by themselves
 		case err != C.UC_ERR_OK || c.exception != 0:
-			return c.fault(err, locate, budget) // an instruction before the page faulted
+			return c.fault(err, locate, left) // an instruction before the page faulted
 		case c.st.limit_hit != 0:
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
 				return err
@@ -505,8 +522,8 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 			return c.runToLimit(locate)
 		case budget != 0:
 			// Unicorn's count stopped the run if the limit falls within.
-			if b := c.st.cur; b != nil && uint64(b.ninsn) >= budget {
-				C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-budget))
+			if b := c.st.cur; b != nil && uint64(b.ninsn) >= left {
+				C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-left))
 				return ErrInstructionLimit
 			}
 		}
@@ -519,6 +536,15 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 		return err
 	}
 	return f
+}
+
+// setExit makes the emulator stop at the address at, 0 for none.
+func (c *CPU) setExit(at uint64) error {
+	if err := check("exits", C.ic_set_exit(c.uc, C.uint64_t(at))); err != nil {
+		return err
+	}
+	c.exit = at
+	return nil
 }
 
 // runToLimit runs the instructions the limit still allows of the block the
@@ -541,8 +567,14 @@ func (c *CPU) runToLimit(locate Locator) error {
 		return reason
 	}
 	c.clearRefusal()
-	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, C.size_t(left))
+	err, left, herr := c.emulate(pc, left, locate)
 	c.holdStops(false)
+	if herr != nil {
+		return herr
+	}
+	if err == C.UC_ERR_OK && c.exception == 0 && left == 0 {
+		return ErrInstructionLimit // used up by stores into code run by themselves
+	}
 	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
 		// A fault within the instructions left: report it as any fault.
 		return c.fault(err, locate, left)
@@ -602,6 +634,18 @@ func (c *CPU) Blocks() []Block {
 		}
 		return out[i].ID < out[j].ID
 	})
+	return out
+}
+
+// goneSince returns the last n blocks forgotten, newest first.
+func (c *CPU) goneSince(n uint64) []Block {
+	out := make([]Block, 0, n)
+	for g := c.st.gone; g != nil && uint64(len(out)) < n; g = g.next {
+		for i := int(g.n) - 1; i >= 0 && uint64(len(out)) < n; i-- {
+			b := g.blocks[i]
+			out = append(out, Block{ID: uint32(b.id), Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn)})
+		}
+	}
 	return out
 }
 

@@ -85,10 +85,83 @@ void ic_free(ic_state *s) {
 		next = g->next;
 		free(g);
 	}
+	for (uint32_t i = 0; i < s->npageslots; i++) free(s->pages[i].keys);
+	free(s->pages);
 	free(s->table);
 	if (s->inflight_ctx) uc_context_free(s->inflight_ctx);
 	if (s->fp_ctx) uc_context_free(s->fp_ctx);
 	free(s);
+}
+
+// page_keys returns the keys of page p (a page number), adding an entry
+// when add is set; NULL when there is none (or no memory for it).
+static ic_pagekeys *page_keys(ic_state *s, uint64_t p, int add) {
+	if (add && 2 * (s->npages + 1) > s->npageslots) {
+		uint32_t n = s->npageslots ? 2 * s->npageslots : 1024;
+		ic_pagekeys *t = calloc(n, sizeof *t);
+		if (!t) return NULL;
+		for (uint32_t i = 0; i < s->npageslots; i++) {
+			if (!s->pages[i].page) continue;
+			uint32_t h = ic_hash(n - 1, s->pages[i].page);
+			while (t[h].page) h = (h + 1) & (n - 1);
+			t[h] = s->pages[i];
+		}
+		free(s->pages);
+		s->pages = t;
+		s->npageslots = n;
+	}
+	if (!s->npageslots) return NULL;
+	uint32_t mask = s->npageslots - 1;
+	for (uint32_t h = ic_hash(mask, p + 1);; h = (h + 1) & mask) {
+		ic_pagekeys *e = &s->pages[h];
+		if (e->page == p + 1) return e;
+		if (!e->page) {
+			if (!add) return NULL;
+			e->page = p + 1;
+			s->npages++;
+			return e;
+		}
+	}
+}
+
+// index_block adds a block's key to the pages it touches.
+static int index_block(ic_state *s, uint64_t addr, uint32_t size) {
+	for (uint64_t p = addr >> 12; p <= (addr + size - 1) >> 12; p++) {
+		ic_pagekeys *e = page_keys(s, p, 1);
+		if (!e) return -1;
+		if (e->n == e->cap) {
+			uint32_t cap = e->cap ? 2 * e->cap : 8;
+			ic_key *k = realloc(e->keys, cap * sizeof *k);
+			if (!k) return -1;
+			e->keys = k;
+			e->cap = cap;
+		}
+		e->keys[e->n++] = (ic_key){addr, size};
+	}
+	return 0;
+}
+
+// mark_code marks the pages of a block first seen as holding translated
+// code, so that a guest store there discards it (emu/codewrite.go). A page
+// that is writable may have write access in the TLB: the TLB is flushed,
+// before the block runs, so that even its own stores are seen. While a
+// store into code runs by itself (hold_marks), the block's range is kept
+// for Go instead.
+static void mark_code(ic_state *s, uint64_t addr, uint32_t size) {
+	ic_mem *m = s->mem;
+	if (m->hold_marks) {
+		if (m->held_lo == m->held_hi) m->held_lo = addr, m->held_hi = addr + size;
+		if (addr < m->held_lo) m->held_lo = addr;
+		if (addr + size > m->held_hi) m->held_hi = addr + size;
+		return;
+	}
+	int r = ic_mem_mark_code(m, addr, addr + size);
+	if (r < 0) {
+		s->oom = 1;
+		uc_emu_stop(s->uc);
+	} else if (r > 0) {
+		uc_ctl_flush_tlb(s->uc);
+	}
 }
 
 // ic_insert adds a block first seen at addr and asks Go to decode it.
@@ -103,6 +176,11 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 	b->size = size;
 	b->id = ++s->next_id;
 	s->nblocks++;
+	if (index_block(s, addr, size) != 0) {
+		s->oom = 1;
+		uc_emu_stop(s->uc);
+	}
+	mark_code(s, addr, size);
 	icountGoNewBlock(s->handle, b);
 	return b;
 }
@@ -323,6 +401,7 @@ static ic_block *keep_gone(ic_state *s, const ic_block *b) {
 	ic_block *copy = &s->gone->blocks[s->gone->n];
 	*copy = *b;
 	__atomic_store_n(&s->gone->n, s->gone->n + 1, __ATOMIC_RELEASE);
+	s->ngone++;
 	return copy;
 }
 
@@ -344,21 +423,52 @@ static void delete_slot(ic_state *s, uint32_t i) {
 	memset(&t[i], 0, sizeof t[i]);
 }
 
+// forget takes the block in slot i out of the table, keeping it among the
+// forgotten blocks.
+static int forget(ic_state *s, uint32_t i) {
+	ic_block *copy = keep_gone(s, &s->table[i]);
+	if (!copy) return -1;
+	if (s->cur == &s->table[i]) s->cur = copy;
+	delete_slot(s, i);
+	s->nblocks--;
+	return 0;
+}
+
+// IC_FORGET_PAGES bounds the ranges whose blocks are found page by page;
+// larger ones walk the whole table.
+#define IC_FORGET_PAGES 16
+
 // ic_forget_code takes out of the table every block of [begin, end), whose
 // code changed: the next translation there is a new block, decoded afresh,
 // and the old ones keep their counts among the forgotten blocks.
 void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end) {
+	if (end <= begin) return;
+	if (((end - 1) >> 12) - (begin >> 12) < IC_FORGET_PAGES) {
+		for (uint64_t p = begin >> 12; p <= (end - 1) >> 12; p++) {
+			ic_pagekeys *e = page_keys(s, p, 0);
+			if (!e) continue;
+			uint32_t kept = 0;
+			for (uint32_t k = 0; k < e->n; k++) {
+				ic_key key = e->keys[k];
+				ic_block *b = find(s, key.addr, key.size);
+				if (!b) continue; // forgotten already
+				if (b->addr < end && begin < b->addr + b->size) {
+					if (forget(s, (uint32_t)(b - s->table)) != 0) return;
+					continue;
+				}
+				e->keys[kept++] = key;
+			}
+			e->n = kept;
+		}
+		return;
+	}
 	for (uint32_t i = 0; i < s->nslots;) {
 		ic_block *b = &s->table[i];
 		if (b->size == 0 || b->addr >= end || b->addr + b->size <= begin) {
 			i++;
 			continue;
 		}
-		ic_block *copy = keep_gone(s, b);
-		if (!copy) return;
-		if (s->cur == b) s->cur = copy;
-		delete_slot(s, i);
-		s->nblocks--;
+		if (forget(s, i) != 0) return;
 		// Slot i now holds the entry moved back, if any: look at it again.
 	}
 }

@@ -68,6 +68,19 @@ typedef struct ic_thread {
 	int cur_in_roi;
 } ic_thread;
 
+// The keys of the blocks first seen in one 4 KiB page (every page a block
+// touches), so that the blocks of a page whose code changed are found
+// without walking the whole table. A key may outlive its block.
+typedef struct ic_key {
+	uint64_t addr;
+	uint32_t size;
+} ic_key;
+typedef struct ic_pagekeys {
+	uint64_t page; // page number + 1; 0 for an empty slot
+	uint32_t n, cap;
+	ic_key *keys;
+} ic_pagekeys;
+
 typedef struct ic_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go-side CPU
@@ -115,9 +128,14 @@ typedef struct ic_state {
 	int nretired;
 
 	// Blocks whose code changed (ic_forget_code), kept with their counts in
-	// chunks that never move: cur may point into one.
+	// chunks that never move: cur may point into one. ngone counts them.
 	struct ic_gone *gone;
+	uint64_t ngone;
 	uint32_t next_id;
+
+	// The blocks of each page, by page number (open addressing).
+	ic_pagekeys *pages;
+	uint32_t npageslots, npages;
 
 	// A stop asked from another thread, and taken by a block's hook.
 	int stop_asked, stop_hit;

@@ -102,17 +102,20 @@ static void collapse(uintptr_t *e, int level) {
 }
 
 // set gives every page of [lo, hi) under the entry *e of level, which
-// covers [base, base + span(level)), the value v.
-static int set(uintptr_t *e, int level, uint64_t base, uint64_t lo, uint64_t hi, uint8_t v) {
+// covers [base, base + span(level)), the value (old & keep) | v, where old
+// is the page's value before: keep 0 sets v, keep IC_CODE keeps the marks
+// of the pages holding code.
+static int set(uintptr_t *e, int level, uint64_t base, uint64_t lo, uint64_t hi, uint8_t keep, uint8_t v) {
 	uint64_t size = span(level);
-	if (lo <= base && base + size <= hi) {
+	if (lo <= base && base + size <= hi && (keep == 0 || !is_table(*e))) {
+		uint8_t old = is_table(*e) ? 0 : (uint8_t)(*e >> 1);
 		free_entry(*e, level);
-		*e = uniform(v);
+		*e = uniform((old & keep) | v);
 		return 0;
 	}
 	if (!is_table(*e)) {
-		if (*e == uniform(v)) return 0;
 		uint8_t old = (uint8_t)(*e >> 1);
+		if (*e == uniform((old & keep) | v)) return 0;
 		void *t;
 		if (level == 1) {
 			t = malloc(512);
@@ -130,22 +133,45 @@ static int set(uintptr_t *e, int level, uint64_t base, uint64_t lo, uint64_t hi,
 	uint64_t first = ((lo > base ? lo : base) - base) / child;
 	uint64_t last = ((hi < base + size ? hi : base + size) - 1 - base) / child;
 	if (level == 1) {
-		memset((uint8_t *)*e + first, v, last - first + 1);
+		uint8_t *leaf = (uint8_t *)*e;
+		if (keep == 0) memset(leaf + first, v, last - first + 1);
+		else
+			for (uint64_t i = first; i <= last; i++) leaf[i] = (leaf[i] & keep) | v;
 	} else {
 		uintptr_t *t = (uintptr_t *)*e;
 		for (uint64_t i = first; i <= last; i++)
-			if (set(&t[i], level - 1, base + i * child, lo, hi, v) != 0) return -1;
+			if (set(&t[i], level - 1, base + i * child, lo, hi, keep, v) != 0) return -1;
 	}
 	collapse(e, level);
 	return 0;
 }
 
+// ic_mem_update gives every page of [lo, hi) (page aligned, below 2^48)
+// the page-table value (old & keep) | v, where old is its value before.
+// It returns -1 when out of memory.
+int ic_mem_update(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t keep, uint8_t v) {
+	for (uint64_t i = lo / span(3); i <= (hi - 1) / span(3); i++)
+		if (set(&m->root[i], 3, i * span(3), lo, hi, keep, v) != 0) return -1;
+	return 0;
+}
+
 // ic_mem_set gives every page of [lo, hi) (page aligned, below 2^48) the
 // page-table value v; 0 unmaps. It returns -1 when out of memory.
-int ic_mem_set(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t v) {
-	for (uint64_t i = lo / span(3); i <= (hi - 1) / span(3); i++)
-		if (set(&m->root[i], 3, i * span(3), lo, hi, v) != 0) return -1;
-	return 0;
+int ic_mem_set(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t v) { return ic_mem_update(m, lo, hi, 0, v); }
+
+// ic_mem_mark_code marks the mapped pages of [lo, hi) as holding
+// translated code (IC_CODE). It returns 1 when one of them is writable,
+// so that the TLB may hold write access to it and must be flushed; -1
+// when out of memory; 0 otherwise.
+int ic_mem_mark_code(ic_mem *m, uint64_t lo, uint64_t hi) {
+	int flush = 0;
+	for (uint64_t a = lo & ~(PAGE_SIZE - 1); a < hi && a < (1ull << IC_ADDR_BITS); a += PAGE_SIZE) {
+		uint8_t v = ic_mem_get(m, a);
+		if (!(v & IC_MAPPED) || (v & IC_CODE)) continue;
+		if (ic_mem_set(m, a, a + PAGE_SIZE, v | IC_CODE) != 0) return -1;
+		if (effective(m, v) & UC_PROT_WRITE) flush = 1;
+	}
+	return flush;
 }
 
 // ic_mem_back makes sure host memory lies behind [lo, hi), mapping a
@@ -210,28 +236,42 @@ int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write) {
 	return 0;
 }
 
+// record notes the first refusal of a run.
+static void record(ic_mem *m, uc_mem_type type, uint64_t vaddr, uint8_t v, int code) {
+	if (m->refused) return;
+	m->refused = 1;
+	m->refused_type = type;
+	m->refused_at = vaddr;
+	m->refused_page = v;
+	m->refused_code = code;
+}
+
 // ic_tlb_fill answers the emulator's TLB misses: the identity mapping,
 // with the page's permissions, or a refusal, which stops the guest with
 // UC_ERR_EXCEPTION at the exact instruction; the refusal is recorded for
 // Go, since no other hook is told of it. Unicorn caches what it is given
-// (all of it, whatever access asked), never a refusal.
+// (all of it, whatever access asked), never a refusal. A page holding
+// translated code is given without write access, and a guest store there
+// is refused as a store into code.
 static bool ic_tlb_fill(uc_engine *uc, uint64_t vaddr, uc_mem_type type, uc_tlb_entry *e, void *ud) {
 	ic_mem *m = ud;
 	int backed = !(vaddr >> IC_ADDR_BITS) && m->slab[vaddr >> IC_SLAB_BITS];
 	uint8_t v = vaddr >> IC_ADDR_BITS ? 0 : ic_mem_get(m, vaddr);
 	uint32_t need = type == UC_MEM_FETCH ? UC_PROT_EXEC : type == UC_MEM_WRITE ? UC_PROT_WRITE : UC_PROT_READ;
 	uint32_t perms = backed ? effective(m, v) : 0;
+	if ((v & IC_CODE) && (perms & UC_PROT_WRITE)) {
+		if (type == UC_MEM_WRITE && !m->granting) {
+			record(m, type, vaddr, v, 1);
+			return false;
+		}
+		perms &= ~UC_PROT_WRITE;
+	}
 	if (!(perms & need)) {
 		if (!m->granting || !backed) {
 			// The first refusal stops the guest; a later one is Unicorn's
 			// own, as it discards the code at its exit address (exit - 1)
 			// after the run.
-			if (!m->refused) {
-				m->refused = 1;
-				m->refused_type = type;
-				m->refused_at = vaddr;
-				m->refused_page = v;
-			}
+			record(m, type, vaddr, v, 0);
 			return false;
 		}
 		perms = UC_PROT_ALL;

@@ -50,7 +50,12 @@ func (c *CPU) back(op string, addr, size uint64) error {
 }
 
 func (c *CPU) set(op string, addr, size uint64, value C.uint8_t) error {
-	if C.ic_mem_set(c.mem, C.uint64_t(addr), C.uint64_t(addr+size), value) != 0 {
+	return c.update(op, addr, size, 0, value)
+}
+
+// update gives the pages of [addr, addr+size) the value (old & keep) | value.
+func (c *CPU) update(op string, addr, size uint64, keep, value C.uint8_t) error {
+	if C.ic_mem_update(c.mem, C.uint64_t(addr), C.uint64_t(addr+size), keep, value) != 0 {
 		return &MemoryError{Op: op, Addr: addr, What: "out of memory for the page table"}
 	}
 	return nil
@@ -88,6 +93,12 @@ func (c *CPU) Unmap(addr, size uint64) error {
 	if old == 0 {
 		return nil
 	}
+	if old&C.IC_CODE != 0 {
+		// The code goes with its pages (and their marks).
+		if err := c.InvalidateCode(addr, size); err != nil {
+			return err
+		}
+	}
 	if err := c.set(op, addr, size, 0); err != nil {
 		return err
 	}
@@ -114,7 +125,9 @@ func (c *CPU) Protect(addr, size uint64, prot Prot) error {
 		}
 	}
 	old := Prot(C.ic_mem_any(c.mem, C.uint64_t(addr), C.uint64_t(addr+size)))
-	if err := c.set(op, addr, size, C.uint8_t(prot&ProtAll)|C.IC_MAPPED); err != nil {
+	// A page holding translated code stays marked (IC_CODE): made writable,
+	// the TLB gives it no write access, and a store there discards its code.
+	if err := c.update(op, addr, size, C.IC_CODE, C.uint8_t(prot&ProtAll)|C.IC_MAPPED); err != nil {
 		return err
 	}
 	// The TLB may hold a permission taken away; one given needs no flush,
@@ -185,12 +198,37 @@ func (c *CPU) WriteAsGuest(addr uint64, b []byte) error {
 
 // InvalidateCode discards translated blocks of [addr, addr+size), for when
 // executable memory changes under the emulator: host writes, unmapping and
-// protection changes do not discard them.
+// protection changes do not discard them. Stores by the guest's own
+// instructions discard what they overlap themselves (codewrite.go).
 func (c *CPU) InvalidateCode(addr, size uint64) error {
+	if size == 0 || addr >= addrLimit {
+		return nil
+	}
+	lo, hi := addr&^(PageSize-1), min(addr+size, addrLimit)
+	if hi < addr {
+		hi = addrLimit // wrapped
+	}
+	hi = (hi + PageSize - 1) &^ (PageSize - 1)
+	// A page without IC_CODE holds no translated code: every block first
+	// seen marks its pages, and only a discard of all their code clears it.
+	if C.ic_mem_any(c.mem, C.uint64_t(lo), C.uint64_t(hi))&C.IC_CODE == 0 {
+		return nil
+	}
 	// The block table forgets the old blocks too: a block of new code with
 	// an old one's address and size is a new block, decoded afresh.
+	gone := c.st.ngone
 	C.ic_forget_code(c.st, C.uint64_t(addr), C.uint64_t(addr+size))
-	return check("remove translation cache", C.ic_mem_remove_cache(c.mem, C.uint64_t(addr), C.uint64_t(addr+size)))
+	if c.hooks.Forgotten != nil && c.st.ngone != gone {
+		c.hooks.Forgotten(c.goneSince(uint64(c.st.ngone - gone)))
+	}
+	if err := check("remove translation cache", C.ic_mem_remove_cache(c.mem, C.uint64_t(addr), C.uint64_t(addr+size))); err != nil {
+		return err
+	}
+	// The pages wholly inside hold no code now.
+	if wlo, whi := (addr+PageSize-1)&^(PageSize-1), min(addr+size, addrLimit)&^(PageSize-1); wlo < whi && addr+size > addr {
+		return c.update(fmt.Sprintf("invalidate %#x+%#x", addr, size), wlo, whi-wlo, ^C.uint8_t(C.IC_CODE), 0)
+	}
+	return nil
 }
 
 // refusal is the first memory access the page table refused in a run, if
@@ -200,11 +238,12 @@ type refusal struct {
 	typ   C.int
 	page  uint64 // the emulator's page: 4 KiB on x86-64, 1 KiB on arm64
 	value C.uint8_t
+	code  bool // a store into a page holding translated code, not a fault
 }
 
 func (c *CPU) clearRefusal() { c.mem.refused = 0 }
 
 func (c *CPU) lastRefusal() refusal {
 	m := c.mem
-	return refusal{ok: m.refused != 0, typ: m.refused_type, page: uint64(m.refused_at), value: m.refused_page}
+	return refusal{ok: m.refused != 0, typ: m.refused_type, page: uint64(m.refused_at), value: m.refused_page, code: m.refused_code != 0}
 }

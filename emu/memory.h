@@ -17,9 +17,14 @@
 // Guest pages are 4 KiB; addresses have at most 48 bits.
 #define IC_PAGE_BITS 12
 #define IC_ADDR_BITS 48
-// A page-table value: UC_PROT_* bits, and IC_MAPPED for a mapped page
-// (a mapped page may have no permission at all).
+// A page-table value: UC_PROT_* bits, IC_MAPPED for a mapped page (a
+// mapped page may have no permission at all), and IC_CODE for a page that
+// holds translated code. The TLB never gets write access to a page with
+// IC_CODE: a guest store there reaches ic_tlb_fill, which refuses it as a
+// store into code (refused_code), so that the translations it may make
+// stale are discarded before they run again (emu/codewrite.go).
 #define IC_MAPPED 8
+#define IC_CODE 16
 // Host memory is reserved for guest addresses in slabs of 64 GiB.
 #define IC_SLAB_BITS 36
 #define IC_NSLABS (1u << (IC_ADDR_BITS - IC_SLAB_BITS))
@@ -50,6 +55,13 @@ typedef struct ic_mem {
 	int refused_type;     // UC_MEM_READ, UC_MEM_WRITE or UC_MEM_FETCH
 	uint64_t refused_at;  // the emulator's page (4 KiB on x86-64, 1 KiB on arm64)
 	uint8_t refused_page; // the page-table value there
+	int refused_code;     // a store into a page holding code (IC_CODE), not a fault
+
+	// While hold_marks is set (a store into code runs by itself), a block
+	// first seen does not mark its pages IC_CODE: its range is added to
+	// [held_lo, held_hi) instead, for Go to discard or mark afterwards.
+	int hold_marks;
+	uint64_t held_lo, held_hi;
 } ic_mem;
 
 ic_mem *ic_mem_new(uc_engine *uc, int exec_reads);
@@ -60,6 +72,8 @@ uint8_t ic_mem_get(const ic_mem *m, uint64_t addr);
 uint64_t ic_mem_find(const ic_mem *m, uint64_t lo, uint64_t hi, uint8_t need);
 uint8_t ic_mem_any(const ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_set(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t value);
+int ic_mem_update(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t keep, uint8_t value);
+int ic_mem_mark_code(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);

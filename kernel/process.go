@@ -180,7 +180,7 @@ func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
 	}
 	p.mm.setBrk(img.End)
 	spec := loader.StackSpec{Argv: opts.Argv, Env: opts.Env, UID: UID, GID: GID,
-		Hwcap: a.hwcap, Platform: a.platform}
+		Hwcap: a.hwcap, Platform: a.platform, ExecStack: exe.ExecStack}
 	if p.interpImage != nil {
 		spec.InterpBase = p.interpImage.Base
 	}

@@ -57,6 +57,10 @@ type Executable struct {
 	SHA256  string
 	BuildID string
 	data    []byte
+
+	// ExecStack says the program asks for an executable stack
+	// (PT_GNU_STACK with PF_X, as `-z execstack` makes it).
+	ExecStack bool
 }
 
 // Open reads and validates the executable at path.
@@ -159,6 +163,8 @@ func Parse(path string, data []byte) (exe *Executable, err error) {
 				return nil, err
 			}
 			exe.Segs = append(exe.Segs, seg)
+		case elf.PT_GNU_STACK:
+			exe.ExecStack = p.Flags&elf.PF_X != 0
 		}
 	}
 	if len(exe.Segs) == 0 {

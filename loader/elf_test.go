@@ -185,3 +185,50 @@ func TestStackDoesNotDependOnPath(t *testing.T) {
 		}
 	}
 }
+
+// TestExecStack checks that PT_GNU_STACK with PF_X (`-z execstack`) maps
+// the stack executable, and that without it the stack is not.
+func TestExecStack(t *testing.T) {
+	// minimalELF with a second program header, PT_GNU_STACK, before the
+	// code.
+	withStack := func(flags elf.ProgFlag) []byte {
+		b := minimalELF()
+		le := binary.LittleEndian
+		ph := make([]byte, 56)
+		le.PutUint32(ph[0:], uint32(elf.PT_GNU_STACK))
+		le.PutUint32(ph[4:], uint32(flags))
+		b = append(b[:64+56], append(ph, b[64+56:]...)...)
+		le.PutUint16(b[56:], 2)                        // phnum
+		le.PutUint64(b[24:], 0x400000+64+2*56)         // entry
+		le.PutUint64(b[64+32:], uint64(len(b)))        // filesz
+		le.PutUint64(b[64+40:], uint64(len(b))+0x1000) // memsz
+		return b
+	}
+	for _, c := range []struct {
+		flags elf.ProgFlag
+		exec  bool
+	}{{elf.PF_R | elf.PF_W, false}, {elf.PF_R | elf.PF_W | elf.PF_X, true}} {
+		exe, err := Parse("prog", withStack(c.flags))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exe.ExecStack != c.exec {
+			t.Errorf("PT_GNU_STACK %v: ExecStack %v", c.flags, exe.ExecStack)
+		}
+		mem := &memory{maps: map[uint64]emu.Prot{}, writes: map[uint64][]byte{}}
+		img, err := exe.Load(mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := BuildStack(mem, emu.X86_64, img, StackSpec{Argv: []string{"prog"}, ExecStack: exe.ExecStack}); err != nil {
+			t.Fatal(err)
+		}
+		want := emu.ProtRead | emu.ProtWrite
+		if c.exec {
+			want |= emu.ProtExec
+		}
+		if got := mem.maps[StackTop[emu.X86_64]-StackSize]; got != want {
+			t.Errorf("PT_GNU_STACK %v: stack mapped %v, want %v", c.flags, got, want)
+		}
+	}
+}

@@ -51,6 +51,9 @@ type StackSpec struct {
 	// InterpBase is where the interpreter was loaded (AT_BASE), 0 for a
 	// static executable.
 	InterpBase uint64
+	// ExecStack maps the stack executable too, as Linux does for a
+	// program whose PT_GNU_STACK asks for it (Executable.ExecStack).
+	ExecStack bool
 }
 
 // BuildStack maps the initial stack at the arch's fixed top and lays out
@@ -58,7 +61,11 @@ type StackSpec struct {
 // the initial stack pointer, 16-byte aligned, pointing at argc.
 func BuildStack(mem Memory, arch emu.Arch, img *Image, spec StackSpec) (uint64, error) {
 	top := StackTop[arch]
-	if err := mem.Map(top-StackSize, StackSize, emu.ProtRead|emu.ProtWrite, "[stack]"); err != nil {
+	prot := emu.ProtRead | emu.ProtWrite
+	if spec.ExecStack {
+		prot |= emu.ProtExec
+	}
+	if err := mem.Map(top-StackSize, StackSize, prot, "[stack]"); err != nil {
 		return 0, fmt.Errorf("mapping the stack: %w", err)
 	}
 	// Strings go at the top, in a buffer laid out downwards from top-8.
