@@ -45,7 +45,7 @@ var (
 // and fails the test, so a fix prunes the table. The broad entries of
 // today's known bugs come last, so that after their fix they claim nothing
 // and must go.
-var cpythonKnown = append([]cpythonDiff{
+var cpythonKnown = []cpythonDiff{
 	// Tests that time themselves: under --fixed-clock every clock read
 	// advances guest time by a second.
 	{"test_int", `test\.test_int\.Int(Subclass)?StrDigitLimitsTests\.test_denial_of_service_prevented_(int_to_str|str_to_int)`,
@@ -65,21 +65,11 @@ var cpythonKnown = append([]cpythonDiff{
 	{"test_struct", `test\.test_struct\.StructTest\.test_struct_cleans_up_at_runtime_shutdown`, "runs a Python subprocess (issue 14)"},
 	{"test_base64", `test\.test_base64\.TestMain\..*`, "runs python -m base64 as a subprocess (issue 14)"},
 	{"test_json", `test\.test_json\.test_tool\.TestTool\..*`, "runs python -m json.tool as a subprocess (issue 14)"},
-}, cpythonEveryModule(`.*`,
-	"python3 stops before its first test: the first call of each library function through the PLT loses its XMM arguments, because fxsave/fxrstor skip the XMM registers in ld.so's lazy-binding trampoline (CR4.OSFXSR is clear), and int() in the re module's parser raises MemoryError as unittest is imported (issue 13 group 1)")...)
+}
 
 // cpythonDiff is an entry of cpythonKnown.
 type cpythonDiff struct {
 	Module, Test, Reason string
-}
-
-// cpythonEveryModule is one entry of cpythonKnown for each module.
-func cpythonEveryModule(test, reason string) []cpythonDiff {
-	var es []cpythonDiff
-	for _, m := range append(append([]string{}, cpythonFast...), cpythonSlow...) {
-		es = append(es, cpythonDiff{m, test, reason})
-	}
-	return es
 }
 
 // cpythonOutcome is how one test ended, with its detail (the exception's
