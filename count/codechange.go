@@ -17,5 +17,8 @@ type codeCPU struct {
 // their translations.
 func (c *codeCPU) InvalidateCode(addr, size uint64) error {
 	c.dec.forget(addr, size)
+	if err := c.CPU.DropSites(addr, size); err != nil {
+		return err
+	}
 	return c.CPU.InvalidateCode(addr, size)
 }

@@ -40,6 +40,9 @@ type decoder struct {
 	// were decoded (see forget).
 	forgotten map[uint32]*decodedBlock
 	failed    []string // blocks whose instructions could not all be decoded
+	// cpu hooks the instruction sites found in new blocks (sites.go);
+	// nil hooks none.
+	cpu siteHooks
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
@@ -88,7 +91,9 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.info.End = blockEnd(d.arch, code[b.starts[n-1]:])
 	}
 	d.blocks[k] = b
-	return b.info
+	info := b.info
+	info.Restart = d.hookSites(b, addr)
+	return info
 }
 
 // blockEnd classifies the last instruction of a block for call tracking.

@@ -115,6 +115,8 @@ func Run(opts Options) (*Profile, error) {
 	defer cpu.Close()
 	dec = newDecoder(exe.Arch, cpu.Read, mods.entry)
 	dec.mapOf = mods.mapping
+	dec.cpu = cpu
+	cpu.SetSiteCuts(dec.siteCuts)
 	kcpu := &codeCPU{CPU: cpu, dec: dec}
 	late = &lateCounters{cpu: cpu, dec: dec}
 
@@ -164,6 +166,7 @@ func Run(opts Options) (*Profile, error) {
 		},
 		Syscalls: proc.SyscallCounts(),
 	}
+	cpu.FlushSiteCuts()
 	table := cpu.Blocks()
 	blocks := dec.ran(table, mods.entry)
 	fillCounts(prof, blocks, mods, opts.HotBlocks)

@@ -66,6 +66,10 @@ type BlockInfo struct {
 	Instructions uint32
 	Func         uint64 // entry address of the function holding it, 0 if unknown
 	End          BlockEnd
+	// Restart says that the decoder hooked an instruction of the block
+	// (AddSite): this entry does not count, and the block runs again from
+	// its start, translated with the hook. It is not kept.
+	Restart bool
 }
 
 // Options choose what the hot path records besides block counts.
@@ -115,6 +119,8 @@ type CPU struct {
 
 	// counter serves the instructions that read the CPU's counter.
 	counter counterHooks
+	// sites are the instructions the decoder hooked (sites.go).
+	sites siteTable
 	// exception is the unhandled CPU exception number + 1, 0 for none.
 	exception uint32
 	// panicked holds a panic raised in a Go hook, re-raised after the run
@@ -246,6 +252,7 @@ func (c *CPU) Close() {
 		C.ic_free(c.st)
 		c.st = nil
 	}
+	c.freeSites() // after uc_close: its hooks point at them
 	if c.mem != nil { // after uc_close: the emulator maps its host memory
 		C.ic_mem_free(c.mem)
 		c.mem = nil
@@ -314,6 +321,7 @@ const (
 	FaultFetch                            // execution of unmapped or non-executable memory
 	FaultInstruction                      // an instruction the CPU cannot execute
 	FaultException                        // a CPU exception no hook handled (Intno)
+	FaultPrivileged                       // an instruction a user program may not execute (a site refused it)
 	FaultOther
 )
 
@@ -332,6 +340,8 @@ func (f *Fault) Error() string {
 		return fmt.Sprintf("invalid instruction at pc %#x", f.PC)
 	case FaultException:
 		return fmt.Sprintf("CPU exception %d at pc %#x", f.Intno, f.PC)
+	case FaultPrivileged:
+		return fmt.Sprintf("privileged instruction at pc %#x", f.PC)
 	}
 	return fmt.Sprintf("emulation stopped at pc %#x: %v", f.PC, f.Unicorn)
 }
@@ -356,7 +366,10 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 		return reason
 	}
 	c.startSlice()
-	defer func() { c.endSlice(runErr) }()
+	defer func() {
+		c.settleSites(runErr)
+		c.endSlice(runErr)
+	}()
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, 0) // no exit address: see ic_set_exit
 	if p := c.panicked; p != nil {
 		c.panicked = nil
@@ -365,7 +378,7 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	if c.st.oom != 0 {
 		return errOOM
 	}
-	if err == C.UC_ERR_OK && c.exception == 0 {
+	if err == C.UC_ERR_OK && c.exception == 0 && !c.refused() {
 		if c.st.limit_hit != 0 {
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
 				return err
@@ -387,6 +400,14 @@ func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 	f := &Fault{PC: c.PC(), Unicorn: check("run", err), Kind: FaultOther}
 	if c.exception != 0 {
 		f.Kind, f.Intno = FaultException, c.exception-1
+	}
+	if pc, kind, ok := c.takeRefusal(); ok {
+		// A site refused its instruction (sites.go): the run stopped
+		// before it.
+		f.PC, f.Unicorn, f.Kind = pc, nil, FaultInstruction
+		if kind == SitePrivileged {
+			f.Kind = FaultPrivileged
+		}
 	}
 	if err == C.UC_ERR_INSN_INVALID {
 		f.Kind = FaultInstruction
@@ -456,7 +477,7 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 		switch {
 		case c.st.oom != 0:
 			return errOOM
-		case err != C.UC_ERR_OK || c.exception != 0:
+		case err != C.UC_ERR_OK || c.exception != 0 || c.refused():
 			return c.fault(err, locate, budget) // an instruction before the page faulted
 		case c.st.limit_hit != 0:
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
@@ -506,7 +527,7 @@ func (c *CPU) runToLimit(locate Locator) error {
 	c.clearRefusal()
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, C.size_t(left))
 	c.holdStops(false)
-	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
+	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil || c.refused() {
 		// A fault within the instructions left: report it as any fault.
 		return c.fault(err, locate, left)
 	}

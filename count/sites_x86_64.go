@@ -1,0 +1,171 @@
+package count
+
+import (
+	"github.com/icount-dev/icount/emu"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// sitesX86 returns the instructions of an x86-64 block (code at addr,
+// instructions at starts) that need a site hook:
+//   - every VEX- (C4, C5) and EVEX- (62) encoded instruction, refused as
+//     undefined (#UD: SIGILL): the emulated CPU does not advertise AVX,
+//     yet Unicorn runs VEX.128 forms of the 0F map as legacy SSE, ignoring
+//     VEX.vvvv;
+//   - the privileged instructions, refused as a CPU refuses them at CPL 3
+//     (#GP: SIGSEGV): the guest runs at CPL 0, where they execute;
+//   - cmpxchg r/m32, bsf and bsr of 32 bits, and lock neg, whose results
+//     Unicorn gets wrong (see emu.SiteKind).
+func sitesX86(code []byte, starts []uint32, addr uint64) []emu.Site {
+	var out []emu.Site
+	for i, off := range starts {
+		end := len(code)
+		if i+1 < len(starts) {
+			end = int(starts[i+1])
+		}
+		insn := code[off:end]
+		pc := addr + uint64(off)
+		if isVEX(insn) {
+			out = append(out, emu.Site{PC: pc, Len: len(insn), Kind: emu.SiteIllegal})
+			continue
+		}
+		inst, err := x86asm.Decode(insn, 64)
+		if err != nil || inst.Len != len(insn) {
+			continue
+		}
+		if privilegedX86(inst) {
+			out = append(out, emu.Site{PC: pc, Len: inst.Len, Kind: emu.SitePrivileged})
+			continue
+		}
+		if s, ok := fixX86(inst); ok {
+			s.PC, s.Len = pc, inst.Len
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// isVEX tells whether an instruction is VEX- or EVEX-encoded: after its
+// legacy and REX prefixes comes C4 or C5 (in 64-bit mode always VEX, not
+// LES or LDS) or 62 (EVEX, not BOUND). A prefix before one is itself #UD.
+func isVEX(insn []byte) bool {
+	i := 0
+	for i < len(insn) && isX86Prefix(insn[i]) {
+		i++
+	}
+	return i < len(insn) && (insn[i] == 0xc4 || insn[i] == 0xc5 || insn[i] == 0x62)
+}
+
+// privilegedOps are the instructions that raise #GP at CPL 3 (with IOPL 0,
+// as Linux runs user programs, and CR4.PCE clear for rdpmc), each of
+// which Linux turns into SIGSEGV with si_code SI_KERNEL.
+var privilegedOps = map[x86asm.Op]bool{
+	x86asm.HLT: true, x86asm.CLI: true, x86asm.STI: true,
+	x86asm.IN: true, x86asm.OUT: true, x86asm.INSB: true, x86asm.INSW: true, x86asm.INSD: true,
+	x86asm.OUTSB: true, x86asm.OUTSW: true, x86asm.OUTSD: true,
+	x86asm.LGDT: true, x86asm.LIDT: true, x86asm.LLDT: true, x86asm.LTR: true, x86asm.LMSW: true,
+	x86asm.CLTS: true, x86asm.INVD: true, x86asm.WBINVD: true, x86asm.INVLPG: true,
+	x86asm.WRMSR: true, x86asm.RDMSR: true, x86asm.RDPMC: true,
+	x86asm.SWAPGS: true, x86asm.SYSRET: true, x86asm.SYSEXIT: true,
+}
+
+// privilegedX86 tells whether inst raises #GP at CPL 3: one of
+// privilegedOps, or a move to or from a control or debug register.
+func privilegedX86(inst x86asm.Inst) bool {
+	if privilegedOps[inst.Op] {
+		return true
+	}
+	if inst.Op == x86asm.MOV {
+		for _, a := range inst.Args[:2] {
+			if r, ok := a.(x86asm.Reg); ok && (r >= x86asm.CR0 && r <= x86asm.CR15 || r >= x86asm.DR0 && r <= x86asm.DR15) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fixX86 returns the fixing site of an instruction Unicorn computes wrongly.
+func fixX86(inst x86asm.Inst) (emu.Site, bool) {
+	switch inst.Op {
+	case x86asm.CMPXCHG:
+		if inst.DataSize != 32 {
+			return emu.Site{}, false
+		}
+		s := emu.Site{Kind: emu.SiteCmpxchg32}
+		if r, ok := inst.Args[0].(x86asm.Reg); ok {
+			s.Reg = gpr64(r)
+		}
+		return s, true
+	case x86asm.BSF, x86asm.BSR, x86asm.TZCNT, x86asm.LZCNT:
+		// tzcnt and lzcnt are rep bsf and rep bsr to the emulated CPU,
+		// which has neither BMI1 nor ABM.
+		if inst.DataSize != 32 {
+			return emu.Site{}, false
+		}
+		r, ok := inst.Args[0].(x86asm.Reg)
+		if !ok || gpr64(r) == 0 {
+			return emu.Site{}, false
+		}
+		return emu.Site{Kind: emu.SiteBitScan32, Reg: gpr64(r)}, true
+	case x86asm.NEG:
+		m, ok := inst.Args[0].(x86asm.Mem)
+		if !ok || !hasPrefix(inst, x86asm.PrefixLOCK) {
+			return emu.Site{}, false
+		}
+		op, ok := memOperand(inst, m)
+		if !ok {
+			return emu.Site{}, false
+		}
+		return emu.Site{Kind: emu.SiteLockNeg, Size: inst.MemBytes, Mem: op}, true
+	}
+	return emu.Site{}, false
+}
+
+func hasPrefix(inst x86asm.Inst, p x86asm.Prefix) bool {
+	for _, q := range inst.Prefix {
+		if q == 0 {
+			break
+		}
+		if q&0xff == p&0xff {
+			return true
+		}
+	}
+	return false
+}
+
+// gpr64 is the emulator's 64-bit register holding a 32- or 64-bit
+// general-purpose register; 0 for any other.
+func gpr64(r x86asm.Reg) emu.Reg {
+	switch {
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		return x86GPR[r-x86asm.RAX]
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		return x86GPR[r-x86asm.EAX]
+	}
+	return 0
+}
+
+// memOperand converts a decoded memory operand for a site's hook.
+func memOperand(inst x86asm.Inst, m x86asm.Mem) (*emu.MemOperand, bool) {
+	op := &emu.MemOperand{Scale: uint32(m.Scale), Disp: m.Disp, Addr32: inst.AddrSize == 32}
+	switch {
+	case m.Base == x86asm.RIP:
+		op.RIPRelative = true
+	case m.Base != 0:
+		if op.Base = gpr64(m.Base); op.Base == 0 {
+			return nil, false
+		}
+	}
+	if m.Index != 0 {
+		if op.Index = gpr64(m.Index); op.Index == 0 {
+			return nil, false
+		}
+	}
+	switch m.Segment {
+	case x86asm.FS:
+		op.Seg = emu.X86FSBase
+	case x86asm.GS:
+		op.Seg = emu.X86GSBase
+	}
+	return op, true
+}
