@@ -252,7 +252,7 @@ func (c *CPU) Close() {
 		C.ic_free(c.st)
 		c.st = nil
 	}
-	c.freeSites() // after uc_close: its hooks point at them
+	c.freeSites()     // after uc_close: its hooks point at them
 	if c.mem != nil { // after uc_close: the emulator maps its host memory
 		C.ic_mem_free(c.mem)
 		c.mem = nil
