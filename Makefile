@@ -142,8 +142,8 @@ $(BUILD)/amd64/%-g: testdata/amd64/%.S | deps
 # Programs that #include code they share: the thread programs their main
 # thread, the signal programs the installing and sending of a signal.
 $(foreach p,threads threads_rep,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/threads_main.inc
-$(foreach p,sigsegv sigtgkill sigfpframe,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/signal.inc
-$(foreach p,sigsegv sigtgkill sigfpframe,$(BUILD)/arm64/$(p) $(BUILD)/arm64/$(p)-pie): testdata/arm64/signal.inc
+$(foreach p,sigsegv sigtgkill sigfpframe privileged,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/signal.inc
+$(foreach p,sigsegv sigtgkill sigfpframe privileged,$(BUILD)/arm64/$(p) $(BUILD)/arm64/$(p)-pie): testdata/arm64/signal.inc
 
 $(BUILD)/c/%-musl-g: testdata/c/%.c | deps
 	@mkdir -p $(@D)
