@@ -81,6 +81,25 @@ SIG_C    := sigsegv sigsend sigrestart sigwait timers
 SIG_BINS := $(foreach p,$(SIG_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(SIG_BINS)
 
+# ---- Instruction sites (cmd/icount/sites_test.go) ----
+# C programs whose instructions icount hooks where it first decodes them:
+# the integer fixes and the privileged instructions (compared with their
+# native runs), VEX and EVEX under a SIGILL handler, musl-static; a C
+# program built -mavx, glibc-static; the x87 status-word reads of the
+# fidelity warnings.
+SITES_BINS := $(BUILD)/sites/intfix-musl $(BUILD)/sites/privileged-musl $(BUILD)/sites/avxsig-musl \
+              $(BUILD)/sites/avx-glibc $(BUILD)/sites/fpwarn-musl
+TESTPROGS  += $(SITES_BINS)
+
+$(BUILD)/sites/%-musl: testdata/sites/%.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/sites/avx-glibc: testdata/sites/avx.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -mavx -o $@ $<
+# ---- end of instruction sites ----
+
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"debug/elf"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The instruction sites: instructions icount hooks where it first decodes
+// them, to refuse, run or fix them as the hardware does (count/sites.go).
+// Their exact counts are in testdata/amd64/privileged.S, intfix.S and
+// testdata/arm64/privileged.S (TestExactCounts).
+
+// TestSitesMatchNative runs the programs whose every result the hardware
+// defines the same way natively and under icount: the integer fixes
+// (cmpxchg r32, bsf and bsr r32, lock neg) over 300 inputs each, and every
+// privileged instruction under a SIGSEGV handler (SI_KERNEL, trapno 13).
+func TestSitesMatchNative(t *testing.T) {
+	for _, c := range []struct {
+		prog  string
+		lines int
+	}{
+		{"sites/intfix-musl", 5101},
+		{"sites/privileged-musl", 28},
+	} {
+		prog := testProgram(t, c.prog)
+		want, status := runNative(t, t.TempDir(), nil, prog)
+		if status != 0 || strings.Count(want, "\n") != c.lines {
+			t.Fatalf("%s natively: status %d, %d lines, want 0 and %d", c.prog, status, strings.Count(want, "\n"), c.lines)
+		}
+		r := runIcount(t, nil, []string{"-q"}, prog)
+		if r.status != 0 || r.stdout != want {
+			t.Errorf("%s: status %d, stdout differs from the native run:\n%s\nstderr:\n%s", c.prog, r.status, firstDiff(want, r.stdout), r.stderr)
+		}
+	}
+}
+
+// firstDiff shows the first line where got differs from want.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range w {
+		if i >= len(g) {
+			return "missing from line " + w[i]
+		}
+		if w[i] != g[i] {
+			return "native: " + w[i] + "\nicount: " + g[i]
+		}
+	}
+	return "extra lines"
+}
+
+// TestSitesAVX checks that no VEX- or EVEX-encoded instruction executes:
+// the emulated CPU does not advertise AVX, so each is refused as such a
+// CPU refuses it, with SIGILL (ILL_ILLOPN, trapno 6, at the instruction).
+// This machine has AVX, so the runs are compared with what they must be.
+func TestSitesAVX(t *testing.T) {
+	prog := testProgram(t, "sites/avx-glibc")
+	r := runIcount(t, nil, []string{"-q"}, prog)
+	// main's first instruction is the program's first VEX instruction (it
+	// clears the register it converts argc into).
+	wantErr := fmt.Sprintf("icount: SIGILL: `vxorps %%xmm0,%%xmm0,%%xmm0` at %#x (AVX family) is not supported by the emulated CPU; "+
+		"build for x86-64-v1/v2 (no -mavx, -march=native), in main (avx-glibc)\n", symbolAddr(t, prog, "main"))
+	if r.status != 132 || r.stdout != "" || !strings.HasPrefix(r.stderr, wantErr) {
+		t.Errorf("avx-glibc: status %d, stdout %q, stderr:\n%s\nwant 132, nothing, and first\n%s", r.status, r.stdout, r.stderr, wantErr)
+	}
+
+	r = runIcount(t, nil, []string{"-q"}, testProgram(t, "sites/avxsig-musl"))
+	var want strings.Builder
+	for _, name := range []string{"vaddsd", "vxorps", "vmovsd", "vzeroupper", "vaddpd256", "vfmadd", "vpbroadcast", "andn", "evex", "segvex"} {
+		want.WriteString(padRight(name, 12) + " signal 4 code 2 trapno 6 at the instruction: yes yes\n")
+	}
+	if r.status != 0 || r.stdout != want.String() {
+		t.Errorf("avxsig-musl: status %d, stdout:\n%s\nwant 0 and\n%s\nstderr:\n%s", r.status, r.stdout, want.String(), r.stderr)
+	}
+}
+
+// symbolAddr returns the address of a symbol of an executable.
+func symbolAddr(t *testing.T, path, name string) uint64 {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if s.Name == name {
+			return s.Value
+		}
+	}
+	t.Fatalf("%s has no symbol %s", path, name)
+	return 0
+}
+
+func padRight(s string, n int) string {
+	for len(s) < n {
+		s += " "
+	}
+	return s
+}
