@@ -22,6 +22,9 @@ type decodedBlock struct {
 	// cuts counts the executions cut short, by the index of the first
 	// instruction that did not complete (see notRun).
 	cuts map[int]uint64
+	// fidelity lists its instructions with a known difference from the
+	// hardware (fidelity.go).
+	fidelity []fidelityAt
 }
 
 type blockKey struct {
@@ -89,6 +92,9 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	b.info = emu.BlockInfo{Instructions: uint32(len(b.starts)), Func: d.funcOf(addr)}
 	if n := len(b.starts); n > 0 && b.bad == "" {
 		b.info.End = blockEnd(d.arch, code[b.starts[n-1]:])
+	}
+	if b.bad == "" {
+		b.fidelity = classifyFidelity(d.arch, b)
 	}
 	d.blocks[k] = b
 	info := b.info

@@ -188,6 +188,7 @@ func Run(opts Options) (*Profile, error) {
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
+	prof.Warnings = append(prof.Warnings, fidelityWarnings(blocks)...)
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
 	if n := proc.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))

@@ -102,3 +102,24 @@ func padRight(s string, n int) string {
 	}
 	return s
 }
+
+// TestFidelityWarnings checks that a run that executed an instruction with
+// a known, unfixed difference from the hardware says so, naming it and how
+// many times it ran: fpwarn reads the x87 status word 7 times.
+func TestFidelityWarnings(t *testing.T) {
+	r := runIcount(t, nil, nil, testProgram(t, "sites/fpwarn-musl"))
+	want := "`fnstsw` ran 7 times and may give another result than on hardware: it reads floating-point exception flags, which the emulated CPU never sets"
+	if r.status != 0 || r.profile == nil {
+		t.Fatalf("status %d, stderr:\n%s", r.status, r.stderr)
+	}
+	if w := r.profile.Warnings; len(w) != 1 || w[0] != want {
+		t.Errorf("warnings %q, want [%q]", w, want)
+	}
+	if !strings.Contains(r.stderr, "icount: warning: "+want+"\n") {
+		t.Errorf("stderr does not warn:\n%s", r.stderr)
+	}
+	// Nothing of the kind ran in intfix: no warning.
+	if r := runIcount(t, nil, []string{"-q"}, testProgram(t, "sites/intfix-musl")); r.profile == nil || len(r.profile.Warnings) != 0 {
+		t.Errorf("intfix-musl warnings %q, want none", r.profile.Warnings)
+	}
+}
