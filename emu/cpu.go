@@ -525,14 +525,23 @@ func (c *CPU) runToLimit(locate Locator) error {
 		return reason
 	}
 	c.clearRefusal()
+	before := c.Executed()
 	err := C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, C.size_t(left))
 	c.holdStops(false)
 	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil || c.refused() {
 		// A fault within the instructions left: report it as any fault.
-		return c.fault(err, locate, left)
+		// The guest may go on (a handler takes the fault) with what the
+		// limit still allows, enforced by the block hook again.
+		ferr := c.fault(err, locate, left)
+		ran := c.Executed() - before
+		c.st.limited, c.st.budget = 1, C.uint64_t(left-min(ran, left))
+		return ferr
 	}
-	if b := c.st.cur; uint64(b.ninsn) > left {
-		C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-left))
+	// Exactly left instructions ran. A hook that moved the PC (an
+	// emulated instruction) ended a block, so that more than one may have
+	// been entered: what was counted past left is of the last.
+	if counted := c.Executed() - before; counted > left {
+		C.ic_cut(c.st, C.uint32_t(min(counted-left, uint64(c.st.cur.ninsn))))
 	}
 	return ErrInstructionLimit
 }

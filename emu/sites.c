@@ -55,9 +55,12 @@ static void site_cut(ic_sites *ss, ic_site *site, uint64_t from) {
 // parity is PF for a result's low byte: set for an even number of ones.
 static int parity(uint64_t v) { return !__builtin_parity((unsigned)(v & 0xff)); }
 
+#define FLAG_CF 0x1
 #define FLAG_PF 0x4
+#define FLAG_AF 0x10
 #define FLAG_ZF 0x40
 #define FLAG_SF 0x80
+#define FLAG_OF 0x800
 
 static uint64_t reg64(uc_engine *uc, int reg) {
 	uint64_t v = 0;
@@ -76,12 +79,11 @@ static uint64_t memop_addr(uc_engine *uc, const ic_site *site) {
 	return a + reg64(uc, m->seg);
 }
 
-// repair finishes the armed site's fix after its instruction ran, at pc,
-// the next instruction, before it runs. mid_run says that the emulator is
-// running (in the hook at pc): a fix of the flags must then leave the
-// translated block, whose code after the hook assumes the flags it
-// computed itself. It returns whether it did.
-static int repair(uc_engine *uc, ic_sites *ss, uint64_t pc, int mid_run) {
+// repair finishes the armed site's fix after its instruction ran, before
+// the next instruction runs. It writes general-purpose registers only:
+// the translated code after the hook reloads them, but assumes the flags
+// it computed itself.
+static void repair(uc_engine *uc, ic_sites *ss) {
 	ic_site *site = ss->armed;
 	ss->armed = NULL;
 	uint64_t flags = 0;
@@ -97,42 +99,55 @@ static int repair(uc_engine *uc, ic_sites *ss, uint64_t pc, int mid_run) {
 		} else if (site->reg) {
 			uc_reg_write(uc, site->reg, &ss->saved[1]);
 		}
-		return 0;
+		return;
 	case IC_SITE_BITSCAN32:
 		// A zero source (ZF) leaves the destination as it was.
 		if (flags & FLAG_ZF) uc_reg_write(uc, site->reg, &ss->saved[0]);
-		return 0;
-	case IC_SITE_LOCKNEG: {
-		// The emulator takes SF and PF from the operand before negation;
-		// the result is in memory, at an address the instruction did not
-		// change.
-		uint64_t v = 0;
-		if (uc_mem_read(uc, memop_addr(uc, site), &v, site->size) != UC_ERR_OK) return 0;
-		uint64_t sign = 1ull << (8 * site->size - 1);
-		flags &= ~(uint64_t)(FLAG_SF | FLAG_PF);
-		if (v & sign) flags |= FLAG_SF;
-		if (parity(v)) flags |= FLAG_PF;
-		uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
-		if (!mid_run) return 0;
-		// Leave the block here: the next one starts at pc and reads the
-		// flags as written.
-		site_cut(ss, site, pc);
-		uc_reg_write(uc, ss->pc_reg, &pc);
-		return 1;
+		return;
 	}
-	}
-	return 0;
+}
+
+// accessible tells whether the guest may read and write the n bytes at a.
+static int accessible(ic_mem *m, uint64_t a, uint32_t n) {
+	const uint8_t need = IC_MAPPED | UC_PROT_READ | UC_PROT_WRITE;
+	return (ic_mem_get(m, a) & need) == need && (ic_mem_get(m, a + n - 1) & need) == need;
+}
+
+// lock_neg executes lock neg m at addr, which the emulator gets wrong (it
+// takes SF and PF from the operand before negation): it negates the
+// operand, sets the flags as the hardware does and moves RIP past it,
+// which ends the translated block there (the flags the code after it in
+// the block assumes are the emulator's). It returns 0, leaving the
+// instruction to the emulator, when the operand may not be read and
+// written: the instruction faults there, flags or not.
+static int lock_neg(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
+	uint64_t a = memop_addr(uc, site), v = 0, flags = 0;
+	uint32_t n = site->size;
+	if (n == 0 || n > 8 || !accessible(ss->s->mem, a, n)) return 0;
+	if (uc_mem_read(uc, a, &v, n) != UC_ERR_OK) return 0;
+	uint64_t mask = n == 8 ? ~0ull : (1ull << (8 * n)) - 1, sign = 1ull << (8 * n - 1);
+	uint64_t r = (0 - v) & mask;
+	if (uc_mem_write(uc, a, &r, n) != UC_ERR_OK) return 0;
+	uc_reg_read(uc, UC_X86_REG_EFLAGS, &flags);
+	flags &= ~(uint64_t)(FLAG_CF | FLAG_PF | FLAG_AF | FLAG_ZF | FLAG_SF | FLAG_OF);
+	if (v) flags |= FLAG_CF;
+	if (parity(r)) flags |= FLAG_PF;
+	if ((v ^ r) & 0x10) flags |= FLAG_AF;
+	if (r == 0) flags |= FLAG_ZF;
+	if (r & sign) flags |= FLAG_SF;
+	if (v == sign) flags |= FLAG_OF;
+	uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+	uint64_t next = addr + site->len;
+	site_cut(ss, site, next);
+	uc_reg_write(uc, ss->pc_reg, &next);
+	return 1;
 }
 
 // hook_site runs before the instruction at a site.
 static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 	ic_site *site = ud;
 	ic_sites *ss = site->all;
-	if (ss->armed && ss->armed->pc + ss->armed->len == addr) {
-		// The block ends here if the repair says so; this hook runs
-		// again at the start of the next.
-		if (repair(uc, ss, addr, 1)) return;
-	}
+	if (ss->armed && ss->armed->pc + ss->armed->len == addr) repair(uc, ss);
 	switch (site->kind) {
 	case IC_SITE_NEXT:
 		return;
@@ -166,8 +181,7 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		ss->armed = site;
 		return;
 	case IC_SITE_LOCKNEG:
-		site->hits++;
-		ss->armed = site;
+		if (lock_neg(uc, ss, site, addr)) site->hits++;
 		return;
 	}
 }
@@ -216,7 +230,7 @@ void ic_sites_settle(ic_sites *ss, int faulted, uint64_t fault_pc) {
 		ss->armed = NULL;
 		return;
 	}
-	repair(ss->s->uc, ss, ss->armed->pc + ss->armed->len, 0);
+	repair(ss->s->uc, ss);
 }
 
 // ic_site_cuts tells Go the cuts a site has counted and not yet told.

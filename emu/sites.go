@@ -37,14 +37,15 @@ const (
 	// SiteBitScan32 fixes bsf and bsr of 32 bits: a zero source leaves the
 	// destination (Reg, its 64-bit register) unchanged.
 	SiteBitScan32 SiteKind = C.IC_SITE_BITSCAN32
-	// SiteLockNeg fixes lock neg m: SF and PF are the result's. Mem is
-	// the operand and Size its bytes.
+	// SiteLockNeg executes lock neg m itself (Unicorn takes SF and PF from
+	// the operand, not the result), which ends its translated block. Mem
+	// is the operand and Size its bytes.
 	SiteLockNeg SiteKind = C.IC_SITE_LOCKNEG
 )
 
 // fixes are the kinds whose repair is due at the next instruction.
 func (k SiteKind) fixes() bool {
-	return k == SiteCmpxchg32 || k == SiteBitScan32 || k == SiteLockNeg
+	return k == SiteCmpxchg32 || k == SiteBitScan32
 }
 
 // MemOperand is an x86-64 memory operand: Base + Index*Scale + Disp, plus

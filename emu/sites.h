@@ -19,7 +19,7 @@ enum {
 	IC_SITE_NOP = 3,        // executed as a no-op (arm64 wfi, wfe at EL0)
 	IC_SITE_CMPXCHG32 = 4,  // cmpxchg r/m32, r32: keeps RAX[63:32] on success, a register destination on failure
 	IC_SITE_BITSCAN32 = 5,  // bsf/bsr r32 with a zero source: leaves the destination unchanged
-	IC_SITE_LOCKNEG = 6,    // lock neg m: SF and PF from the result
+	IC_SITE_LOCKNEG = 6,    // lock neg m: executed here (Unicorn takes SF and PF from the operand)
 	IC_SITE_KINDS
 };
 

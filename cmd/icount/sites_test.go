@@ -123,3 +123,28 @@ func TestFidelityWarnings(t *testing.T) {
 		t.Errorf("intfix-musl warnings %q, want none", r.profile.Warnings)
 	}
 }
+
+// TestSitesInstructionLimit checks that --max-instructions N stops after
+// exactly N instructions for every N through programs whose sites end
+// blocks (lock neg, executed by its hook) and refuse instructions (under
+// a handler), and where the limit falls in a block a fault cuts short
+// (sigsegv: the limit must hold after the handler takes the fault).
+func TestSitesInstructionLimit(t *testing.T) {
+	for _, c := range []struct {
+		prog  string
+		total uint64
+	}{
+		{"amd64/intfix", 21}, {"amd64/privileged", 108}, {"amd64/sigsegv", 40}, {"arm64/privileged", 104},
+	} {
+		prog := testProgram(t, c.prog)
+		for n := uint64(1); n <= c.total; n++ {
+			r := runIcount(t, nil, []string{"-q", "--max-instructions", fmt.Sprint(n)}, prog)
+			if r.profile == nil || r.profile.Totals.Instructions != n {
+				t.Errorf("%s --max-instructions %d: status %d, profile %v; stderr:\n%s", c.prog, n, r.status, r.profile != nil, r.stderr)
+				if r.profile != nil {
+					t.Errorf("counted %d", r.profile.Totals.Instructions)
+				}
+			}
+		}
+	}
+}

@@ -2,8 +2,9 @@
 # icount: instructions=21 blocks=2 exit=10
 
 intfix.S: the integer instructions whose results Unicorn gets wrong, each
-fixed at its site by a hook before it, which saves what it needs, and one
-at the next instruction, which repairs the result:
+fixed at its site: by a hook before it, which saves what it needs, and one
+at the next instruction, which repairs the result (cmpxchg, bsf), or by
+a hook that executes it (lock neg):
 
   cmpxchg %ecx,%edx with EAX equal to EDX writes EDX and leaves RAX
   whole (Unicorn zeroes its upper half): RAX >> 32 = 5;
@@ -24,11 +25,11 @@ Translated blocks:
   blocks       = 2
 
 A is translated through the syscall, but its first sight hooked the
-three sites and the instructions after them and restarted it (that entry
-is not counted). The repair of lock neg's flags leaves the translated
-block at sets, whose code assumes the flags as the emulator computed
-them: the 8 instructions from sets on are taken back from A and run as
-block B.
+three sites and the instructions after the first two and restarted it
+(that entry is not counted). lock neg is executed by its hook, which
+moves RIP past it: that ends the translated block (whose code after it
+assumes the flags as the emulator computes them), so the 8 instructions
+from sets on are taken back from A and run as block B.
 */
 	.text
 	.globl	_start
