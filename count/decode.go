@@ -64,6 +64,7 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.mapping = d.mapOf(addr)
 	}
 	code := make([]byte, size)
+	var insts []x86asm.Inst // x86-64: each instruction decoded, Op 0 if unknown
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
 	} else {
@@ -78,7 +79,8 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	case emu.X86_64:
 		for off := 0; off < len(code); {
 			b.starts = append(b.starts, uint32(off))
-			n, err := x86Len(code[off:])
+			inst, n, err := x86Decode(code[off:])
+			insts = append(insts, inst)
 			if err != nil {
 				// The emulator executed it, so it is one instruction;
 				// without its length the rest of the block is unknown.
@@ -94,11 +96,11 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.info.End = blockEnd(d.arch, code[b.starts[n-1]:])
 	}
 	if b.bad == "" {
-		b.fidelity = classifyFidelity(d.arch, b)
+		b.fidelity = classifyFidelity(d.arch, insts)
 	}
 	d.blocks[k] = b
 	info := b.info
-	info.Restart = d.hookSites(b, addr)
+	info.Restart = d.hookSites(b, addr, insts)
 	return info
 }
 
@@ -184,13 +186,20 @@ func (d *decoder) wholeBefore(pc, limit uint64) uint64 {
 }
 
 // x86Len returns the length of the x86-64 instruction at the start of code.
-// x86asm does not know the hint-NOP space 0F 18-0F 1F beyond 0F 1F
-// (endbr64 is F3 0F 1E FA): those share one ModRM encoding, so their
-// length is that of the same bytes made into the NOP 0F 1F /0.
 func x86Len(code []byte) (int, error) {
+	_, n, err := x86Decode(code)
+	return n, err
+}
+
+// x86Decode decodes the x86-64 instruction at the start of code and
+// returns it and its length. x86asm does not know the hint-NOP space
+// 0F 18-0F 1F beyond 0F 1F (endbr64 is F3 0F 1E FA): those share one ModRM
+// encoding, so their length is that of the same bytes made into the NOP
+// 0F 1F /0, and the instruction returned is the zero Inst.
+func x86Decode(code []byte) (x86asm.Inst, int, error) {
 	inst, err := x86asm.Decode(code, 64)
 	if err == nil && inst.Op != 0 && inst.Len > 0 {
-		return inst.Len, nil
+		return inst, inst.Len, nil
 	}
 	// A prefix before an opcode x86asm does not know decodes as a lone
 	// prefix (Op 0) with no error.
@@ -205,14 +214,14 @@ func x86Len(code []byte) (int, error) {
 		if i+2 < len(alt) {
 			alt[i+2] &^= 0x38 // NOP is 0F 1F /0: the ModRM reg field does not change the length
 		}
-		if inst, err2 := x86asm.Decode(alt, 64); err2 == nil && inst.Op != 0 && inst.Len > 0 {
-			return inst.Len, nil
+		if alt, err2 := x86asm.Decode(alt, 64); err2 == nil && alt.Op != 0 && alt.Len > 0 {
+			return x86asm.Inst{}, alt.Len, nil
 		}
 	}
 	if err == nil {
 		err = fmt.Errorf("unrecognized instruction")
 	}
-	return 0, err
+	return x86asm.Inst{}, 0, err
 }
 
 func isX86Prefix(b byte) bool {

@@ -3,8 +3,10 @@ package count
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/icount-dev/icount/emu"
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // An instruction with a known difference from the hardware (see
@@ -15,20 +17,16 @@ type fidelityAt struct {
 	why   string
 }
 
-// classifyFidelity lists the instructions of a decoded block that have a
-// known difference from the hardware.
-func classifyFidelity(arch emu.Arch, b *decodedBlock) []fidelityAt {
-	if arch != emu.X86_64 || b.code == nil {
+// classifyFidelity lists the instructions of a decoded block (x86-64: its
+// instructions decoded) that have a known difference from the hardware.
+func classifyFidelity(arch emu.Arch, insts []x86asm.Inst) []fidelityAt {
+	if arch != emu.X86_64 {
 		return nil
 	}
 	var out []fidelityAt
-	for i, off := range b.starts {
-		end := len(b.code)
-		if i+1 < len(b.starts) {
-			end = int(b.starts[i+1])
-		}
-		if name, why := fidelityOfX86(b.code[off:end]); name != "" {
-			out = append(out, fidelityAt{i, name, why})
+	for i, inst := range insts {
+		if why, ok := fidelityX86[inst.Op]; ok {
+			out = append(out, fidelityAt{i, strings.ToLower(inst.Op.String()), why})
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/icount-dev/icount/emu"
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // TestFidelityWarningsCounts checks that an instruction with a known
@@ -18,7 +19,15 @@ func TestFidelityWarningsCounts(t *testing.T) {
 		0x0f, 0xae, 0x1f, // stmxcsr (%rdi)
 	}
 	db := &decodedBlock{code: code, starts: []uint32{0, 2, 4, 6}, cuts: map[int]uint64{0: 3, 2: 2}}
-	db.fidelity = classifyFidelity(emu.X86_64, db)
+	var insts []x86asm.Inst
+	for _, off := range db.starts {
+		inst, _, err := x86Decode(code[off:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		insts = append(insts, inst)
+	}
+	db.fidelity = classifyFidelity(emu.X86_64, insts)
 	if len(db.fidelity) != 2 || db.fidelity[0].index != 1 || db.fidelity[1].index != 3 {
 		t.Fatalf("classified %+v", db.fidelity)
 	}

@@ -1,10 +1,6 @@
 package count
 
-import (
-	"strings"
-
-	"golang.org/x/arch/x86/x86asm"
-)
+import "golang.org/x/arch/x86/x86asm"
 
 // fidelityX86 lists the x86-64 instructions the emulated CPU (Unicorn's
 // qemu64) executes differently from the hardware, in a way icount neither
@@ -51,17 +47,3 @@ const (
 	approximations = "the emulated CPU computes it exactly, where the hardware gives its own 12-bit approximation"
 	x87Double      = "the emulated CPU computes it in double precision, not the x87's extended precision, with other special cases"
 )
-
-// fidelityOfX86 returns the known difference of the instruction at the
-// start of insn, if it has one: its name and why.
-func fidelityOfX86(insn []byte) (name, why string) {
-	inst, err := x86asm.Decode(insn, 64)
-	if err != nil {
-		return "", ""
-	}
-	why, ok := fidelityX86[inst.Op]
-	if !ok {
-		return "", ""
-	}
-	return strings.ToLower(inst.Op.String()), why
-}

@@ -6,7 +6,7 @@ import (
 )
 
 // sitesX86 returns the instructions of an x86-64 block (code at addr,
-// instructions at starts) that need a site hook:
+// instructions at starts, decoded as insts) that need a site hook:
 //   - every VEX- (C4, C5) and EVEX- (62) encoded instruction, refused as
 //     undefined (#UD: SIGILL): the emulated CPU does not advertise AVX,
 //     yet Unicorn runs VEX.128 forms of the 0F map as legacy SSE, ignoring
@@ -15,21 +15,21 @@ import (
 //     (#GP: SIGSEGV): the guest runs at CPL 0, where they execute;
 //   - cmpxchg r/m32, bsf and bsr of 32 bits, and lock neg, whose results
 //     Unicorn gets wrong (see emu.SiteKind).
-func sitesX86(code []byte, starts []uint32, addr uint64) []emu.Site {
+func sitesX86(code []byte, starts []uint32, insts []x86asm.Inst, addr uint64) []emu.Site {
 	var out []emu.Site
-	for i, off := range starts {
-		end := len(code)
-		if i+1 < len(starts) {
-			end = int(starts[i+1])
-		}
-		insn := code[off:end]
+	for i, inst := range insts {
+		off := starts[i]
 		pc := addr + uint64(off)
-		if isVEX(insn) {
-			out = append(out, emu.Site{PC: pc, Len: len(insn), Kind: emu.SiteIllegal})
+		if inst.Len == 0 {
+			// Not decoded (a hint NOP, or the end of what could be): a
+			// VEX prefix is refused all the same, its length unknown.
+			if isVEX(code[off:]) {
+				out = append(out, emu.Site{PC: pc, Len: 1, Kind: emu.SiteIllegal})
+			}
 			continue
 		}
-		inst, err := x86asm.Decode(insn, 64)
-		if err != nil || inst.Len != len(insn) {
+		if isVEX(code[off : int(off)+inst.Len]) {
+			out = append(out, emu.Site{PC: pc, Len: inst.Len, Kind: emu.SiteIllegal})
 			continue
 		}
 		if privilegedX86(inst) {
