@@ -4,9 +4,9 @@
 // kind: refuse the instruction (stop the run there, for Go to deliver the
 // signal), execute it as a no-op, or fix what the emulated CPU computes
 // wrongly. A fix that needs the instruction's result saves what it needs
-// and arms itself; the hook at the next instruction (a site of kind
-// IC_SITE_NEXT, or any site there) repairs it. A jump straight to the
-// next instruction finds nothing armed.
+// and arms itself; its hook covers the next instruction too, where it (or
+// the hook of a site there, whichever runs first) repairs the result. A
+// jump straight to the next instruction finds nothing armed.
 #include "sites.h"
 
 #include <stdlib.h>
@@ -148,9 +148,8 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 	ic_site *site = ud;
 	ic_sites *ss = site->all;
 	if (ss->armed && ss->armed->pc + ss->armed->len == addr) repair(uc, ss);
+	if (addr != site->pc) return; // the instruction after a fixing site
 	switch (site->kind) {
-	case IC_SITE_NEXT:
-		return;
 	case IC_SITE_ILLEGAL:
 	case IC_SITE_PRIVILEGED:
 		// Stop here: every instruction before this one completed; Go
@@ -186,12 +185,13 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 	}
 }
 
-// ic_site_add hooks the instruction of len bytes at pc and discards the
-// translated code holding it (and the instruction after it, where a fix
-// is repaired), which was translated without the hook. The site's memory
+// ic_site_add hooks the instruction of len bytes at pc (and, for a kind
+// that fixes a result, the instruction after it, where the fix is
+// repaired: one hook covers both, since Unicorn walks every code hook for
+// every instruction it translates) and discards the translated code
+// holding them, which was translated without the hook. The site's memory
 // is the caller's to free (after ic_site_del).
-ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, int32_t reg, uint32_t size,
-                     const ic_memop *mem, uc_err *err) {
+ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_err *err) {
 	ic_site *site = calloc(1, sizeof *site);
 	if (!site) {
 		*err = UC_ERR_NOMEM;
@@ -201,10 +201,8 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, int
 	site->pc = pc;
 	site->len = len;
 	site->kind = kind;
-	site->reg = reg;
-	site->size = size;
-	if (mem) site->mem = *mem;
-	*err = uc_hook_add(ss->s->uc, &site->hook, UC_HOOK_CODE, (void *)hook_site, site, pc, pc);
+	uint64_t last = kind == IC_SITE_CMPXCHG32 || kind == IC_SITE_BITSCAN32 ? pc + len : pc;
+	*err = uc_hook_add(ss->s->uc, &site->hook, UC_HOOK_CODE, (void *)hook_site, site, pc, last);
 	if (*err == UC_ERR_OK) *err = ic_mem_remove_cache(ss->s->mem, pc, pc + len + 1);
 	if (*err != UC_ERR_OK) {
 		if (site->hook) uc_hook_del(ss->s->uc, site->hook);

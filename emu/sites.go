@@ -17,9 +17,6 @@ type SiteKind uint32
 
 // Site kinds; the values match sites.h.
 const (
-	// SiteNext marks the instruction after a fixing site, where the fix
-	// is repaired; AddSite adds it by itself.
-	SiteNext SiteKind = C.IC_SITE_NEXT
 	// SiteIllegal refuses an instruction the emulated CPU does not have
 	// as an undefined instruction: the run stops there with a
 	// FaultInstruction.
@@ -42,11 +39,6 @@ const (
 	// is the operand and Size its bytes.
 	SiteLockNeg SiteKind = C.IC_SITE_LOCKNEG
 )
-
-// fixes are the kinds whose repair is due at the next instruction.
-func (k SiteKind) fixes() bool {
-	return k == SiteCmpxchg32 || k == SiteBitScan32
-}
 
 // MemOperand is an x86-64 memory operand: Base + Index*Scale + Disp, plus
 // the base of Seg (X86FSBase, X86GSBase or 0), truncated to 32 bits with
@@ -87,11 +79,10 @@ func (c *CPU) SetSiteCuts(cuts func(b Block, from, n uint64) uint32) { c.sites.c
 // AddSite hooks the instruction at s.PC, and the one after it for a kind
 // that fixes a result. It reports whether a hook was added: the code
 // translated there was discarded, and a block being entered must restart
-// (BlockInfo.Restart) for its translation to have the hook. A site where
-// one is hooked already keeps the first kind, except that a SiteNext
-// becomes the new kind.
+// (BlockInfo.Restart) for its translation to have the hook. An address
+// hooked already keeps its first site.
 func (c *CPU) AddSite(s Site) (bool, error) {
-	if s.Len <= 0 || s.Kind == SiteNext {
+	if s.Len <= 0 || s.Kind == 0 {
 		return false, fmt.Errorf("emu: site at %#x: bad length %d or kind %d", s.PC, s.Len, s.Kind)
 	}
 	if c.sites.all == nil {
@@ -102,30 +93,15 @@ func (c *CPU) AddSite(s Site) (bool, error) {
 		c.st.sites = c.sites.all
 		c.sites.at = map[uint64]*C.ic_site{}
 	}
-	added := false
-	if old := c.sites.at[s.PC]; old != nil {
-		if SiteKind(old.kind) != SiteNext {
-			return false, nil
-		}
-		fillSite(old, s)
-	} else {
-		if err := c.hookSite(s); err != nil {
-			return false, err
-		}
-		added = true
+	if c.sites.at[s.PC] != nil {
+		return false, nil
 	}
-	if next := s.PC + uint64(s.Len); s.Kind.fixes() && c.sites.at[next] == nil {
-		if err := c.hookSite(Site{PC: next, Len: 1, Kind: SiteNext}); err != nil {
-			return added, err
-		}
-		added = true
+	var err C.uc_err
+	site := C.ic_site_add(c.sites.all, C.uint64_t(s.PC), C.uint32_t(s.Len), C.uint32_t(s.Kind), &err)
+	if site == nil {
+		return false, check(fmt.Sprintf("hook instruction at %#x", s.PC), err)
 	}
-	return added, nil
-}
-
-// fillSite sets what a site's hook does.
-func fillSite(site *C.ic_site, s Site) {
-	site.kind, site.reg, site.size = C.uint32_t(s.Kind), C.int32_t(s.Reg), C.uint32_t(s.Size)
+	site.reg, site.size = C.int32_t(s.Reg), C.uint32_t(s.Size)
 	if m := s.Mem; m != nil {
 		site.mem = C.ic_memop{base: C.int32_t(m.Base), index: C.int32_t(m.Index), seg: C.int32_t(m.Seg),
 			scale: C.uint32_t(m.Scale), disp: C.int64_t(m.Disp)}
@@ -136,17 +112,8 @@ func fillSite(site *C.ic_site, s Site) {
 			site.mem.addr32 = 1
 		}
 	}
-}
-
-func (c *CPU) hookSite(s Site) error {
-	var err C.uc_err
-	site := C.ic_site_add(c.sites.all, C.uint64_t(s.PC), C.uint32_t(s.Len), C.uint32_t(s.Kind), 0, 0, nil, &err)
-	if site == nil {
-		return check(fmt.Sprintf("hook instruction at %#x", s.PC), err)
-	}
-	fillSite(site, s)
 	c.sites.at[s.PC] = site
-	return nil
+	return true, nil
 }
 
 // DropSites removes the sites in [addr, addr+size), whose code changes:

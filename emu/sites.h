@@ -13,14 +13,12 @@
 
 // Site kinds; the values match emu.SiteKind.
 enum {
-	IC_SITE_NEXT = 0,       // the instruction after a fixing site: repairs what it left wrong
 	IC_SITE_ILLEGAL = 1,    // refused as an undefined instruction (#UD, EL0 undefined: SIGILL)
 	IC_SITE_PRIVILEGED = 2, // refused as a privileged instruction (#GP at CPL 3: SIGSEGV; arm64: SIGILL)
 	IC_SITE_NOP = 3,        // executed as a no-op (arm64 wfi, wfe at EL0)
 	IC_SITE_CMPXCHG32 = 4,  // cmpxchg r/m32, r32: keeps RAX[63:32] on success, a register destination on failure
 	IC_SITE_BITSCAN32 = 5,  // bsf/bsr r32 with a zero source: leaves the destination unchanged
 	IC_SITE_LOCKNEG = 6,    // lock neg m: executed here (Unicorn takes SF and PF from the operand)
-	IC_SITE_KINDS
 };
 
 // A memory operand, as the decoder gives it: the address is
@@ -71,8 +69,7 @@ typedef struct ic_sites {
 } ic_sites;
 
 ic_sites *ic_sites_new(ic_state *s, int pc_reg);
-ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, int32_t reg, uint32_t size,
-                     const ic_memop *mem, uc_err *err);
+ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_err *err);
 uc_err ic_site_del(ic_sites *ss, ic_site *site);
 void ic_sites_settle(ic_sites *ss, int faulted, uint64_t fault_pc);
 void ic_site_cuts(ic_site *site);

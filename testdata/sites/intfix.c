@@ -83,6 +83,25 @@ static void lockneg(uint64_t v) {
 	printf("lock negl sets: %d\n", s);
 }
 
+/* Two sites in a row: the repair of bsf (its destination RAX) is due at
+   cmpxchg, which reads RAX; and a jump to the instruction after a bsf
+   that did not run. */
+static void adjacent(uint64_t rax, uint64_t src, uint64_t dst) {
+	uint64_t flags, r = dst;
+	__asm__ volatile("bsf %k[src], %k[rax]\n\tcmpxchg %k[src], %k[r]\n\tpushfq\n\tpop %[fl]"
+	                 : [rax] "+a"(rax), [r] "+r"(r), [fl] "=r"(flags)
+	                 : [src] "r"(src)
+	                 : "cc");
+	printf("bsf, cmpxchg: rax %016llx r %016llx flags %03llx\n", (unsigned long long)rax, (unsigned long long)r,
+	       (unsigned long long)(flags & FLAGS));
+	r = dst;
+	__asm__ volatile("test %k[src], %k[src]\n\tjz 1f\n\tbsf %k[src], %k[r]\n1:\tmov %k[r], %k[r]"
+	                 : [r] "+r"(r)
+	                 : [src] "r"(src)
+	                 : "cc");
+	printf("jump past bsf: %016llx\n", (unsigned long long)r);
+}
+
 int main(void) {
 	int n = 0;
 	for (int i = 0; i < 300; i++) {
@@ -94,6 +113,8 @@ int main(void) {
 		bitscan(a, b);
 		bitscan(a, b & ~0xffffffffull); /* a zero source */
 		lockneg(a);
+		adjacent(a, b, c);
+		adjacent(a, b & ~0xffffffffull, c);
 		n++;
 	}
 	printf("%d inputs\n", n);
