@@ -6,8 +6,9 @@ import "golang.org/x/arch/x86/x86asm"
 // qemu64) executes differently from the hardware, in a way icount neither
 // fixes nor refuses: a run that executes one gets a warning naming it,
 // how often it ran and why (fidelityWarnings). Each is found when its
-// block is first decoded, so the warning costs nothing per execution. The
-// README's Fidelity section describes each.
+// block is first decoded, so the warning costs nothing per execution. An
+// instruction icount comes to emulate or refuse at its site leaves this
+// table.
 var fidelityX86 = map[x86asm.Op]string{
 	// The program reads the floating-point exception flags (MXCSR, the x87
 	// status word), which the emulated CPU never sets.

@@ -52,6 +52,18 @@ static void site_cut(ic_sites *ss, ic_site *site, uint64_t from) {
 	ic_cut(s, site->cut_after);
 }
 
+// ic_site_skip ends an instruction a site's hook executed itself: the
+// instruction counts as one, and moving the PC past it ends the translated
+// block there, so the instructions after it in the block are taken back
+// (they run, and count, as a block of their own). A kind that emulates its
+// instruction calls it last.
+void ic_site_skip(ic_sites *ss, ic_site *site, uint64_t addr) {
+	uint64_t next = addr + site->len;
+	site->hits++;
+	site_cut(ss, site, next);
+	uc_reg_write(ss->s->uc, ss->pc_reg, &next);
+}
+
 // parity is PF for a result's low byte: set for an even number of ones.
 static int parity(uint64_t v) { return !__builtin_parity((unsigned)(v & 0xff)); }
 
@@ -115,11 +127,11 @@ static int accessible(ic_mem *m, uint64_t a, uint32_t n) {
 
 // lock_neg executes lock neg m at addr, which the emulator gets wrong (it
 // takes SF and PF from the operand before negation): it negates the
-// operand, sets the flags as the hardware does and moves RIP past it,
-// which ends the translated block there (the flags the code after it in
-// the block assumes are the emulator's). It returns 0, leaving the
-// instruction to the emulator, when the operand may not be read and
-// written: the instruction faults there, flags or not.
+// operand, sets the flags as the hardware does and skips the instruction
+// (ending the translated block there, whose code after it assumes the
+// flags the emulator computed). It returns 0, leaving the instruction to
+// the emulator, when the operand may not be read and written: the
+// instruction faults there, flags or not.
 static int lock_neg(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
 	uint64_t a = memop_addr(uc, site), v = 0, flags = 0;
 	uint32_t n = site->size;
@@ -137,9 +149,7 @@ static int lock_neg(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
 	if (r & sign) flags |= FLAG_SF;
 	if (v == sign) flags |= FLAG_OF;
 	uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
-	uint64_t next = addr + site->len;
-	site_cut(ss, site, next);
-	uc_reg_write(uc, ss->pc_reg, &next);
+	ic_site_skip(ss, site, addr);
 	return 1;
 }
 
@@ -160,14 +170,9 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		ss->refused_kind = site->kind;
 		uc_emu_stop(uc);
 		return;
-	case IC_SITE_NOP: {
-		// It counts as one, and the block ends after it.
-		site->hits++;
-		uint64_t next = addr + site->len;
-		site_cut(ss, site, next);
-		uc_reg_write(uc, ss->pc_reg, &next);
+	case IC_SITE_NOP:
+		ic_site_skip(ss, site, addr);
 		return;
-	}
 	case IC_SITE_CMPXCHG32:
 		site->hits++;
 		ss->saved[0] = reg64(uc, UC_X86_REG_RAX);
@@ -180,7 +185,7 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		ss->armed = site;
 		return;
 	case IC_SITE_LOCKNEG:
-		if (lock_neg(uc, ss, site, addr)) site->hits++;
+		lock_neg(uc, ss, site, addr);
 		return;
 	}
 }

@@ -11,7 +11,10 @@
 
 #include "hotpath.h"
 
-// Site kinds; the values match emu.SiteKind.
+// Site kinds; the values match emu.SiteKind. A new kind is a value here
+// (and in sites.go), a case in hook_site (sites.c) and the decoder's
+// classification (count/sites_*.go); a kind that executes its instruction
+// itself ends with ic_site_skip.
 enum {
 	IC_SITE_ILLEGAL = 1,    // refused as an undefined instruction (#UD, EL0 undefined: SIGILL)
 	IC_SITE_PRIVILEGED = 2, // refused as a privileged instruction (#GP at CPL 3: SIGSEGV; arm64: SIGILL)
@@ -73,5 +76,6 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 uc_err ic_site_del(ic_sites *ss, ic_site *site);
 void ic_sites_settle(ic_sites *ss, int faulted, uint64_t fault_pc);
 void ic_site_cuts(ic_site *site);
+void ic_site_skip(ic_sites *ss, ic_site *site, uint64_t addr);
 
 #endif
