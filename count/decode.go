@@ -81,6 +81,12 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 			b.starts = append(b.starts, uint32(off))
 			inst, n, err := x86Decode(code[off:])
 			insts = append(insts, inst)
+			if err != nil && isVEX(code[off:]) {
+				// A VEX or EVEX instruction the emulator stopped
+				// translating in (its block ends with it): its site
+				// refuses it, so nothing from it on runs.
+				break
+			}
 			if err != nil {
 				// The emulator executed it, so it is one instruction;
 				// without its length the rest of the block is unknown.
@@ -195,7 +201,9 @@ func x86Len(code []byte) (int, error) {
 // returns it and its length. x86asm does not know the hint-NOP space
 // 0F 18-0F 1F beyond 0F 1F (endbr64 is F3 0F 1E FA): those share one ModRM
 // encoding, so their length is that of the same bytes made into the NOP
-// 0F 1F /0, and the instruction returned is the zero Inst.
+// 0F 1F /0, and the instruction returned is the zero Inst. Nor does it
+// decode a VEX or EVEX instruction after a legacy prefix: the instruction
+// returned is then the one without the prefixes, with their length.
 func x86Decode(code []byte) (x86asm.Inst, int, error) {
 	inst, err := x86asm.Decode(code, 64)
 	if err == nil && inst.Op != 0 && inst.Len > 0 {
@@ -207,6 +215,15 @@ func x86Decode(code []byte) (x86asm.Inst, int, error) {
 	i := 0
 	for i < len(code) && i < 14 && isX86Prefix(code[i]) {
 		i++
+	}
+	if i > 0 && i < len(code) && (code[i] == 0xc4 || code[i] == 0xc5 || code[i] == 0x62) {
+		// x86asm does not decode a VEX or EVEX instruction after a
+		// prefix (a segment override, say); the prefixes add to its
+		// length.
+		if vex, err2 := x86asm.Decode(code[i:], 64); err2 == nil && vex.Op != 0 && vex.Len > 0 {
+			vex.Len += i
+			return vex, vex.Len, nil
+		}
 	}
 	if i+1 < len(code) && code[i] == 0x0f && code[i+1] >= 0x18 && code[i+1] <= 0x1f {
 		alt := append([]byte(nil), code...)

@@ -36,7 +36,7 @@ func sitesX86(code []byte, starts []uint32, insts []x86asm.Inst, addr uint64) []
 			out = append(out, emu.Site{PC: pc, Len: inst.Len, Kind: emu.SitePrivileged})
 			continue
 		}
-		if s, ok := fixX86(inst); ok {
+		if s, ok := fixX86(inst); ok && !harmlessFix(insts, i, s) {
 			s.PC, s.Len = pc, inst.Len
 			out = append(out, s)
 		}
@@ -168,4 +168,81 @@ func memOperand(inst x86asm.Inst, m x86asm.Mem) (*emu.MemOperand, bool) {
 		op.Seg = emu.X86GSBase
 	}
 	return op, true
+}
+
+// harmlessFix tells whether the difference a fix repairs cannot show at
+// instruction i of a block: what Unicorn gets wrong about cmpxchg r32 and
+// bsf/bsr r32 is the upper half of a register (RAX, the destination),
+// which it zeroes. When an earlier instruction of the block wrote that
+// register as 32 bits, which zero-extends, its upper half is 0 already
+// and the hardware's result is Unicorn's. So glibc's locks (xor %eax,%eax;
+// mov $1,%edx; lock cmpxchg %edx,(%rdi)) need no hook.
+func harmlessFix(insts []x86asm.Inst, i int, s emu.Site) bool {
+	switch s.Kind {
+	case emu.SiteCmpxchg32:
+		return upperZero(insts, i, emu.X86RAX) && (s.Reg == 0 || upperZero(insts, i, s.Reg))
+	case emu.SiteBitScan32:
+		return upperZero(insts, i, s.Reg)
+	}
+	return false
+}
+
+// upperZero tells whether register r's upper 32 bits are known to be 0
+// before instruction i: the last instruction before it in the block that
+// writes r wrote it as 32 bits. Only instructions known to write nothing
+// but their first operand (and the flags) are looked past.
+func upperZero(insts []x86asm.Inst, i int, r emu.Reg) bool {
+	for j := i - 1; j >= 0; j-- {
+		inst := insts[j]
+		if !writesFirstOnly(inst) {
+			return false
+		}
+		if dst, ok := inst.Args[0].(x86asm.Reg); ok {
+			if reg, width := gprOf(dst); reg == r {
+				return width == 32
+			}
+		}
+	}
+	return false
+}
+
+// firstOnly are the instructions whose only effect on the registers is
+// their first operand and the flags (bsf and bsr, which may leave their
+// destination unchanged, and cmpxchg are not).
+var firstOnly = map[x86asm.Op]bool{
+	x86asm.MOV: true, x86asm.MOVZX: true, x86asm.MOVSX: true, x86asm.MOVSXD: true, x86asm.LEA: true,
+	x86asm.ADD: true, x86asm.SUB: true, x86asm.AND: true, x86asm.OR: true, x86asm.XOR: true,
+	x86asm.ADC: true, x86asm.SBB: true, x86asm.NEG: true, x86asm.NOT: true, x86asm.INC: true, x86asm.DEC: true,
+	x86asm.SHL: true, x86asm.SHR: true, x86asm.SAR: true, x86asm.ROL: true, x86asm.ROR: true,
+	x86asm.CMP: true, x86asm.TEST: true, x86asm.BT: true, x86asm.NOP: true,
+	x86asm.POPCNT: true, x86asm.PMOVMSKB: true, x86asm.MOVD: true, x86asm.MOVQ: true,
+}
+
+// writesFirstOnly tells whether inst is one of firstOnly: the two- and
+// three-operand imul is too, not the one-operand form (RDX:RAX).
+func writesFirstOnly(inst x86asm.Inst) bool {
+	if inst.Op == x86asm.IMUL {
+		return inst.Args[1] != nil
+	}
+	return firstOnly[inst.Op]
+}
+
+// gprOf is the emulator's 64-bit register holding a general-purpose
+// register of any width, and the width; 0 for any other register.
+func gprOf(r x86asm.Reg) (emu.Reg, int) {
+	switch {
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return x86GPR[r-x86asm.AL], 8
+	case r >= x86asm.AH && r <= x86asm.BH:
+		return x86GPR[r-x86asm.AH], 8
+	case r >= x86asm.SPB && r <= x86asm.R15B:
+		return x86GPR[4+r-x86asm.SPB], 8
+	case r >= x86asm.AX && r <= x86asm.R15W:
+		return x86GPR[r-x86asm.AX], 16
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		return x86GPR[r-x86asm.EAX], 32
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		return x86GPR[r-x86asm.RAX], 64
+	}
+	return 0, 0
 }
