@@ -46,6 +46,8 @@ type decoder struct {
 	// cpu hooks the instruction sites found in new blocks (sites.go);
 	// nil hooks none.
 	cpu siteHooks
+	// insts is newBlock's room for the instructions it decodes.
+	insts []x86asm.Inst
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
@@ -64,7 +66,8 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.mapping = d.mapOf(addr)
 	}
 	code := make([]byte, size)
-	var insts []x86asm.Inst // x86-64: each instruction decoded, Op 0 if unknown
+	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
+	defer func() { d.insts = insts[:0] }()
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
 	} else {
