@@ -188,6 +188,7 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		lock_neg(uc, ss, site, addr);
 		return;
 	}
+	// 0: the site's code changed (ic_sites_invalidate).
 }
 
 // ic_site_add hooks the instruction of len bytes at pc (and, for a kind
@@ -203,6 +204,7 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 		return NULL;
 	}
 	site->all = ss;
+	site->next = ss->head;
 	site->pc = pc;
 	site->len = len;
 	site->kind = kind;
@@ -214,13 +216,35 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 		free(site);
 		return NULL;
 	}
+	ss->head = site;
 	return site;
 }
 
 // ic_site_del removes a site's hook (its code changed); the caller frees it.
 uc_err ic_site_del(ic_sites *ss, ic_site *site) {
 	if (ss->armed == site) ss->armed = NULL;
+	for (ic_site **p = &ss->head; *p; p = &(*p)->next) {
+		if (*p == site) {
+			*p = site->next;
+			break;
+		}
+	}
 	return uc_hook_del(ss->s->uc, site->hook);
+}
+
+// ic_sites_invalidate disables, from C, the sites in [lo, hi), whose code
+// is changing: their hooks do nothing from now on (Go removes them, and
+// hooks what the new code holds when the decoder first sees it). A path
+// that discards translated code because the guest wrote it (and forgets
+// its blocks, ic_forget_code) calls it too.
+void ic_sites_invalidate(ic_sites *ss, uint64_t lo, uint64_t hi) {
+	if (!ss) return;
+	for (ic_site *site = ss->head; site; site = site->next) {
+		if (site->pc >= lo && site->pc < hi) {
+			site->kind = 0;
+			if (ss->armed == site) ss->armed = NULL;
+		}
+	}
 }
 
 // ic_sites_settle ends, between runs, a fix whose instruction ran but

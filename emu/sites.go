@@ -93,8 +93,14 @@ func (c *CPU) AddSite(s Site) (bool, error) {
 		c.st.sites = c.sites.all
 		c.sites.at = map[uint64]*C.ic_site{}
 	}
-	if c.sites.at[s.PC] != nil {
-		return false, nil
+	if old := c.sites.at[s.PC]; old != nil {
+		if old.kind != 0 {
+			return false, nil
+		}
+		// Disabled when its code changed (ic_sites_invalidate).
+		if err := c.DropSites(s.PC, 1); err != nil {
+			return false, err
+		}
 	}
 	var err C.uc_err
 	site := C.ic_site_add(c.sites.all, C.uint64_t(s.PC), C.uint32_t(s.Len), C.uint32_t(s.Kind), &err)

@@ -41,9 +41,10 @@ struct ic_sites;
 // One hooked instruction address.
 typedef struct ic_site {
 	struct ic_sites *all;
+	struct ic_site *next; // in ic_sites' list
 	uint64_t pc;
 	uint32_t len;  // the instruction's length
-	uint32_t kind; // IC_SITE_*
+	uint32_t kind; // IC_SITE_*; 0 once its code changed (ic_sites_invalidate)
 	int32_t reg;   // Unicorn id of the 64-bit register operand that matters, 0 for none
 	uint32_t size; // operand size in bytes
 	ic_memop mem;  // the memory operand, if any (lock neg)
@@ -62,6 +63,7 @@ typedef struct ic_site {
 typedef struct ic_sites {
 	ic_state *s;
 	int pc_reg;
+	ic_site *head; // every site
 	// A fixing site whose instruction ran (its hook ran before it) and
 	// whose repair is due at the next instruction, with what it saved.
 	ic_site *armed;
@@ -77,5 +79,6 @@ uc_err ic_site_del(ic_sites *ss, ic_site *site);
 void ic_sites_settle(ic_sites *ss, int faulted, uint64_t fault_pc);
 void ic_site_cuts(ic_site *site);
 void ic_site_skip(ic_sites *ss, ic_site *site, uint64_t addr);
+void ic_sites_invalidate(ic_sites *ss, uint64_t lo, uint64_t hi);
 
 #endif
