@@ -86,10 +86,16 @@ TESTPROGS += $(SIG_BINS)
 # the integer fixes and the privileged instructions (compared with their
 # native runs), VEX and EVEX under a SIGILL handler, musl-static; a C
 # program built -mavx, glibc-static; the x87 status-word reads of the
-# fidelity warnings.
+# fidelity warnings; arm64's system instructions.
 SITES_BINS := $(BUILD)/sites/intfix-musl $(BUILD)/sites/privileged-musl $(BUILD)/sites/avxsig-musl \
-              $(BUILD)/sites/avx-glibc $(BUILD)/sites/fpwarn-musl
+              $(BUILD)/sites/avx-glibc $(BUILD)/sites/fpwarn-musl $(BUILD)/sites/arm64/sysinsn-glibc
 TESTPROGS  += $(SITES_BINS)
+
+# arm64 system instructions at EL0 under a SIGILL handler (compared with
+# qemu-aarch64), glibc-static.
+$(BUILD)/sites/arm64/%-glibc: testdata/sites/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
 
 $(BUILD)/sites/%-musl: testdata/sites/%.c | deps
 	@mkdir -p $(@D)

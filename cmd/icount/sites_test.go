@@ -3,6 +3,7 @@ package main
 import (
 	"debug/elf"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -151,5 +152,29 @@ func TestSitesInstructionLimit(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSitesARM64SystemInstructions runs arm64 system instructions at EL0
+// under a SIGILL handler, under icount and under qemu-aarch64 -cpu
+// cortex-a72 (whose user mode runs at EL0): wfi and wfe return, the cache
+// maintenance EL0 may do runs, and every other one is undefined there,
+// with si_addr and the saved pc at the instruction. One difference is
+// known: qemu's user mode sends si_code ILL_ILLOPN (2) for an undefined
+// instruction, Linux ILL_ILLOPC (1) (arch/arm64/kernel/traps.c
+// do_undefinstr), as icount does.
+func TestSitesARM64SystemInstructions(t *testing.T) {
+	prog := testProgram(t, "sites/arm64/sysinsn-glibc")
+	out, err := exec.Command("qemu-aarch64", "-cpu", "cortex-a72", prog).Output()
+	if err != nil {
+		t.Fatalf("qemu-aarch64 (make deps installs qemu-user): %v", err)
+	}
+	want := strings.ReplaceAll(string(out), " signal 4 code 2 ", " signal 4 code 1 ")
+	if n := strings.Count(want, " signal 4 code 1 at the instruction: yes yes\n"); n != 17 || strings.Count(want, " ran\n") != 7 {
+		t.Fatalf("qemu-aarch64: %d refused, want 17 of 24:\n%s", n, out)
+	}
+	r := runIcount(t, nil, []string{"-q"}, prog)
+	if r.status != 0 || r.stdout != want {
+		t.Errorf("status %d, stdout differs from qemu-aarch64's:\n%s\nstderr:\n%s", r.status, firstDiff(want, r.stdout), r.stderr)
 	}
 }
