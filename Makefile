@@ -93,6 +93,31 @@ SMC_BINS := $(BUILD)/c/jit-musl $(BUILD)/c/jit-glibc $(BUILD)/arm64/c/jit-glibc 
             $(BUILD)/arm64/c/execstack-glibc $(BUILD)/arm64/c/execstack-dynamic
 TESTPROGS += $(SMC_BINS)
 
+# ---- Instruction sites (cmd/icount/sites_test.go) ----
+# C programs whose instructions icount hooks where it first decodes them:
+# the integer fixes and the privileged instructions (compared with their
+# native runs), VEX and EVEX under a SIGILL handler, musl-static; a C
+# program built -mavx, glibc-static; the x87 status-word reads of the
+# fidelity warnings; arm64's system instructions.
+SITES_BINS := $(BUILD)/sites/intfix-musl $(BUILD)/sites/privileged-musl $(BUILD)/sites/avxsig-musl \
+              $(BUILD)/sites/avx-glibc $(BUILD)/sites/fpwarn-musl $(BUILD)/sites/arm64/sysinsn-glibc
+TESTPROGS  += $(SITES_BINS)
+
+# arm64 system instructions at EL0 under a SIGILL handler (compared with
+# qemu-aarch64), glibc-static.
+$(BUILD)/sites/arm64/%-glibc: testdata/sites/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/sites/%-musl: testdata/sites/%.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -o $@ $<
+
+$(BUILD)/sites/avx-glibc: testdata/sites/avx.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -mavx -o $@ $<
+# ---- end of instruction sites ----
+
 # Debian's busybox-static for amd64 and arm64 (a real program nobody here
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
@@ -212,8 +237,8 @@ $(BUILD)/amd64/%-g: testdata/amd64/%.S | deps
 # Programs that #include code they share: the thread programs their main
 # thread, the signal programs the installing and sending of a signal.
 $(foreach p,threads threads_rep,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/threads_main.inc
-$(foreach p,sigsegv sigtgkill sigfpframe,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/signal.inc
-$(foreach p,sigsegv sigtgkill sigfpframe,$(BUILD)/arm64/$(p) $(BUILD)/arm64/$(p)-pie): testdata/arm64/signal.inc
+$(foreach p,sigsegv sigtgkill sigfpframe privileged,$(BUILD)/amd64/$(p) $(BUILD)/amd64/$(p)-pie): testdata/amd64/signal.inc
+$(foreach p,sigsegv sigtgkill sigfpframe privileged,$(BUILD)/arm64/$(p) $(BUILD)/arm64/$(p)-pie): testdata/arm64/signal.inc
 
 $(BUILD)/c/%-musl-g: testdata/c/%.c | deps
 	@mkdir -p $(@D)

@@ -22,6 +22,9 @@ type decodedBlock struct {
 	// cuts counts the executions cut short, by the index of the first
 	// instruction that did not complete (see notRun).
 	cuts map[int]uint64
+	// fidelity lists its instructions with a known difference from the
+	// hardware (fidelity.go).
+	fidelity []fidelityAt
 }
 
 type blockKey struct {
@@ -40,6 +43,11 @@ type decoder struct {
 	// were decoded (see forget).
 	forgotten map[uint32]*decodedBlock
 	failed    []string // blocks whose instructions could not all be decoded
+	// cpu hooks the instruction sites found in new blocks (sites.go);
+	// nil hooks none.
+	cpu siteHooks
+	// insts is newBlock's room for the instructions it decodes.
+	insts []x86asm.Inst
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
@@ -58,6 +66,8 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.mapping = d.mapOf(addr)
 	}
 	code := make([]byte, size)
+	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
+	defer func() { d.insts = insts[:0] }()
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
 	} else {
@@ -72,7 +82,14 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	case emu.X86_64:
 		for off := 0; off < len(code); {
 			b.starts = append(b.starts, uint32(off))
-			n, err := x86Len(code[off:])
+			inst, n, err := x86Decode(code[off:])
+			insts = append(insts, inst)
+			if err != nil && isVEX(code[off:]) {
+				// A VEX or EVEX instruction the emulator stopped
+				// translating in (its block ends with it): its site
+				// refuses it, so nothing from it on runs.
+				break
+			}
 			if err != nil {
 				// The emulator executed it, so it is one instruction;
 				// without its length the rest of the block is unknown.
@@ -87,8 +104,13 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	if n := len(b.starts); n > 0 && b.bad == "" {
 		b.info.End = blockEnd(d.arch, code[b.starts[n-1]:])
 	}
+	if b.bad == "" {
+		b.fidelity = classifyFidelity(d.arch, insts)
+	}
 	d.blocks[k] = b
-	return b.info
+	info := b.info
+	info.Restart = d.hookSites(b, addr, insts)
+	return info
 }
 
 // blockEnd classifies the last instruction of a block for call tracking.
@@ -187,13 +209,22 @@ func (d *decoder) insnEnd(pc uint64) uint64 {
 }
 
 // x86Len returns the length of the x86-64 instruction at the start of code.
-// x86asm does not know the hint-NOP space 0F 18-0F 1F beyond 0F 1F
-// (endbr64 is F3 0F 1E FA): those share one ModRM encoding, so their
-// length is that of the same bytes made into the NOP 0F 1F /0.
 func x86Len(code []byte) (int, error) {
+	_, n, err := x86Decode(code)
+	return n, err
+}
+
+// x86Decode decodes the x86-64 instruction at the start of code and
+// returns it and its length. x86asm does not know the hint-NOP space
+// 0F 18-0F 1F beyond 0F 1F (endbr64 is F3 0F 1E FA): those share one ModRM
+// encoding, so their length is that of the same bytes made into the NOP
+// 0F 1F /0, and the instruction returned is the zero Inst. Nor does it
+// decode a VEX or EVEX instruction after a legacy prefix: the instruction
+// returned is then the one without the prefixes, with their length.
+func x86Decode(code []byte) (x86asm.Inst, int, error) {
 	inst, err := x86asm.Decode(code, 64)
 	if err == nil && inst.Op != 0 && inst.Len > 0 {
-		return inst.Len, nil
+		return inst, inst.Len, nil
 	}
 	// A prefix before an opcode x86asm does not know decodes as a lone
 	// prefix (Op 0) with no error.
@@ -202,20 +233,29 @@ func x86Len(code []byte) (int, error) {
 	for i < len(code) && i < 14 && isX86Prefix(code[i]) {
 		i++
 	}
+	if i > 0 && i < len(code) && (code[i] == 0xc4 || code[i] == 0xc5 || code[i] == 0x62) {
+		// x86asm does not decode a VEX or EVEX instruction after a
+		// prefix (a segment override, say); the prefixes add to its
+		// length.
+		if vex, err2 := x86asm.Decode(code[i:], 64); err2 == nil && vex.Op != 0 && vex.Len > 0 {
+			vex.Len += i
+			return vex, vex.Len, nil
+		}
+	}
 	if i+1 < len(code) && code[i] == 0x0f && code[i+1] >= 0x18 && code[i+1] <= 0x1f {
 		alt := append([]byte(nil), code...)
 		alt[i+1] = 0x1f
 		if i+2 < len(alt) {
 			alt[i+2] &^= 0x38 // NOP is 0F 1F /0: the ModRM reg field does not change the length
 		}
-		if inst, err2 := x86asm.Decode(alt, 64); err2 == nil && inst.Op != 0 && inst.Len > 0 {
-			return inst.Len, nil
+		if alt, err2 := x86asm.Decode(alt, 64); err2 == nil && alt.Op != 0 && alt.Len > 0 {
+			return x86asm.Inst{}, alt.Len, nil
 		}
 	}
 	if err == nil {
 		err = fmt.Errorf("unrecognized instruction")
 	}
-	return 0, err
+	return x86asm.Inst{}, 0, err
 }
 
 func isX86Prefix(b byte) bool {

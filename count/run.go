@@ -117,6 +117,8 @@ func Run(opts Options) (*Profile, error) {
 	defer cpu.Close()
 	dec = newDecoder(exe.Arch, cpu.Read, mods.entry)
 	dec.mapOf = mods.mapping
+	dec.cpu = cpu
+	cpu.SetSiteCuts(dec.siteCuts)
 	late = &lateCounters{cpu: cpu, dec: dec}
 
 	argv0 := opts.Argv0
@@ -165,6 +167,7 @@ func Run(opts Options) (*Profile, error) {
 		},
 		Syscalls: proc.SyscallCounts(),
 	}
+	cpu.FlushSiteCuts()
 	table := cpu.Blocks()
 	blocks := dec.ran(table, mods.entry)
 	fillCounts(prof, blocks, mods, opts.HotBlocks)
@@ -186,6 +189,7 @@ func Run(opts Options) (*Profile, error) {
 	for _, f := range dec.failed {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
+	prof.Warnings = append(prof.Warnings, fidelityWarnings(blocks)...)
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
 	if n := proc.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))

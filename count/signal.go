@@ -42,6 +42,11 @@ func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error)
 		return sigSEGV, fmt.Sprintf("jump to %#x, which is not mapped executable", f.Addr)
 	case emu.FaultInstruction:
 		return sigILL, unsupportedInsn(arch, f.PC, read)
+	case emu.FaultPrivileged:
+		if arch == emu.ARM64 {
+			return sigILL, fmt.Sprintf("%s: a system instruction a user program may not execute (undefined at EL0)", insnAt(arch, f.PC, read))
+		}
+		return sigSEGV, fmt.Sprintf("%s: a privileged instruction (general protection fault at user level)", insnAt(arch, f.PC, read))
 	case emu.FaultException:
 		if arch == emu.X86_64 {
 			switch f.Intno {
@@ -61,6 +66,14 @@ func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error)
 		return describeExceptionARM64(f, read)
 	}
 	return sigSEGV, f.Error()
+}
+
+// insnAt names the instruction at pc: "`hlt` at 0x401000".
+func insnAt(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
+	if s := disasm(arch, pc, read); s != "" {
+		return fmt.Sprintf("`%s` at %#x", s, pc)
+	}
+	return fmt.Sprintf("the instruction at %#x", pc)
 }
 
 func faultingInsn(arch emu.Arch, pc uint64, read func(uint64, []byte) error) string {
@@ -121,6 +134,14 @@ func faultSignal(arch emu.Arch, f *emu.Fault, cpu *emu.CPU) kernel.FaultSignal {
 		if arch == emu.ARM64 {
 			fs.Code = illIllopc
 		}
+		return fs
+	case emu.FaultPrivileged:
+		if arch == emu.ARM64 {
+			fs.Code = illIllopc
+			return fs
+		}
+		// #GP(0): Linux sends SIGSEGV with SI_KERNEL and no address.
+		fs.Code, fs.Addr, fs.Trapno = siKernel, 0, 13
 		return fs
 	case emu.FaultException:
 	default:

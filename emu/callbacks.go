@@ -22,15 +22,19 @@ func (c *CPU) guard(f func()) {
 }
 
 //export icountGoNewBlock
-func icountGoNewBlock(h C.uintptr_t, b *C.ic_block) {
+func icountGoNewBlock(h C.uintptr_t, b *C.ic_block) (flags C.uint32_t) {
 	c := cpuOf(h)
 	if c.hooks.NewBlock == nil {
-		return
+		return 0
 	}
 	c.guard(func() {
 		info := c.hooks.NewBlock(uint32(b.id), uint64(b.addr), uint32(b.size))
 		b.ninsn, b._func, b.end = C.uint32_t(info.Instructions), C.uint64_t(info.Func), C.uint32_t(info.End)
+		if info.Restart {
+			flags |= C.IC_RESTART
+		}
 	})
+	return flags
 }
 
 //export icountGoSyscall

@@ -68,6 +68,10 @@ type BlockInfo struct {
 	Instructions uint32
 	Func         uint64 // entry address of the function holding it, 0 if unknown
 	End          BlockEnd
+	// Restart says that the decoder hooked an instruction of the block
+	// (AddSite): this entry does not count, and the block runs again from
+	// its start, translated with the hook. It is not kept.
+	Restart bool
 }
 
 // Options choose what the hot path records besides block counts.
@@ -124,6 +128,8 @@ type CPU struct {
 
 	// counter serves the instructions that read the CPU's counter.
 	counter counterHooks
+	// sites are the instructions the decoder hooked (sites.go).
+	sites siteTable
 	// exception is the unhandled CPU exception number + 1, 0 for none.
 	exception uint32
 	// panicked holds a panic raised in a Go hook, re-raised after the run
@@ -280,6 +286,7 @@ func (c *CPU) Close() {
 		C.ic_free(c.st)
 		c.st = nil
 	}
+	c.freeSites()     // after uc_close: its hooks point at them
 	if c.mem != nil { // after uc_close: the emulator maps its host memory
 		C.ic_mem_free(c.mem)
 		c.mem = nil
@@ -360,6 +367,7 @@ const (
 	FaultFetch                            // execution of unmapped or non-executable memory
 	FaultInstruction                      // an instruction the CPU cannot execute
 	FaultException                        // a CPU exception no hook handled (Intno)
+	FaultPrivileged                       // an instruction a user program may not execute (a site refused it)
 	FaultOther
 )
 
@@ -378,6 +386,8 @@ func (f *Fault) Error() string {
 		return fmt.Sprintf("invalid instruction at pc %#x", f.PC)
 	case FaultException:
 		return fmt.Sprintf("CPU exception %d at pc %#x", f.Intno, f.PC)
+	case FaultPrivileged:
+		return fmt.Sprintf("privileged instruction at pc %#x", f.PC)
 	}
 	return fmt.Sprintf("emulation stopped at pc %#x: %v", f.PC, f.Unicorn)
 }
@@ -402,7 +412,10 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 		return reason
 	}
 	c.startSlice()
-	defer func() { c.endSlice(runErr) }()
+	defer func() {
+		c.settleSites(runErr)
+		c.endSlice(runErr)
+	}()
 	err, _, herr := c.emulate(pc, 0, locate) // no exit address: see ic_set_exit
 	if herr != nil {
 		return herr
@@ -414,7 +427,7 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	if c.st.oom != 0 {
 		return errOOM
 	}
-	if err == C.UC_ERR_OK && c.exception == 0 {
+	if err == C.UC_ERR_OK && c.exception == 0 && !c.refused() {
 		if c.st.limit_hit != 0 {
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
 				return err
@@ -436,6 +449,14 @@ func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 	f := &Fault{PC: c.PC(), Unicorn: check("run", err), Kind: FaultOther}
 	if c.exception != 0 {
 		f.Kind, f.Intno = FaultException, c.exception-1
+	}
+	if pc, kind, ok := c.takeRefusal(); ok {
+		// A site refused its instruction (sites.go): the run stopped
+		// before it.
+		f.PC, f.Unicorn, f.Kind = pc, nil, FaultInstruction
+		if kind == SitePrivileged {
+			f.Kind = FaultPrivileged
+		}
 	}
 	if err == C.UC_ERR_INSN_INVALID {
 		f.Kind = FaultInstruction
@@ -510,7 +531,7 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 			return errOOM
 		case budget != 0 && left == 0:
 			return ErrInstructionLimit // used up by stores into code run by themselves
-		case err != C.UC_ERR_OK || c.exception != 0:
+		case err != C.UC_ERR_OK || c.exception != 0 || c.refused():
 			return c.fault(err, locate, left) // an instruction before the page faulted
 		case c.st.limit_hit != 0:
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
@@ -567,20 +588,29 @@ func (c *CPU) runToLimit(locate Locator) error {
 		return reason
 	}
 	c.clearRefusal()
-	err, left, herr := c.emulate(pc, left, locate)
+	before := c.Executed()
+	err, rest, herr := c.emulate(pc, left, locate)
 	c.holdStops(false)
 	if herr != nil {
 		return herr
 	}
-	if err == C.UC_ERR_OK && c.exception == 0 && left == 0 {
+	if err == C.UC_ERR_OK && c.exception == 0 && !c.refused() && rest == 0 {
 		return ErrInstructionLimit // used up by stores into code run by themselves
 	}
-	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil {
+	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil || c.refused() {
 		// A fault within the instructions left: report it as any fault.
-		return c.fault(err, locate, left)
+		// The guest may go on (a handler takes the fault) with what the
+		// limit still allows, enforced by the block hook again.
+		ferr := c.fault(err, locate, rest)
+		ran := c.Executed() - before
+		c.st.limited, c.st.budget = 1, C.uint64_t(left-min(ran, left))
+		return ferr
 	}
-	if b := c.st.cur; uint64(b.ninsn) > left {
-		C.ic_cut(c.st, C.uint32_t(uint64(b.ninsn)-left))
+	// Exactly left instructions ran. A hook that moved the PC (an
+	// emulated instruction) ended a block, so that more than one may have
+	// been entered: what was counted past left is of the last.
+	if counted := c.Executed() - before; counted > left {
+		C.ic_cut(c.st, C.uint32_t(min(counted-left, uint64(c.st.cur.ninsn))))
 	}
 	return ErrInstructionLimit
 }

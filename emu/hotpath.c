@@ -164,7 +164,8 @@ static void mark_code(ic_state *s, uint64_t addr, uint32_t size) {
 	}
 }
 
-// ic_insert adds a block first seen at addr and asks Go to decode it.
+// ic_insert adds a block first seen at addr and asks Go to decode it. It
+// returns NULL with s->restart set when Go hooked an instruction of it.
 __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t addr, uint32_t size) {
 	if (2 * (s->nblocks + 1) > s->nslots) {
 		if (ic_grow(s, 2 * s->nslots) != 0) return NULL;
@@ -181,7 +182,10 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 		uc_emu_stop(s->uc);
 	}
 	mark_code(s, addr, size);
-	icountGoNewBlock(s->handle, b);
+	if (icountGoNewBlock(s->handle, b) & IC_RESTART) {
+		s->restart = 1; // count_block restarts it
+		return NULL;
+	}
 	return b;
 }
 
@@ -214,6 +218,10 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
                                                               const int limited) {
 	ic_block *b = lookup(s, addr, size);
 	if (__builtin_expect(!b, 0)) {
+		if (s->restart) {
+			ic_restart(s, addr); // a site was hooked in it: this entry does not count
+			return;
+		}
 		s->oom = 1;
 		uc_emu_stop(uc);
 		return;

@@ -147,7 +147,16 @@ typedef struct ic_state {
 	// x86-64: a context to fold and clear the FP exception flags in
 	// (fpstatus.c); NULL when they are not kept.
 	uc_context *fp_ctx;
+	// Instruction sites (sites.h), and a restart asked by the first-sight
+	// hook of the block being entered (IC_RESTART).
+	struct ic_sites *sites;
+	int restart;
 } ic_state;
+
+// Set in what icountGoNewBlock returns when Go hooked an instruction of the
+// block being entered: the entry is not counted, and the block runs again
+// from its start, retranslated with the hook (ic_restart).
+#define IC_RESTART 0x80000000u
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
 void ic_free(ic_state *s);
@@ -177,5 +186,6 @@ uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 // Shared between hotpath.c and cct.c.
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);
 void ic_cct_free(ic_state *s);
+void ic_restart(ic_state *s, uint64_t addr);
 
 #endif

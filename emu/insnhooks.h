@@ -16,11 +16,6 @@
 #define IC_CNTPCTSS 6
 #define IC_CNTFRQ 7
 
-// Set in what icountGoNewBlock returns when Go hooked an instruction of the
-// block being entered: the entry is undone and the block runs again from
-// its start, retranslated with the hook.
-#define IC_RESTART 0x80000000u
-
 int ic_counter_insn(const uint8_t *code, uint32_t avail, uint32_t *len);
 uc_err ic_watch_counter(ic_state *s, uint64_t pc, uint32_t size);
 uc_err ic_install_insn_hooks(ic_state *s, int arch);

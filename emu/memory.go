@@ -214,8 +214,13 @@ func (c *CPU) InvalidateCode(addr, size uint64) error {
 	if C.ic_mem_any(c.mem, C.uint64_t(lo), C.uint64_t(hi))&C.IC_CODE == 0 {
 		return nil
 	}
-	// The block table forgets the old blocks too: a block of new code with
-	// an old one's address and size is a new block, decoded afresh.
+	// The sites hooked in the old code go (their cuts told first, while
+	// their blocks are known), and the block table forgets the old blocks
+	// too: a block of new code with an old one's address and size is a new
+	// block, decoded afresh, and its sites hooked then.
+	if err := c.DropSites(addr, size); err != nil {
+		return err
+	}
 	gone := c.st.ngone
 	C.ic_forget_code(c.st, C.uint64_t(addr), C.uint64_t(addr+size))
 	if c.hooks.Forgotten != nil && c.st.ngone != gone {

@@ -398,7 +398,7 @@ func TestPinnedHostFiles(t *testing.T) {
 			info := run([]string{"--cpus", "2"}, "cat", "/proc/cpuinfo")
 			want := map[string][]string{
 				"amd64": {"processor\t: 1\n", "vendor_id\t: AuthenticAMD\n", "model name\t: QEMU Virtual CPU version 2.5+\n", " rdtscp ", " constant_tsc "},
-				"arm64": {"processor\t: 1\n", "Features\t: fp asimd aes pmull sha1 sha2 crc32\n", "CPU part\t: 0xd08\n"},
+				"arm64": {"processor\t: 1\n", "Features\t: fp asimd aes pmull sha1 sha2 crc32 cpuid\n", "CPU part\t: 0xd08\n"},
 			}[arch]
 			for _, w := range want {
 				if !strings.Contains(info, w) {

@@ -38,6 +38,8 @@ var hostileGuests = []hostile{
 			"icount:   called from main (jumpdata)\n"}},
 	{name: "AVX", prog: "amd64/avx", status: 132, stderr: []string{
 		"icount: SIGILL: `vpbroadcastb %xmm0,%ymm1` at 0x401000 (AVX family) is not supported by the emulated CPU"}},
+	{name: "privileged instruction", prog: "amd64/hlt", status: 139, insns: 2, stderr: []string{
+		"icount: SIGSEGV: `hlt` at 0x40100a: a privileged instruction (general protection fault at user level), in _start+0xa (hlt)\n"}},
 	{name: "divide by zero", prog: "amd64/divzero", status: 136, insns: 3, stderr: []string{
 		"icount: SIGFPE: division error by `div %rcx` at 0x401009, in _start+0x9 (divzero)\n"}},
 	{name: "infinite loop, instruction limit", prog: "amd64/spin", flags: []string{"--max-instructions", "5000000"},
@@ -74,6 +76,8 @@ var hostileGuests = []hostile{
 			"icount:   called from main (jumpdata)\n"}},
 	{name: "arm64 undefined instruction", prog: "arm64/undefined", status: 132, insns: 0, stderr: []string{
 		"icount: SIGILL: `udf #0x0` (bytes 00 00 00 00) at 0x4000d4: permanently undefined, in _start (undefined)\n"}},
+	{name: "arm64 system instruction", prog: "arm64/daif", status: 132, insns: 3, stderr: []string{
+		"icount: SIGILL: `msr daifset, #0x2` at 0x4000e0: a system instruction a user program may not execute (undefined at EL0), in _start+0xc (daif)\n"}},
 	// arm64 defines division by zero (the quotient is 0): no signal.
 	{name: "arm64 divide by zero", prog: "arm64/divzero", status: 0, insns: 5},
 	{name: "arm64 infinite loop, instruction limit", prog: "arm64/spin", flags: []string{"--max-instructions", "5000001"},

@@ -1,0 +1,213 @@
+package emu
+
+/*
+#include <stdlib.h>
+#include "sites.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// SiteKind says what the hook of an instruction site does (sites.h).
+type SiteKind uint32
+
+// Site kinds; the values match sites.h.
+const (
+	// SiteIllegal refuses an instruction the emulated CPU does not have
+	// as an undefined instruction: the run stops there with a
+	// FaultInstruction.
+	SiteIllegal SiteKind = C.IC_SITE_ILLEGAL
+	// SitePrivileged refuses an instruction a user program may not
+	// execute: the run stops there with a FaultPrivileged.
+	SitePrivileged SiteKind = C.IC_SITE_PRIVILEGED
+	// SiteNop executes the instruction as a no-op (arm64 wfi, wfe).
+	SiteNop SiteKind = C.IC_SITE_NOP
+	// SiteCmpxchg32 fixes cmpxchg r/m32, r32: hardware leaves RAX's
+	// upper half when the values are equal and a register destination
+	// whole when they are not. Reg is the destination's 64-bit register
+	// (0 for memory).
+	SiteCmpxchg32 SiteKind = C.IC_SITE_CMPXCHG32
+	// SiteBitScan32 fixes bsf and bsr of 32 bits: a zero source leaves the
+	// destination (Reg, its 64-bit register) unchanged.
+	SiteBitScan32 SiteKind = C.IC_SITE_BITSCAN32
+	// SiteLockNeg executes lock neg m itself (Unicorn takes SF and PF from
+	// the operand, not the result), which ends its translated block. Mem
+	// is the operand and Size its bytes.
+	SiteLockNeg SiteKind = C.IC_SITE_LOCKNEG
+)
+
+// MemOperand is an x86-64 memory operand: Base + Index*Scale + Disp, plus
+// the base of Seg (X86FSBase, X86GSBase or 0), truncated to 32 bits with
+// Addr32; RIPRelative adds the next instruction's address instead of a
+// base register.
+type MemOperand struct {
+	Base, Index, Seg Reg
+	RIPRelative      bool
+	Scale            uint32
+	Disp             int64
+	Addr32           bool
+}
+
+// Site is one instruction the decoder hooks.
+type Site struct {
+	PC   uint64
+	Len  int
+	Kind SiteKind
+	Reg  Reg // the register operand the kind names, 0 for none
+	Size int // the operand's bytes (SiteLockNeg)
+	Mem  *MemOperand
+}
+
+// siteTable is a CPU's sites, by address.
+type siteTable struct {
+	all  *C.ic_sites
+	at   map[uint64]*C.ic_site
+	cuts func(b Block, from, n uint64) uint32
+}
+
+// SetSiteCuts gives the CPU what records the cuts of a site that moves
+// the PC, and so ends its translated block: cuts records that n
+// executions of block b stopped before the instruction at from and
+// returns how many instructions of b lie at or after from (0 when from
+// is not in b). n may be 0: a question only.
+func (c *CPU) SetSiteCuts(cuts func(b Block, from, n uint64) uint32) { c.sites.cuts = cuts }
+
+// AddSite hooks the instruction at s.PC, and the one after it for a kind
+// that fixes a result. It reports whether a hook was added: the code
+// translated there was discarded, and a block being entered must restart
+// (BlockInfo.Restart) for its translation to have the hook. An address
+// hooked already keeps its first site.
+func (c *CPU) AddSite(s Site) (bool, error) {
+	if s.Len <= 0 || s.Kind == 0 {
+		return false, fmt.Errorf("emu: site at %#x: bad length %d or kind %d", s.PC, s.Len, s.Kind)
+	}
+	if c.sites.all == nil {
+		c.sites.all = C.ic_sites_new(c.st, C.int(c.pcReg()))
+		if c.sites.all == nil {
+			return false, errOOM
+		}
+		c.st.sites = c.sites.all
+		c.sites.at = map[uint64]*C.ic_site{}
+	}
+	if c.sites.at[s.PC] != nil {
+		return false, nil // hooked for another block holding it
+	}
+	var err C.uc_err
+	site := C.ic_site_add(c.sites.all, C.uint64_t(s.PC), C.uint32_t(s.Len), C.uint32_t(s.Kind), &err)
+	if site == nil {
+		return false, check(fmt.Sprintf("hook instruction at %#x", s.PC), err)
+	}
+	site.reg, site.size = C.int32_t(s.Reg), C.uint32_t(s.Size)
+	if m := s.Mem; m != nil {
+		site.mem = C.ic_memop{base: C.int32_t(m.Base), index: C.int32_t(m.Index), seg: C.int32_t(m.Seg),
+			scale: C.uint32_t(m.Scale), disp: C.int64_t(m.Disp)}
+		if m.RIPRelative {
+			site.mem.base = -1
+		}
+		if m.Addr32 {
+			site.mem.addr32 = 1
+		}
+	}
+	c.sites.at[s.PC] = site
+	return true, nil
+}
+
+// DropSites removes the sites in [addr, addr+size), whose code changes:
+// the decoder hooks what the new code holds when it first runs.
+func (c *CPU) DropSites(addr, size uint64) error {
+	var errs []error
+	for pc, site := range c.sites.at {
+		if pc >= addr && pc-addr < size {
+			C.ic_site_cuts(site)
+			errs = append(errs, check("unhook instruction", C.ic_site_del(c.sites.all, site)))
+			C.free(unsafe.Pointer(site))
+			delete(c.sites.at, pc)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// FlushSiteCuts tells SetSiteCuts' function every cut the sites counted
+// and have not told yet: call it before reading per-instruction counts.
+func (c *CPU) FlushSiteCuts() {
+	for _, site := range c.sites.at {
+		C.ic_site_cuts(site)
+	}
+}
+
+// SiteHits returns how many times the hook of the site at pc ran (0 for
+// an address without a site).
+func (c *CPU) SiteHits(pc uint64) uint64 {
+	if site := c.sites.at[pc]; site != nil {
+		return uint64(site.hits)
+	}
+	return 0
+}
+
+// Sites returns how many addresses have a site hook.
+func (c *CPU) Sites() int { return len(c.sites.at) }
+
+// takeRefusal reports, once, the site that refused its instruction and
+// stopped the run.
+func (c *CPU) takeRefusal() (pc uint64, kind SiteKind, ok bool) {
+	ss := c.sites.all
+	if ss == nil || ss.refused_kind == 0 {
+		return 0, 0, false
+	}
+	pc, kind = uint64(ss.refused_pc), SiteKind(ss.refused_kind)
+	ss.refused_pc, ss.refused_kind = 0, 0
+	return pc, kind, true
+}
+
+// refused tells whether a site stopped the last run.
+func (c *CPU) refused() bool { return c.sites.all != nil && c.sites.all.refused_kind != 0 }
+
+// settleSites makes, after a run, the repair of a fix whose instruction
+// ran last (see ic_sites_settle).
+func (c *CPU) settleSites(runErr error) {
+	if c.sites.all == nil || c.sites.all.armed == nil {
+		return
+	}
+	var f *Fault
+	faulted := errors.As(runErr, &f)
+	pc := uint64(0)
+	if faulted {
+		pc = f.PC
+	}
+	C.ic_sites_settle(c.sites.all, boolInt(faulted), C.uint64_t(pc))
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// freeSites releases the sites' memory; after uc_close.
+func (c *CPU) freeSites() {
+	for pc, site := range c.sites.at {
+		C.free(unsafe.Pointer(site))
+		delete(c.sites.at, pc)
+	}
+	if c.sites.all != nil {
+		C.free(unsafe.Pointer(c.sites.all))
+		c.sites.all = nil
+	}
+}
+
+//export icountGoSiteCuts
+func icountGoSiteCuts(h C.uintptr_t, id C.uint32_t, addr C.uint64_t, size C.uint32_t, from C.uint64_t, n C.uint64_t) (after C.uint32_t) {
+	c := cpuOf(h)
+	if c.sites.cuts == nil {
+		return 0
+	}
+	c.guard(func() {
+		after = C.uint32_t(c.sites.cuts(Block{ID: uint32(id), Addr: uint64(addr), Size: uint32(size)}, uint64(from), uint64(n)))
+	})
+	return after
+}
