@@ -190,6 +190,9 @@ func Run(opts Options) (*Profile, error) {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
 	prof.Warnings = append(prof.Warnings, fidelityWarnings(blocks)...)
+	if n := cpu.DAZLoads(); n > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the program set MXCSR.DAZ (denormals are zero) %d times: the emulated CPU's minss, maxss, minsd, maxsd and their packed forms ignore it", n))
+	}
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
 	if n := proc.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))

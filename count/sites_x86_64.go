@@ -36,6 +36,11 @@ func sitesX86(code []byte, starts []uint32, insts []x86asm.Inst, addr uint64) []
 			out = append(out, emu.Site{PC: pc, Len: inst.Len, Kind: emu.SitePrivileged})
 			continue
 		}
+		if s, ok := fpSiteX86(inst); ok {
+			s.PC, s.Len = pc, inst.Len
+			out = append(out, s)
+			continue
+		}
 		if s, ok := fixX86(inst); ok && !harmlessFix(insts, i, s) {
 			s.PC, s.Len = pc, inst.Len
 			out = append(out, s)
@@ -82,6 +87,62 @@ func privilegedX86(inst x86asm.Inst) bool {
 		}
 	}
 	return false
+}
+
+// fpReads are the instructions that read the FP exception flags, which
+// are folded into MXCSR and the x87 status word before they run.
+var fpReads = map[x86asm.Op]bool{
+	x86asm.STMXCSR: true, x86asm.FNSTSW: true, x86asm.FNSTENV: true, x86asm.FNSAVE: true,
+	x86asm.FXSAVE: true, x86asm.FXSAVE64: true,
+}
+
+// fpLoads are the instructions that load MXCSR (1), the x87 status word
+// (2) or both (3): the exceptions raised before them are forgotten.
+var fpLoads = map[x86asm.Op]int{
+	x86asm.LDMXCSR: 1, x86asm.FXRSTOR: 3, x86asm.FXRSTOR64: 3,
+	x86asm.FLDENV: 2, x86asm.FRSTOR: 2, x86asm.FNCLEX: 2, x86asm.FNINIT: 2,
+}
+
+// x87Ops are the x87 instructions icount executes on the host's FPU, which
+// the emulated CPU computes in double precision, with other special
+// cases, without flags, or (the constants) rounded to nearest whatever
+// the rounding control.
+var x87Ops = map[x86asm.Op]int{
+	x86asm.FSIN: emu.X87Fsin, x86asm.FCOS: emu.X87Fcos, x86asm.FSINCOS: emu.X87Fsincos,
+	x86asm.FPTAN: emu.X87Fptan, x86asm.FPATAN: emu.X87Fpatan, x86asm.FYL2X: emu.X87Fyl2x,
+	x86asm.FYL2XP1: emu.X87Fyl2xp1, x86asm.F2XM1: emu.X87F2xm1, x86asm.FPREM: emu.X87Fprem,
+	x86asm.FPREM1: emu.X87Fprem1, x86asm.FXTRACT: emu.X87Fxtract, x86asm.FSCALE: emu.X87Fscale,
+	x86asm.FLDL2T: emu.X87Fldl2t, x86asm.FLDL2E: emu.X87Fldl2e, x86asm.FLDPI: emu.X87Fldpi,
+	x86asm.FLDLG2: emu.X87Fldlg2, x86asm.FLDLN2: emu.X87Fldln2,
+}
+
+// fpSiteX86 returns the site of an instruction of the FP state: a read or
+// a load of the exception flags, or an x87 instruction executed on the
+// host (fisttp with its memory operand).
+func fpSiteX86(inst x86asm.Inst) (emu.Site, bool) {
+	switch {
+	case fpReads[inst.Op]:
+		return emu.Site{Kind: emu.SiteFPRead}, true
+	case fpLoads[inst.Op] != 0:
+		return emu.Site{Kind: emu.SiteFPLoad, Op: fpLoads[inst.Op]}, true
+	case x87Ops[inst.Op] != 0:
+		return emu.Site{Kind: emu.SiteX87, Op: x87Ops[inst.Op]}, true
+	case inst.Op == x86asm.FISTTP:
+		m, ok := inst.Args[0].(x86asm.Mem)
+		if !ok {
+			return emu.Site{}, false
+		}
+		op, ok := memOperand(inst, m)
+		if !ok {
+			return emu.Site{}, false
+		}
+		kind := map[int]int{2: emu.X87Fisttp16, 4: emu.X87Fisttp32, 8: emu.X87Fisttp64}[inst.MemBytes]
+		if kind == 0 {
+			return emu.Site{}, false
+		}
+		return emu.Site{Kind: emu.SiteX87, Op: kind, Size: inst.MemBytes, Mem: op}, true
+	}
+	return emu.Site{}, false
 }
 
 // fixX86 returns the fixing site of an instruction Unicorn computes wrongly.

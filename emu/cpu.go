@@ -252,6 +252,10 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	return c, nil
 }
 
+// x86MathFault is the x87 floating-point exception (#MF) a SiteX87 raises
+// for an unmasked exception pending in the status word.
+const x86MathFault = 16
+
 // inflightOffset is where an x86-64 uc_context keeps the exception in
 // flight, found once (exception.c); -1 when there is none to clear.
 var inflightOffset = sync.OnceValue(func() int64 { return int64(C.ic_inflight_offset()) })
@@ -454,8 +458,11 @@ func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 		// A site refused its instruction (sites.go): the run stopped
 		// before it.
 		f.PC, f.Unicorn, f.Kind = pc, nil, FaultInstruction
-		if kind == SitePrivileged {
+		switch kind {
+		case SitePrivileged:
 			f.Kind = FaultPrivileged
+		case SiteX87:
+			f.Kind, f.Intno = FaultException, x86MathFault
 		}
 	}
 	if err == C.UC_ERR_INSN_INVALID {

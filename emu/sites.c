@@ -12,6 +12,8 @@
 #include <stdlib.h>
 
 #include "_cgo_export.h"
+#include "fpstatus.h"
+#include "x87.h"
 
 ic_sites *ic_sites_new(ic_state *s, int pc_reg) {
 	ic_sites *ss = calloc(1, sizeof *ss);
@@ -116,7 +118,40 @@ static void repair(uc_engine *uc, ic_sites *ss) {
 		// A zero source (ZF) leaves the destination as it was.
 		if (flags & FLAG_ZF) uc_reg_write(uc, site->reg, &ss->saved[0]);
 		return;
+	case IC_SITE_FPLOAD:
+		// What was raised before the load is gone; MXCSR.FZ applies.
+		ic_fp_loaded(ss->s, site->op & 1, (site->op & 2) != 0);
+		if (site->op & 1) {
+			uint64_t mxcsr = 0;
+			uc_reg_read(uc, UC_X86_REG_MXCSR, &mxcsr);
+			if (mxcsr & 0x40) ss->daz_loads++;
+		}
+		return;
 	}
+}
+
+// x87 runs an x87 instruction on the host's FPU (x87.c), with the flags
+// the emulator raised so far in the status word first: an unmasked one
+// pending there raises #MF at it, as on hardware. Its store, for fisttp,
+// goes to memory the guest may write and that holds no code; else the
+// emulator runs it, and its store faults or discards code the usual way.
+static void x87(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
+	ic_fp_fold(ss->s);
+	uint64_t a = site->mem.base || site->mem.index || site->mem.disp ? memop_addr(uc, site) : 0, fault = 0;
+	if (a && (ic_mem_get(ss->s->mem, a) & IC_CODE || ic_mem_get(ss->s->mem, a + site->size - 1) & IC_CODE)) return;
+	switch (ic_x87_exec(uc, ss->s->mem, (int)site->op, a, &fault)) {
+	case IC_X87_OK:
+	case IC_X87_RAISED:
+		ic_site_skip(ss, site, addr);
+		return;
+	case IC_X87_PENDING:
+		site->hits++;
+		ss->refused_pc = addr;
+		ss->refused_kind = site->kind;
+		uc_emu_stop(uc);
+		return;
+	}
+	// Refused or failed: the emulator runs it.
 }
 
 // accessible tells whether the guest may read and write the n bytes at a.
@@ -187,6 +222,17 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 	case IC_SITE_LOCKNEG:
 		lock_neg(uc, ss, site, addr);
 		return;
+	case IC_SITE_FPREAD:
+		site->hits++;
+		ic_fp_fold(ss->s);
+		return;
+	case IC_SITE_FPLOAD:
+		site->hits++;
+		ss->armed = site;
+		return;
+	case IC_SITE_X87:
+		x87(uc, ss, site, addr);
+		return;
 	}
 }
 
@@ -207,7 +253,7 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 	site->pc = pc;
 	site->len = len;
 	site->kind = kind;
-	uint64_t last = kind == IC_SITE_CMPXCHG32 || kind == IC_SITE_BITSCAN32 ? pc + len : pc;
+	uint64_t last = kind == IC_SITE_CMPXCHG32 || kind == IC_SITE_BITSCAN32 || kind == IC_SITE_FPLOAD ? pc + len : pc;
 	*err = uc_hook_add(ss->s->uc, &site->hook, UC_HOOK_CODE, (void *)hook_site, site, pc, last);
 	if (*err == UC_ERR_OK) *err = ic_mem_remove_cache(ss->s->mem, pc, pc + len + 1);
 	if (*err != UC_ERR_OK) {

@@ -3,6 +3,7 @@ package emu
 /*
 #include <stdlib.h>
 #include "sites.h"
+#include "x87.h"
 */
 import "C"
 
@@ -38,6 +39,43 @@ const (
 	// the operand, not the result), which ends its translated block. Mem
 	// is the operand and Size its bytes.
 	SiteLockNeg SiteKind = C.IC_SITE_LOCKNEG
+	// SiteFPRead folds the FP exceptions the emulator raised into MXCSR
+	// and the x87 status word before the instruction reads them
+	// (fpstatus.c): stmxcsr, fnstsw, fnstenv, fnsave, fxsave.
+	SiteFPRead SiteKind = C.IC_SITE_FPREAD
+	// SiteFPLoad follows an instruction that loads MXCSR (Op 1), the x87
+	// status word (Op 2) or both (Op 3): the exceptions raised before are
+	// forgotten, and MXCSR.FZ is applied to SSE arithmetic.
+	SiteFPLoad SiteKind = C.IC_SITE_FPLOAD
+	// SiteX87 executes an x87 instruction on the host's FPU in extended
+	// precision (x87.c): Op is its IC_X87_* number; fisttp's store goes
+	// to Mem, of Size bytes. An unmasked exception pending in the status
+	// word stops the run there with a FaultException 16 (#MF).
+	SiteX87 SiteKind = C.IC_SITE_X87
+)
+
+// The x87 instructions a SiteX87 executes (x87.h's IC_X87_*).
+const (
+	X87Fsin     = C.IC_X87_FSIN
+	X87Fcos     = C.IC_X87_FCOS
+	X87Fsincos  = C.IC_X87_FSINCOS
+	X87Fptan    = C.IC_X87_FPTAN
+	X87Fpatan   = C.IC_X87_FPATAN
+	X87Fyl2x    = C.IC_X87_FYL2X
+	X87Fyl2xp1  = C.IC_X87_FYL2XP1
+	X87F2xm1    = C.IC_X87_F2XM1
+	X87Fprem    = C.IC_X87_FPREM
+	X87Fprem1   = C.IC_X87_FPREM1
+	X87Fxtract  = C.IC_X87_FXTRACT
+	X87Fscale   = C.IC_X87_FSCALE
+	X87Fisttp16 = C.IC_X87_FISTTP16
+	X87Fisttp32 = C.IC_X87_FISTTP32
+	X87Fisttp64 = C.IC_X87_FISTTP64
+	X87Fldl2t   = C.IC_X87_FLDL2T
+	X87Fldl2e   = C.IC_X87_FLDL2E
+	X87Fldpi    = C.IC_X87_FLDPI
+	X87Fldlg2   = C.IC_X87_FLDLG2
+	X87Fldln2   = C.IC_X87_FLDLN2
 )
 
 // MemOperand is an x86-64 memory operand: Base + Index*Scale + Disp, plus
@@ -58,7 +96,8 @@ type Site struct {
 	Len  int
 	Kind SiteKind
 	Reg  Reg // the register operand the kind names, 0 for none
-	Size int // the operand's bytes (SiteLockNeg)
+	Size int // the operand's bytes (SiteLockNeg, SiteX87)
+	Op   int // SiteX87: the instruction; SiteFPLoad: what it loads
 	Mem  *MemOperand
 }
 
@@ -101,7 +140,7 @@ func (c *CPU) AddSite(s Site) (bool, error) {
 	if site == nil {
 		return false, check(fmt.Sprintf("hook instruction at %#x", s.PC), err)
 	}
-	site.reg, site.size = C.int32_t(s.Reg), C.uint32_t(s.Size)
+	site.reg, site.size, site.op = C.int32_t(s.Reg), C.uint32_t(s.Size), C.uint32_t(s.Op)
 	if m := s.Mem; m != nil {
 		site.mem = C.ic_memop{base: C.int32_t(m.Base), index: C.int32_t(m.Index), seg: C.int32_t(m.Seg),
 			scale: C.uint32_t(m.Scale), disp: C.int64_t(m.Disp)}
@@ -161,6 +200,15 @@ func (c *CPU) takeRefusal() (pc uint64, kind SiteKind, ok bool) {
 	pc, kind = uint64(ss.refused_pc), SiteKind(ss.refused_kind)
 	ss.refused_pc, ss.refused_kind = 0, 0
 	return pc, kind, true
+}
+
+// DAZLoads returns how many times the guest loaded MXCSR with DAZ set
+// (SiteFPLoad).
+func (c *CPU) DAZLoads() uint64 {
+	if c.sites.all == nil {
+		return 0
+	}
+	return uint64(c.sites.all.daz_loads)
 }
 
 // refused tells whether a site stopped the last run.

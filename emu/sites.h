@@ -22,6 +22,9 @@ enum {
 	IC_SITE_CMPXCHG32 = 4,  // cmpxchg r/m32, r32: keeps RAX[63:32] on success, a register destination on failure
 	IC_SITE_BITSCAN32 = 5,  // bsf/bsr r32 with a zero source: leaves the destination unchanged
 	IC_SITE_LOCKNEG = 6,    // lock neg m: executed here (Unicorn takes SF and PF from the operand)
+	IC_SITE_FPREAD = 7,     // reads the FP exception flags (stmxcsr, fnstsw, fxsave...): they are folded in first
+	IC_SITE_FPLOAD = 8,     // loads MXCSR or the x87 status (ldmxcsr, fxrstor, fninit...): flags before it go
+	IC_SITE_X87 = 9,        // an x87 instruction executed on the host's FPU (x87.c); op is its IC_X87_*
 };
 
 // A memory operand, as the decoder gives it: the address is
@@ -47,6 +50,7 @@ typedef struct ic_site {
 	uint32_t kind; // IC_SITE_*
 	int32_t reg;   // Unicorn id of the 64-bit register operand that matters, 0 for none
 	uint32_t size; // operand size in bytes
+	uint32_t op;   // IC_SITE_X87: the IC_X87_* instruction; IC_SITE_FPLOAD: 1 SSE, 2 x87, 3 both
 	ic_memop mem;  // the memory operand, if any (lock neg)
 	uc_hook hook;
 	uint64_t hits; // times the hook ran
@@ -68,6 +72,9 @@ typedef struct ic_sites {
 	// whose repair is due at the next instruction, with what it saved.
 	ic_site *armed;
 	uint64_t saved[2];
+	// Loads of MXCSR with DAZ set (IC_SITE_FPLOAD): the emulated CPU's
+	// min and max ignore it.
+	uint64_t daz_loads;
 	// A refusal: the site that stopped the run, 0 if none.
 	uint64_t refused_pc;
 	uint32_t refused_kind;

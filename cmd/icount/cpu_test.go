@@ -36,18 +36,10 @@ var cpuKnown = []cpuDiff{
 	// x86-64 integer (issue 13 group 5)
 	// x87 values
 	{"x86_x87", `^(f2xm1|fsin|fcos|fsincos|fptan|fpatan|fyl2x|fyl2xp1) \S+ #\d+ a=`, "x87 transcendentals in double precision with wrong special cases, fyl2x(x, 0) does not pop (group 6)"},
-	{"x86_x87", `^fprem1? \S+ #\d+ a=`, "fprem/fprem1 in double precision; 0 rem 0 gives +indefinite (group 6)"},
-	{"x86_x87", `^fxtract \S+ #\d+ a=`, "fxtract wrong on denormals and infinities (group 6)"},
-	{"x86_x87", `^fscale \S+ #\d+ a=`, "fscale wrong on denormal operands and results (flushed, renormalized)"},
-	{"x86_x87", `^fisttp(32|64) \S+ #\d+ a=`, "fisttp saturates instead of storing the integer indefinite (group 6)"},
 	{"x86_x87", `^fld(32|64) \S+ #\d+ a=`, "fld of a signalling NaN float/double does not quiet it"},
 	{"x86_x87", `^(fst64|fstp32|fstp64) \S+ #\d+ a=`, "fst/fstp of a signalling NaN to float/double stores the default NaN, not the quieted one"},
-	{"x86_x87", `^(fldl2e|fldln2) \S+ #\d+ a=`, "fldl2e, fldln2 (and fldpi) round to nearest in every rounding mode"},
 	// x87 status word
 	{"x86_x87", `^(fadd|fadd-m64|fsub|fsubr|fmul|fmul-m32|fdiv|fdivr|fsqrt|frndint|fscale|fxtract|f2xm1|fpatan|fyl2xp1|fcom|fucom|fcomi|fucomi|ftst|fcompp|fucomip|fsubrp|fidiv-m32|fist(16|32)|fistp(16|32|64)|fisttp(16|32|64)|fst64|fstp(32|64)|fld(32|64)|fld1-fldpi-faddp) \S+ #\d+ fsw=`, "no x87 exception flag is set, nor C1 for a result rounded up (group 6)"},
-	{"x86_x87", `^(fsin|fcos|fsincos|fptan) \S+ #\d+ fsw=`, "no exception flag or C1; C2 (operand out of range) not set, so fptan/fsincos push anyway (group 6)"},
-	{"x86_x87", `^fprem1? \S+ #\d+ fsw=`, "no exception flag; the quotient bits C0 C3 C1 and C2 wrong (group 6)"},
-	{"x86_x87", `^fyl2x \S+ #\d+ fsw=`, "no exception flag or C1; TOP: fyl2x(x, 0) does not pop (group 6)"},
 	// SSE
 	{"x86_sse", `^\S+ \S+ #\d+ mxcsr=`, "no SSE exception flag is set in MXCSR (group 6)"},
 	{"x86_sse", `^r(cp|sqrt)(ss|ps) \S+ #\d+ a=`, "rcpss/rsqrtss/rcpps/rsqrtps exact instead of the hardware's approximation (group 6)"},
@@ -58,7 +50,6 @@ var cpuKnown = []cpuDiff{
 	// FPU state
 	{"x86_state", `^fxsave(64)?-fop-fip `, "fxsave leaves FOP (bytes 6-7) unwritten"},
 	{"x86_state", `^fnstenv-then-fcw `, "fnstenv does not mask every exception in the control word after storing"},
-	{"x86_state", `^fxsave(64)?-(fxrstor-)?st1 `, "fldpi rounds to nearest in every rounding mode"},
 	{"x86_state", `^frame-fop-fip `, "the signal frame's x87 last-instruction pointer (FIP) is 0"},
 	// faults
 	{"x86_trap", `^movaps-misaligned: `, "a misaligned movaps does not fault (group 6)"},
