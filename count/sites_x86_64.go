@@ -118,11 +118,14 @@ var x87Ops = map[x86asm.Op]int{
 
 // fpSiteX86 returns the site of an instruction of the FP state: a read or
 // a load of the exception flags, or an x87 instruction executed on the
-// host (fisttp with its memory operand).
+// host (fisttp with its memory operand); and of popf, whose IF and IOPL a
+// user program cannot change.
 func fpSiteX86(inst x86asm.Inst) (emu.Site, bool) {
 	switch {
 	case fpReads[inst.Op]:
 		return emu.Site{Kind: emu.SiteFPRead}, true
+	case inst.Op == x86asm.POPF || inst.Op == x86asm.POPFQ || inst.Op == x86asm.POPFD:
+		return emu.Site{Kind: emu.SitePopf}, true
 	case fpLoads[inst.Op] != 0:
 		return emu.Site{Kind: emu.SiteFPLoad, Op: fpLoads[inst.Op]}, true
 	case x87Ops[inst.Op] != 0:

@@ -118,6 +118,13 @@ static void repair(uc_engine *uc, ic_sites *ss) {
 		// A zero source (ZF) leaves the destination as it was.
 		if (flags & FLAG_ZF) uc_reg_write(uc, site->reg, &ss->saved[0]);
 		return;
+	case IC_SITE_POPF:
+		// At CPL 3 with IOPL 0, popf changes neither IF nor IOPL. After
+		// popf the emulator keeps the arithmetic flags whole in EFLAGS'
+		// form, so writing them back unchanged is safe mid-block.
+		flags = (flags | 0x200) & ~(uint64_t)0x3000;
+		uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+		return;
 	case IC_SITE_FPLOAD:
 		// What was raised before the load is gone; MXCSR.FZ applies.
 		ic_fp_loaded(ss->s, site->op & 1, (site->op & 2) != 0);
@@ -227,6 +234,7 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		ic_fp_fold(ss->s);
 		return;
 	case IC_SITE_FPLOAD:
+	case IC_SITE_POPF:
 		site->hits++;
 		ss->armed = site;
 		return;
@@ -253,7 +261,10 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 	site->pc = pc;
 	site->len = len;
 	site->kind = kind;
-	uint64_t last = kind == IC_SITE_CMPXCHG32 || kind == IC_SITE_BITSCAN32 || kind == IC_SITE_FPLOAD ? pc + len : pc;
+	uint64_t last = kind == IC_SITE_CMPXCHG32 || kind == IC_SITE_BITSCAN32 || kind == IC_SITE_FPLOAD ||
+	                        kind == IC_SITE_POPF
+	                    ? pc + len
+	                    : pc;
 	*err = uc_hook_add(ss->s->uc, &site->hook, UC_HOOK_CODE, (void *)hook_site, site, pc, last);
 	if (*err == UC_ERR_OK) *err = ic_mem_remove_cache(ss->s->mem, pc, pc + len + 1);
 	if (*err != UC_ERR_OK) {

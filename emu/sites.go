@@ -52,6 +52,9 @@ const (
 	// to Mem, of Size bytes. An unmasked exception pending in the status
 	// word stops the run there with a FaultException 16 (#MF).
 	SiteX87 SiteKind = C.IC_SITE_X87
+	// SitePopf follows popf: IF stays set and IOPL 0, as for a program
+	// at CPL 3, where popf cannot change them (Unicorn runs it at CPL 0).
+	SitePopf SiteKind = C.IC_SITE_POPF
 )
 
 // The x87 instructions a SiteX87 executes (x87.h's IC_X87_*).

@@ -25,6 +25,7 @@ enum {
 	IC_SITE_FPREAD = 7,     // reads the FP exception flags (stmxcsr, fnstsw, fxsave...): they are folded in first
 	IC_SITE_FPLOAD = 8,     // loads MXCSR or the x87 status (ldmxcsr, fxrstor, fninit...): flags before it go
 	IC_SITE_X87 = 9,        // an x87 instruction executed on the host's FPU (x87.c); op is its IC_X87_*
+	IC_SITE_POPF = 10,      // popf: IF stays set and IOPL 0, as at CPL 3 (the guest runs at CPL 0)
 };
 
 // A memory operand, as the decoder gives it: the address is
