@@ -68,7 +68,11 @@ func arm64SystemDenied(w uint32) bool {
 	// op0 3: mrs, msr (register).
 	switch {
 	case op1 == 0 && crn == 0:
-		return false // ID registers
+		// The ID registers: Linux emulates reads of MIDR_EL1, MPIDR_EL1,
+		// REVIDR_EL1 and the AArch64 feature registers (CRm 4 to 7); the
+		// AArch32 ones (CRm 1 to 3), the rest and every write are
+		// undefined at EL0.
+		return l == 0 || !(crm == 0 && (op2 == 0 || op2 == 5 || op2 == 6) || crm >= 4 && crm <= 7)
 	case op1 != 3:
 		return true // EL1, EL2 and EL3 registers
 	case crn == 4 && crm == 2 && op2 == 1:

@@ -105,9 +105,10 @@ static const struct {
 };
 
 // read_id_reg serves an mrs of the ID space (op0=3 op1=0 CRn=0). The other
-// registers of CRm 4 to 7 read as 0, as Linux answers for them; the
-// AArch32 ones (CRm 1 to 3) and the rest of CRm 0 Linux does not emulate,
-// and reading them is left to the emulator.
+// registers of CRm 4 to 7 read as 0, as Linux answers for them. The
+// AArch32 ones (CRm 1 to 3) and the rest of CRm 0, which Linux does not
+// emulate, never get here: the decoder refuses them (SIGILL) at their
+// sites; this hook leaves them to the emulator all the same.
 static uint32_t read_id_reg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *cp) {
 	if (cp->crm >= 1 && cp->crm <= 3) return 0;
 	uint64_t value = 0;

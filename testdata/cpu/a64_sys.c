@@ -67,6 +67,13 @@ int main(void)
 	TRY("mrs-id_aa64pfr0_el1", "mrs %[v], id_aa64pfr0_el1");
 	TRY("mrs-id_aa64isar0_el1", "mrs %[v], id_aa64isar0_el1");
 	TRY("mrs-id_aa64mmfr0_el1", "mrs %[v], id_aa64mmfr0_el1");
+	TRY("mrs-revidr_el1", "mrs %[v], revidr_el1");
+	TRY("mrs-id_aa64zfr0_el1", "mrs %[v], s3_0_c0_c4_4");
+	/* Linux does not emulate the AArch32 ID registers, nor CRm 0 but
+	 * MIDR, MPIDR and REVIDR: undefined at EL0. */
+	TRY("mrs-id_pfr0_el1", "mrs %[v], id_pfr0_el1");
+	TRY("mrs-mvfr0_el1", "mrs %[v], mvfr0_el1");
+	TRY("mrs-s3_0_c0_c0_1", "mrs %[v], s3_0_c0_c0_1");
 	TRY("mrs-currentel", "mrs %[v], currentel");
 	TRY("mrs-sctlr_el1", "mrs %[v], sctlr_el1");
 	TRY("msr-daifset", "msr daifset, #2");
