@@ -190,6 +190,9 @@ func Run(opts Options) (*Profile, error) {
 		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
 	}
 	prof.Warnings = append(prof.Warnings, fidelityWarnings(blocks)...)
+	if sse, x87 := cpu.UnmaskedLoads(); sse+x87 > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the program unmasked floating-point exceptions (in MXCSR %d times, in the x87 control word %d times): the emulated CPU raises none of them (no SIGFPE), but at the x87 instructions icount runs itself", sse, x87))
+	}
 	if n := cpu.DAZLoads(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the program set MXCSR.DAZ (denormals are zero) %d times: the emulated CPU's minss, maxss, minsd, maxsd and their packed forms ignore it", n))
 	}

@@ -96,11 +96,13 @@ var fpReads = map[x86asm.Op]bool{
 	x86asm.FXSAVE: true, x86asm.FXSAVE64: true,
 }
 
-// fpLoads are the instructions that load MXCSR (1), the x87 status word
-// (2) or both (3): the exceptions raised before them are forgotten.
+// fpLoads are the instructions that load MXCSR (1), the x87 state (2) or
+// both (3), whose exceptions raised before are forgotten, and fldcw (4),
+// which loads the x87's masks only (emu.SiteFPLoad).
 var fpLoads = map[x86asm.Op]int{
 	x86asm.LDMXCSR: 1, x86asm.FXRSTOR: 3, x86asm.FXRSTOR64: 3,
 	x86asm.FLDENV: 2, x86asm.FRSTOR: 2, x86asm.FNCLEX: 2, x86asm.FNINIT: 2,
+	x86asm.FLDCW: 4,
 }
 
 // x87Ops are the x87 instructions icount executes on the host's FPU, which

@@ -127,11 +127,17 @@ static void repair(uc_engine *uc, ic_sites *ss) {
 		return;
 	case IC_SITE_FPLOAD:
 		// What was raised before the load is gone; MXCSR.FZ applies.
-		ic_fp_loaded(ss->s, site->op & 1, (site->op & 2) != 0);
+		if (site->op & 3) ic_fp_loaded(ss->s, site->op & 1, (site->op & 2) != 0);
 		if (site->op & 1) {
 			uint64_t mxcsr = 0;
 			uc_reg_read(uc, UC_X86_REG_MXCSR, &mxcsr);
 			if (mxcsr & 0x40) ss->daz_loads++;
+			if ((mxcsr & 0x1f80) != 0x1f80) ss->unmasked_sse++;
+		}
+		if (site->op & 6) {
+			uint64_t fcw = 0;
+			uc_reg_read(uc, UC_X86_REG_FPCW, &fcw);
+			if ((fcw & 0x3f) != 0x3f) ss->unmasked_x87++;
 		}
 		return;
 	}

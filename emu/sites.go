@@ -44,8 +44,10 @@ const (
 	// (fpstatus.c): stmxcsr, fnstsw, fnstenv, fnsave, fxsave.
 	SiteFPRead SiteKind = C.IC_SITE_FPREAD
 	// SiteFPLoad follows an instruction that loads MXCSR (Op 1), the x87
-	// status word (Op 2) or both (Op 3): the exceptions raised before are
-	// forgotten, and MXCSR.FZ is applied to SSE arithmetic.
+	// state (Op 2) or both (Op 3): the exceptions raised before are
+	// forgotten, and MXCSR.FZ is applied to SSE arithmetic; or the x87
+	// control word alone (Op 4, fldcw). Loads that set DAZ or unmask an
+	// exception are counted (DAZLoads, UnmaskedLoads).
 	SiteFPLoad SiteKind = C.IC_SITE_FPLOAD
 	// SiteX87 executes an x87 instruction on the host's FPU in extended
 	// precision (x87.c): Op is its IC_X87_* number; fisttp's store goes
@@ -212,6 +214,15 @@ func (c *CPU) DAZLoads() uint64 {
 		return 0
 	}
 	return uint64(c.sites.all.daz_loads)
+}
+
+// UnmaskedLoads returns how many times the guest loaded MXCSR and the x87
+// control word with an exception unmasked (SiteFPLoad).
+func (c *CPU) UnmaskedLoads() (sse, x87 uint64) {
+	if c.sites.all == nil {
+		return 0, 0
+	}
+	return uint64(c.sites.all.unmasked_sse), uint64(c.sites.all.unmasked_x87)
 }
 
 // refused tells whether a site stopped the last run.

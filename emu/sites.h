@@ -51,7 +51,7 @@ typedef struct ic_site {
 	uint32_t kind; // IC_SITE_*
 	int32_t reg;   // Unicorn id of the 64-bit register operand that matters, 0 for none
 	uint32_t size; // operand size in bytes
-	uint32_t op;   // IC_SITE_X87: the IC_X87_* instruction; IC_SITE_FPLOAD: 1 SSE, 2 x87, 3 both
+	uint32_t op;   // IC_SITE_X87: the IC_X87_* instruction; IC_SITE_FPLOAD: 1 MXCSR, 2 x87 status, 4 x87 control word
 	ic_memop mem;  // the memory operand, if any (lock neg)
 	uc_hook hook;
 	uint64_t hits; // times the hook ran
@@ -76,6 +76,9 @@ typedef struct ic_sites {
 	// Loads of MXCSR with DAZ set (IC_SITE_FPLOAD): the emulated CPU's
 	// min and max ignore it.
 	uint64_t daz_loads;
+	// Loads that unmask an FP exception, of MXCSR and of the x87 control
+	// word: the emulated CPU raises none.
+	uint64_t unmasked_sse, unmasked_x87;
 	// A refusal: the site that stopped the run, 0 if none.
 	uint64_t refused_pc;
 	uint32_t refused_kind;

@@ -178,3 +178,31 @@ func TestSitesARM64SystemInstructions(t *testing.T) {
 		t.Errorf("status %d, stdout differs from qemu-aarch64's:\n%s\nstderr:\n%s", r.status, firstDiff(want, r.stdout), r.stderr)
 	}
 }
+
+// TestFPModeWarnings checks that a run whose program sets MXCSR.DAZ, or
+// unmasks FP exceptions, which the emulated CPU does not honour, says how
+// many times: the CPU suite's SSE program loads DAZ in three of its eight
+// MXCSR modes, and its trap program unmasks a zero divide and an invalid
+// operation on the x87 and SSE (twice each).
+func TestFPModeWarnings(t *testing.T) {
+	sse := runIcount(t, nil, []string{"-q"}, testProgram(t, "cpu/x86_sse-musl"))
+	trap := runIcount(t, nil, []string{"-q"}, testProgram(t, "cpu/x86_trap-musl"))
+	for _, c := range []struct {
+		r    result
+		want string
+	}{
+		{sse, "the program set MXCSR.DAZ (denormals are zero) "},
+		{trap, "the program unmasked floating-point exceptions (in MXCSR 2 times, in the x87 control word 2 times): "},
+	} {
+		if c.r.profile == nil {
+			t.Fatalf("no Profile; stderr:\n%s", c.r.stderr)
+		}
+		found := false
+		for _, w := range c.r.profile.Warnings {
+			found = found || strings.HasPrefix(w, c.want)
+		}
+		if !found {
+			t.Errorf("no warning %q in %q", c.want, c.r.profile.Warnings)
+		}
+	}
+}
