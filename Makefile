@@ -105,11 +105,11 @@ TESTPROGS  += $(SITES_BINS)
 
 # arm64 system instructions at EL0 under a SIGILL handler (compared with
 # qemu-aarch64), glibc-static.
-$(BUILD)/sites/arm64/%-glibc: testdata/sites/%.c | deps
+$(BUILD)/sites/arm64/%-glibc: testdata/sites/%.c testdata/sites/catch.h | deps
 	@mkdir -p $(@D)
 	$(A64CC) -static $(CFLAGS) -o $@ $<
 
-$(BUILD)/sites/%-musl: testdata/sites/%.c | deps
+$(BUILD)/sites/%-musl: testdata/sites/%.c testdata/sites/catch.h | deps
 	@mkdir -p $(@D)
 	$(MUSLCC) -static $(CFLAGS) -o $@ $<
 

@@ -3,27 +3,7 @@
    delivers as SIGILL with si_code ILL_ILLOPN (2), si_addr and the saved
    RIP at the instruction, trapno 6. Under icount (whose CPU has no AVX)
    the output is fixed; natively this machine has AVX and runs them. */
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <ucontext.h>
-
-static sigjmp_buf jb;
-static volatile int signo, code;
-static void *volatile addr;
-static volatile unsigned long long rip, trapno;
-
-static void handler(int sig, siginfo_t *si, void *ctx) {
-	ucontext_t *uc = ctx;
-	signo = sig;
-	code = si->si_code;
-	addr = si->si_addr;
-	rip = uc->uc_mcontext.gregs[REG_RIP];
-	trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
-	siglongjmp(jb, 1);
-}
+#include "catch.h"
 
 /* TRY runs one instruction at the global label at_NAME; xmm0 is 1.0 and
    xmm1 2.0 before it, and the low double of xmm0 is printed after. */
@@ -41,16 +21,12 @@ static void handler(int sig, siginfo_t *si, void *ctx) {
 		} else {                                                                                            \
 			printf("%-12s signal %d code %d trapno %llu at the instruction: %s %s\n", #name, signo, code,   \
 			       trapno, addr == (void *)at_##name ? "yes" : "no",                                        \
-			       rip == (unsigned long long)at_##name ? "yes" : "no");                                   \
+			       pc == (unsigned long long)at_##name ? "yes" : "no");                                   \
 		}                                                                                                   \
 	} while (0)
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = handler;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigaction(SIGILL, &sa, NULL);
+	catch_signal(SIGILL);
 	TRY(vaddsd, "vaddsd %%xmm1, %%xmm1, %%xmm0"); /* Unicorn: xmm0 + xmm1 = 3 */
 	TRY(vxorps, "vxorps %%xmm1, %%xmm1, %%xmm0");
 	TRY(vmovsd, "vmovsd %%xmm1, %%xmm1, %%xmm0");

@@ -4,28 +4,7 @@
    as SIGSEGV with si_code SI_KERNEL (0x80), si_addr 0, trapno 13 and error
    code 0, with the saved RIP at the instruction. Prints what the handler
    saw: the output must be the same natively and under icount. */
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <ucontext.h>
-
-static sigjmp_buf jb;
-static volatile int signo, code;
-static void *volatile addr;
-static volatile unsigned long long rip, trapno, err;
-
-static void handler(int sig, siginfo_t *si, void *ctx) {
-	ucontext_t *uc = ctx;
-	signo = sig;
-	code = si->si_code;
-	addr = si->si_addr;
-	rip = uc->uc_mcontext.gregs[REG_RIP];
-	trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
-	err = uc->uc_mcontext.gregs[REG_ERR];
-	siglongjmp(jb, 1);
-}
+#include "catch.h"
 
 static char table[16]; /* what lgdt, lidt and invlpg point at */
 
@@ -39,16 +18,12 @@ static char table[16]; /* what lgdt, lidt and invlpg point at */
 			printf("%-8s ran\n", #name);                                                                  \
 		} else {                                                                                          \
 			printf("%-8s signal %d code %#x addr %p trapno %llu err %llu at the instruction: %s\n", #name, \
-			       signo, code, addr, trapno, err, rip == (unsigned long long)at_##name ? "yes" : "no");    \
+			       signo, code, addr, trapno, err, pc == (unsigned long long)at_##name ? "yes" : "no");    \
 		}                                                                                                 \
 	} while (0)
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = handler;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigaction(SIGSEGV, &sa, NULL);
+	catch_signal(SIGSEGV);
 	TRY(hlt, "", "hlt");
 	TRY(cli, "", "cli");
 	TRY(sti, "", "sti");

@@ -4,25 +4,7 @@
    undefined at EL0: SIGILL with si_addr and the saved pc at the
    instruction. Linux sends si_code ILL_ILLOPC (1) for them; qemu-aarch64's
    user mode sends ILL_ILLOPN (2) (cmd/icount/sites_test.go). */
-#include <setjmp.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <ucontext.h>
-
-static sigjmp_buf jb;
-static volatile int signo, code;
-static void *volatile addr;
-static volatile unsigned long long pc;
-
-static void handler(int sig, siginfo_t *si, void *ctx) {
-	ucontext_t *uc = ctx;
-	signo = sig;
-	code = si->si_code;
-	addr = si->si_addr;
-	pc = uc->uc_mcontext.pc;
-	siglongjmp(jb, 1);
-}
+#include "catch.h"
 
 static char line[256] __attribute__((aligned(256))); /* what the cache maintenance works on */
 
@@ -41,11 +23,7 @@ static char line[256] __attribute__((aligned(256))); /* what the cache maintenan
 	} while (0)
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = handler;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigaction(SIGILL, &sa, NULL);
+	catch_signal(SIGILL);
 	TRY(wfi, "wfi");
 	TRY(wfe, "wfe");
 	TRY(dc_zva, "dc zva, x0");
