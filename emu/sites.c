@@ -61,7 +61,6 @@ static void site_cut(ic_sites *ss, ic_site *site, uint64_t from) {
 // instruction calls it last.
 void ic_site_skip(ic_sites *ss, ic_site *site, uint64_t addr) {
 	uint64_t next = addr + site->len;
-	site->hits++;
 	site_cut(ss, site, next);
 	uc_reg_write(ss->s->uc, ss->pc_reg, &next);
 }
@@ -158,7 +157,6 @@ static void x87(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
 		ic_site_skip(ss, site, addr);
 		return;
 	case IC_X87_PENDING:
-		site->hits++;
 		ss->refused_pc = addr;
 		ss->refused_kind = site->kind;
 		uc_emu_stop(uc);
@@ -213,7 +211,6 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		// Stop here: every instruction before this one completed; Go
 		// takes back this one and the rest of the block, and delivers
 		// the signal (emu.Fault).
-		site->hits++;
 		ss->refused_pc = addr;
 		ss->refused_kind = site->kind;
 		uc_emu_stop(uc);
@@ -222,13 +219,11 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		ic_site_skip(ss, site, addr);
 		return;
 	case IC_SITE_CMPXCHG32:
-		site->hits++;
 		ss->saved[0] = reg64(uc, UC_X86_REG_RAX);
 		ss->saved[1] = reg64(uc, site->reg);
 		ss->armed = site;
 		return;
 	case IC_SITE_BITSCAN32:
-		site->hits++;
 		ss->saved[0] = reg64(uc, site->reg);
 		ss->armed = site;
 		return;
@@ -236,12 +231,10 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		lock_neg(uc, ss, site, addr);
 		return;
 	case IC_SITE_FPREAD:
-		site->hits++;
 		ic_fp_fold(ss->s);
 		return;
 	case IC_SITE_FPLOAD:
 	case IC_SITE_POPF:
-		site->hits++;
 		ss->armed = site;
 		return;
 	case IC_SITE_X87:

@@ -183,18 +183,6 @@ func (c *CPU) FlushSiteCuts() {
 	}
 }
 
-// SiteHits returns how many times the hook of the site at pc ran (0 for
-// an address without a site).
-func (c *CPU) SiteHits(pc uint64) uint64 {
-	if site := c.sites.at[pc]; site != nil {
-		return uint64(site.hits)
-	}
-	return 0
-}
-
-// Sites returns how many addresses have a site hook.
-func (c *CPU) Sites() int { return len(c.sites.at) }
-
 // takeRefusal reports, once, the site that refused its instruction and
 // stopped the run.
 func (c *CPU) takeRefusal() (pc uint64, kind SiteKind, ok bool) {

@@ -54,7 +54,6 @@ typedef struct ic_site {
 	uint32_t op;   // IC_SITE_X87: the IC_X87_* instruction; IC_SITE_FPLOAD: 1 MXCSR, 2 x87 status, 4 x87 control word
 	ic_memop mem;  // the memory operand, if any (lock neg)
 	uc_hook hook;
-	uint64_t hits; // times the hook ran
 	// Cuts: a site that moves the PC ends its block there, so the
 	// instructions after it in the current block are taken back. The
 	// block it ran in last is cached: cut_block (an ic_block id), how many
