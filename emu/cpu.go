@@ -203,8 +203,8 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	}
 	c.st.mem = c.mem
 	if arch == X86_64 {
-		fpstatusOnce()
-		if C.ic_inflight_init(c.st, C.long(inflightOffset())) != 0 || C.ic_fp_init(c.st) != 0 {
+		x86StateOnce()
+		if C.uc_context_alloc(c.uc, &c.st.scratch) != C.UC_ERR_OK {
 			c.Close()
 			return nil, errors.New("emu: out of memory for a CPU context")
 		}
@@ -256,19 +256,19 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 // for an unmasked exception pending in the status word.
 const x86MathFault = 16
 
-// inflightOffset is where an x86-64 uc_context keeps the exception in
-// flight, found once (exception.c); -1 when there is none to clear.
-var inflightOffset = sync.OnceValue(func() int64 { return int64(C.ic_inflight_offset()) })
-
-// fpstatusOnce finds where the x86-64 CPU state keeps softfloat's
-// exception flags, once (fpstatus.c).
-var fpstatusOnce = sync.OnceFunc(func() { C.ic_fpstatus_find() })
+// x86StateOnce finds, once, where the x86-64 CPU state keeps what
+// Unicorn's API does not reach: the exception in flight (exception.c) and
+// softfloat's exception flags (fpstatus.c).
+var x86StateOnce = sync.OnceFunc(func() {
+	C.ic_inflight_find()
+	C.ic_fpstatus_find()
+})
 
 // FPFlagsKept says whether the x86-64 FP exception flags reach MXCSR and
 // the x87 status word, and MXCSR.FZ applies to SSE (fpstatus.c): false
 // only if this Unicorn's CPU state is not laid out as icount expects.
 func FPFlagsKept() bool {
-	fpstatusOnce()
+	x86StateOnce()
 	return C.ic_fpstatus_known() != 0
 }
 

@@ -7,7 +7,7 @@
 // which stops the emulator. Linux delivers every divide error as SIGFPE.
 //
 // The field is not reachable through Unicorn's API, but it lies in the CPU
-// state a uc_context holds. ic_inflight_offset finds where, once, on a
+// state a uc_context holds. ic_inflight_find finds where, once, on a
 // scratch engine: the int that is -1 after reset and 0 after a divide
 // error, and that, set back to -1, makes the next divide error arrive as
 // a divide error again. After every exception the hook clears it there.
@@ -33,11 +33,13 @@ static int divide(uc_engine *uc) {
 	return intno;
 }
 
-long ic_inflight_offset(void) {
+static long inflight_off = -1;
+
+void ic_inflight_find(void) {
 	static const uint8_t code[] = {0x31, 0xc9, 0xf7, 0xf1, 0xf4}; // xor ecx,ecx; div ecx; hlt
 	uc_engine *uc;
 	long found = -1;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return -1;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return;
 	uc_context *before = NULL, *after = NULL, *probe = NULL;
 	if (uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL) != UC_ERR_OK ||
 	    uc_mem_write(uc, 0x1000, code, sizeof code) != UC_ERR_OK || uc_context_alloc(uc, &before) != UC_ERR_OK ||
@@ -67,19 +69,13 @@ out:
 	if (after) uc_context_free(after);
 	if (before) uc_context_free(before);
 	uc_close(uc);
-	return found;
-}
-
-int ic_inflight_init(ic_state *s, long off) {
-	s->inflight_off = off;
-	if (off < 0) return 0;
-	return uc_context_alloc(s->uc, &s->inflight_ctx) == UC_ERR_OK ? 0 : -1;
+	inflight_off = found;
 }
 
 void ic_inflight_clear(ic_state *s) {
-	if (s->inflight_off < 0) return;
-	if (uc_context_save(s->uc, s->inflight_ctx) != UC_ERR_OK) return;
+	if (inflight_off < 0 || !s->scratch) return;
+	if (uc_context_save(s->uc, s->scratch) != UC_ERR_OK) return;
 	int32_t none = -1;
-	memcpy((uint8_t *)s->inflight_ctx + s->inflight_off, &none, 4);
-	uc_context_restore(s->uc, s->inflight_ctx);
+	memcpy((uint8_t *)s->scratch + inflight_off, &none, 4);
+	uc_context_restore(s->uc, s->scratch);
 }

@@ -106,21 +106,21 @@ static uint32_t x86_flags(uint8_t f) {
 // settle clears softfloat's flags of the units named and puts MXCSR.FZ
 // where it belongs: on SSE's status, not the x87's.
 static void settle(ic_state *s, int sse, int x87) {
-	uint8_t *st = (uint8_t *)s->fp_ctx;
+	uint8_t *st = (uint8_t *)s->scratch;
 	uint64_t mxcsr = 0;
 	uc_reg_read(s->uc, UC_X86_REG_MXCSR, &mxcsr);
-	if (uc_context_save(s->uc, s->fp_ctx) != UC_ERR_OK) return;
+	if (uc_context_save(s->uc, s->scratch) != UC_ERR_OK) return;
 	if (sse) st[sse_off + FS_FLAGS] = 0;
 	if (x87) st[x87_off + FS_FLAGS] = 0;
 	st[sse_off + FS_FTZ] = (mxcsr & 0x8000) != 0;
 	st[x87_off + FS_FTZ] = 0;
-	uc_context_restore(s->uc, s->fp_ctx);
+	uc_context_restore(s->uc, s->scratch);
 }
 
 void ic_fp_fold(ic_state *s) {
-	if (!s->fp_ctx) return;
-	if (uc_context_save(s->uc, s->fp_ctx) != UC_ERR_OK) return;
-	const uint8_t *st = (const uint8_t *)s->fp_ctx;
+	if (!ic_fpstatus_known() || !s->scratch) return;
+	if (uc_context_save(s->uc, s->scratch) != UC_ERR_OK) return;
+	const uint8_t *st = (const uint8_t *)s->scratch;
 	uint8_t sf = st[sse_off + FS_FLAGS], xf = st[x87_off + FS_FLAGS];
 	if (sf == 0 && xf == 0) return;
 	if (sf) {
@@ -142,10 +142,5 @@ void ic_fp_fold(ic_state *s) {
 }
 
 void ic_fp_loaded(ic_state *s, int sse, int x87) {
-	if (s->fp_ctx) settle(s, sse, x87);
-}
-
-int ic_fp_init(ic_state *s) {
-	if (!ic_fpstatus_known()) return 0;
-	return uc_context_alloc(s->uc, &s->fp_ctx) == UC_ERR_OK ? 0 : -1;
+	if (ic_fpstatus_known() && s->scratch) settle(s, sse, x87);
 }

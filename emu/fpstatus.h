@@ -8,7 +8,6 @@
 // process; ic_fpstatus_known says whether it was found.
 void ic_fpstatus_find(void);
 int ic_fpstatus_known(void);
-int ic_fp_init(ic_state *s);
 // ic_fp_fold adds the exceptions raised since the last fold to MXCSR and
 // the x87 status word: before anything reads them.
 void ic_fp_fold(ic_state *s);

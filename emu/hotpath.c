@@ -69,7 +69,6 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	s->handle = handle;
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
-	s->inflight_off = -1;
 	if (ic_grow(s, 8192) != 0) {
 		ic_free(s);
 		return NULL;
@@ -88,8 +87,7 @@ void ic_free(ic_state *s) {
 	for (uint32_t i = 0; i < s->npageslots; i++) free(s->pages[i].keys);
 	free(s->pages);
 	free(s->table);
-	if (s->inflight_ctx) uc_context_free(s->inflight_ctx);
-	if (s->fp_ctx) uc_context_free(s->fp_ctx);
+	if (s->scratch) uc_context_free(s->scratch);
 	free(s);
 }
 

@@ -140,13 +140,10 @@ typedef struct ic_state {
 	// A stop asked from another thread, and taken by a block's hook.
 	int stop_asked, stop_hit;
 
-	// x86-64: where the CPU state keeps the exception in flight, which the
-	// interrupt hook clears (exception.c); -1 when nothing is cleared.
-	long inflight_off;
-	uc_context *inflight_ctx;
-	// x86-64: a context to fold and clear the FP exception flags in
-	// (fpstatus.c); NULL when they are not kept.
-	uc_context *fp_ctx;
+	// x86-64: a context in which icount edits the CPU state that
+	// Unicorn's API does not reach: the exception in flight (exception.c),
+	// the FP exception flags and FZ (fpstatus.c). NULL on arm64.
+	uc_context *scratch;
 	// Instruction sites (sites.h), and a restart asked by the first-sight
 	// hook of the block being entered (IC_RESTART).
 	struct ic_sites *sites;
@@ -173,8 +170,7 @@ typedef struct ic_gone {
 	ic_block blocks[IC_GONE_CHUNK];
 } ic_gone;
 void ic_ask_stop(ic_state *s);
-long ic_inflight_offset(void);
-int ic_inflight_init(ic_state *s, long off);
+void ic_inflight_find(void);
 void ic_inflight_clear(ic_state *s);
 uc_err ic_use_limited(ic_state *s);
 int ic_thread_init(ic_state *s, ic_thread *t);
