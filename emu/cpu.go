@@ -431,7 +431,7 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	if c.st.oom != 0 {
 		return errOOM
 	}
-	if err == C.UC_ERR_OK && c.exception == 0 && !c.refused() {
+	if !c.faulted(err) {
 		if c.st.limit_hit != 0 {
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
 				return err
@@ -444,6 +444,13 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 		return c.stopped()
 	}
 	return c.fault(err, locate, 0)
+}
+
+// faulted tells whether a run that returned err stopped at a fault: an
+// error of Unicorn's, a CPU exception no hook handled, or an instruction a
+// site refused.
+func (c *CPU) faulted(err C.uc_err) bool {
+	return err != C.UC_ERR_OK || c.exception != 0 || c.refused()
 }
 
 // fault describes why the guest stopped, locating the faulting
@@ -538,7 +545,7 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 			return errOOM
 		case budget != 0 && left == 0:
 			return ErrInstructionLimit // used up by stores into code run by themselves
-		case err != C.UC_ERR_OK || c.exception != 0 || c.refused():
+		case c.faulted(err):
 			return c.fault(err, locate, left) // an instruction before the page faulted
 		case c.st.limit_hit != 0:
 			if err := c.SetReg(c.pcReg(), uint64(c.st.limit_pc)); err != nil {
@@ -601,10 +608,10 @@ func (c *CPU) runToLimit(locate Locator) error {
 	if herr != nil {
 		return herr
 	}
-	if err == C.UC_ERR_OK && c.exception == 0 && !c.refused() && rest == 0 {
+	if !c.faulted(err) && rest == 0 {
 		return ErrInstructionLimit // used up by stores into code run by themselves
 	}
-	if err != C.UC_ERR_OK || c.exception != 0 || c.st.cur == nil || c.refused() {
+	if c.faulted(err) || c.st.cur == nil {
 		// A fault within the instructions left: report it as any fault.
 		// The guest may go on (a handler takes the fault) with what the
 		// limit still allows, enforced by the block hook again.
