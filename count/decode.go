@@ -102,7 +102,11 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	}
 	b.info = emu.BlockInfo{Instructions: uint32(len(b.starts)), Func: d.funcOf(addr)}
 	if n := len(b.starts); n > 0 && b.bad == "" {
-		b.info.End = blockEnd(d.arch, code[b.starts[n-1]:])
+		if d.arch == emu.ARM64 {
+			b.info.End = blockEndARM64(code[b.starts[n-1]:])
+		} else {
+			b.info.End = blockEndX86(insts[n-1])
+		}
 	}
 	if b.bad == "" {
 		b.fidelity = classifyFidelity(d.arch, insts)
@@ -113,27 +117,25 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	return info
 }
 
-// blockEnd classifies the last instruction of a block for call tracking.
-func blockEnd(arch emu.Arch, last []byte) emu.BlockEnd {
-	if arch == emu.ARM64 {
-		inst, err := arm64asm.Decode(last)
-		if err != nil {
-			return emu.EndPlain
-		}
-		switch inst.Op {
-		case arm64asm.BL, arm64asm.BLR:
-			return emu.EndCall
-		case arm64asm.RET:
-			return emu.EndReturn
-		case arm64asm.BR:
-			return emu.EndIndirectJump
-		}
-		return emu.EndPlain
-	}
-	inst, err := x86asm.Decode(last, 64)
+// blockEndARM64 and blockEndX86 classify the last instruction of a block
+// for call tracking (x86-64: as newBlock decoded it).
+func blockEndARM64(last []byte) emu.BlockEnd {
+	inst, err := arm64asm.Decode(last)
 	if err != nil {
 		return emu.EndPlain
 	}
+	switch inst.Op {
+	case arm64asm.BL, arm64asm.BLR:
+		return emu.EndCall
+	case arm64asm.RET:
+		return emu.EndReturn
+	case arm64asm.BR:
+		return emu.EndIndirectJump
+	}
+	return emu.EndPlain
+}
+
+func blockEndX86(inst x86asm.Inst) emu.BlockEnd {
 	switch inst.Op {
 	case x86asm.CALL, x86asm.LCALL:
 		return emu.EndCall
