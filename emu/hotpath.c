@@ -286,8 +286,19 @@ void ic_cut(ic_state *s, uint32_t notrun) {
 	if (s->nodes) s->nodes[s->top].insns -= notrun;
 }
 
+// hook_syscall runs at an x86-64 syscall instruction (RIP at it). It does
+// what the instruction does to the registers on hardware, which Unicorn
+// leaves undone: RCX gets the address after it and R11 RFLAGS (RF clear);
+// then Go makes the call.
 static void hook_syscall(uc_engine *uc, void *ud) {
 	ic_state *s = ud;
+	uint64_t rip = 0, rflags = 0;
+	uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+	uc_reg_read(uc, UC_X86_REG_EFLAGS, &rflags);
+	rip += 2;                // syscall is 0f 05
+	rflags &= ~(1ull << 16);  // RF
+	uc_reg_write(uc, UC_X86_REG_RCX, &rip);
+	uc_reg_write(uc, UC_X86_REG_R11, &rflags);
 	icountGoSyscall(s->handle);
 }
 

@@ -37,7 +37,6 @@ var abiX86_64 = &abi{
 	start:         startX86_64,
 	// Unicorn calls the syscall hook with RIP at the instruction.
 	syscallPC: func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) },
-	enter:     enterSyscallX86_64,
 	stat:      statX86_64,
 	// The host is x86-64: open flags need no conversion.
 	openFlags: func(f uint64) int { return int(f) },
@@ -59,17 +58,6 @@ const (
 	x86InitMXCSR     = 0x1f80
 	x86InitRFLAGS    = 0x0202 // IF and the reserved bit 1
 )
-
-// enterSyscallX86_64 does what the syscall instruction does on hardware
-// and Unicorn's hook leaves undone: RCX holds the address after it and R11
-// RFLAGS (RF clear), as they still do when Linux returns to the program.
-func enterSyscallX86_64(cpu CPU) error {
-	const rf = 1 << 16
-	if err := cpu.SetReg(emu.X86RCX, cpu.Reg(emu.X86RIP)+syscallInsnSize); err != nil {
-		return err
-	}
-	return cpu.SetReg(emu.X86R11, cpu.Reg(emu.X86EFLAGS)&^rf)
-}
 
 func startX86_64(cpu CPU, sp uint64) error {
 	for _, r := range []struct {

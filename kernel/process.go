@@ -277,12 +277,6 @@ func (p *Process) FilesOpened() []string { return p.files }
 // Syscall handles the system call the guest is making now; the emulator
 // calls it from its syscall hook.
 func (p *Process) Syscall() {
-	if p.abi.enter != nil {
-		if err := p.abi.enter(p.cpu); err != nil {
-			p.fail(fmt.Errorf("system-call entry: %w", err))
-			return
-		}
-	}
 	nr := p.cpu.Reg(p.abi.nr)
 	var args [6]uint64
 	for i, r := range p.abi.args {

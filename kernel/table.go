@@ -55,9 +55,6 @@ type abi struct {
 	start func(cpu CPU, sp uint64) error
 	// syscallPC is the address of the system-call instruction being handled.
 	syscallPC func(cpu CPU) uint64
-	// enter does what the system-call instruction itself does to the
-	// registers before the kernel sees the call (nil when nothing).
-	enter func(cpu CPU) error
 	// stat encodes a host stat as the guest's struct stat.
 	stat func(st *unix.Stat_t) []byte
 	// svcIntno is the exception number of the system-call instruction
