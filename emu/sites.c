@@ -144,13 +144,12 @@ static void repair(uc_engine *uc, ic_sites *ss) {
 
 // x87 runs an x87 instruction on the host's FPU (x87.c), with the flags
 // the emulator raised so far in the status word first: an unmasked one
-// pending there raises #MF at it, as on hardware. Its store, for fisttp,
-// goes to memory the guest may write and that holds no code; else the
-// emulator runs it, and its store faults or discards code the usual way.
+// pending there raises #MF at it, as on hardware. A fisttp whose store x87.c
+// refuses (memory the guest may not write, or code) is left to the
+// emulator, whose store faults or discards the code the usual way.
 static void x87(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
 	ic_fp_fold(ss->s);
-	uint64_t a = site->mem.base || site->mem.index || site->mem.disp ? memop_addr(uc, site) : 0, fault = 0;
-	if (a && (ic_mem_get(ss->s->mem, a) & IC_CODE || ic_mem_get(ss->s->mem, a + site->size - 1) & IC_CODE)) return;
+	uint64_t a = site->size ? memop_addr(uc, site) : 0, fault = 0; // fisttp's operand
 	switch (ic_x87_exec(uc, ss->s->mem, (int)site->op, a, &fault)) {
 	case IC_X87_OK:
 	case IC_X87_RAISED:

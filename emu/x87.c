@@ -211,6 +211,12 @@ int ic_x87_exec(uc_engine *uc, ic_mem *mem, int op, uint64_t addr, uint64_t *fau
 			*fault = bad;
 			return IC_X87_REFUSED;
 		}
+		// A page holding translated code: the emulator's store discards
+		// the code first (codewrite.go), which a copy here would not.
+		if (ic_mem_any(mem, addr, end) & IC_CODE) {
+			*fault = addr;
+			return IC_X87_REFUSED;
+		}
 	}
 
 	uint8_t img[IMG_SIZE];

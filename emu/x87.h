@@ -70,9 +70,9 @@ enum {
 	// write the operand; *fault holds the first address refused. The
 	// caller leaves the instruction to Unicorn, whose store then takes
 	// the path of every refused access (SIGSEGV there, exactly as the
-	// hardware faults before changing anything). A page whose writes
-	// icount catches (code, for self-modifying code) is to be refused
-	// here too, so that the store takes that path.
+	// hardware faults before changing anything). A page holding
+	// translated code is refused too, so that the store discards the
+	// code first (codewrite.go).
 	IC_X87_REFUSED = 3,
 };
 
