@@ -98,21 +98,18 @@ func cpuForm(line string) string {
 	return form
 }
 
-// cpuReference runs a program as its judge does: natively (x86-64), from
-// its .want file, or under qemu-aarch64 (arm64).
-func cpuReference(t *testing.T, prog, name, arch string, want bool) (string, int) {
+// cpuReference runs a program as its judge does: from its .want file, or
+// natively (x86-64) or under qemu-aarch64 (arm64), by runJudge.
+func cpuReference(t *testing.T, prog, name string, want bool) (string, int) {
 	t.Helper()
-	switch {
-	case want:
-		b, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "cpu", name+".want"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b), 0
-	case arch == "x86-64":
-		return runNative(t, t.TempDir(), nil, prog)
+	if !want {
+		return runJudge(t, nil, prog)
 	}
-	return runQemu(t, t.TempDir(), prog)
+	b, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "cpu", name+".want"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), 0
 }
 
 // cpuGroup is the differences of one form the table does not explain:
@@ -205,7 +202,7 @@ func TestCPUConformance(t *testing.T) {
 				t.Run(build, func(t *testing.T) {
 					t.Parallel()
 					prog := testProgram(t, filepath.Join("cpu", build))
-					refOut, refStatus := cpuReference(t, prog, p.name, p.arch, p.want)
+					refOut, refStatus := cpuReference(t, prog, p.name, p.want)
 					got := runIcount(t, nil, []string{"-q"}, prog)
 					ref, out := cpuLines(refOut, refStatus), cpuLines(got.stdout, got.status)
 					nknown, unexplained := cpuCompare(p.name, ref, out, known, func(k int) {

@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -258,22 +259,37 @@ func matchNative(t *testing.T, p cProgram, native, guest string) result {
 // for qemu-aarch64 -L (icount's own default --sysroot for arm64).
 const arm64Sysroot = "/usr/aarch64-linux-gnu"
 
-// runQemu runs an arm64 program under qemu-aarch64 as a Cortex-A72, with
-// an empty environment, and returns its stdout and exit status.
-func runQemu(t *testing.T, dir string, prog string, args ...string) (string, int) {
+// runJudge runs prog outside icount, as the judge of its output: natively
+// for an x86-64 program, under qemu-aarch64 as a Cortex-A72 (its
+// libraries from arm64Sysroot) for an arm64 one, in a new directory with
+// environment env (nil: empty). It returns stdout and the exit status.
+func runJudge(t *testing.T, env []string, prog string) (string, int) {
 	t.Helper()
-	qemu, err := exec.LookPath("qemu-aarch64")
+	f, err := elf.Open(prog)
 	if err != nil {
-		t.Fatal("qemu-aarch64 is missing: make deps installs qemu-user")
+		t.Fatal(err)
 	}
-	cmd := exec.Command(qemu, append([]string{"-cpu", "cortex-a72", "-L", arm64Sysroot, prog}, args...)...)
-	cmd.Dir, cmd.Env = dir, []string{}
-	out, err := cmd.Output()
+	arm64 := f.Machine == elf.EM_AARCH64
+	f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog)
+	if arm64 {
+		qemu, err := exec.LookPath("qemu-aarch64")
+		if err != nil {
+			t.Fatal("qemu-aarch64 is missing: make deps installs qemu-user")
+		}
+		cmd = exec.CommandContext(ctx, qemu, "-cpu", "cortex-a72", "-L", arm64Sysroot, prog)
+	}
+	cmd.Dir, cmd.Env = t.TempDir(), append([]string{}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
 	status := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		status = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("qemu-aarch64 %s: %v", prog, err)
+		t.Fatalf("%s: %v\n%s", cmd, err, errb.String())
 	}
-	return string(out), status
+	return out.String(), status
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"debug/elf"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -165,9 +164,9 @@ func TestSitesInstructionLimit(t *testing.T) {
 // do_undefinstr), as icount does.
 func TestSitesARM64SystemInstructions(t *testing.T) {
 	prog := testProgram(t, "sites/arm64/sysinsn-glibc")
-	out, err := exec.Command("qemu-aarch64", "-cpu", "cortex-a72", prog).Output()
-	if err != nil {
-		t.Fatalf("qemu-aarch64 (make deps installs qemu-user): %v", err)
+	out, status := runJudge(t, nil, prog)
+	if status != 0 {
+		t.Fatalf("qemu-aarch64: status %d", status)
 	}
 	want := strings.ReplaceAll(string(out), " signal 4 code 2 ", " signal 4 code 1 ")
 	if n := strings.Count(want, " signal 4 code 1 at the instruction: yes yes\n"); n != 17 || strings.Count(want, " ran\n") != 7 {

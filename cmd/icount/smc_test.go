@@ -6,36 +6,9 @@ package main
 // counts (smc_rwx.S of both arches) are checked by TestExactCounts*.
 
 import (
-	"bytes"
-	"context"
-	"os/exec"
 	"strings"
 	"testing"
 )
-
-// judgeRun runs prog natively (amd64) or under qemu-aarch64 -cpu
-// cortex-a72 with Debian's arm64 libraries (arm64), with an empty
-// environment, and returns its stdout and exit status.
-func judgeRun(t *testing.T, prog string) (string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, prog)
-	if strings.Contains(prog, "/arm64/") {
-		cmd = exec.CommandContext(ctx, "qemu-aarch64", "-cpu", "cortex-a72", "-L", "/usr/aarch64-linux-gnu", prog)
-	}
-	cmd.Env = []string{}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	err := cmd.Run()
-	status := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s: %v", prog, err)
-	}
-	return out.String(), status
-}
 
 // TestSelfModifyingCode runs each program under icount and natively (or
 // under qemu-aarch64): stdout and exit status must be the same. A
@@ -51,7 +24,7 @@ func TestSelfModifyingCode(t *testing.T) {
 	} {
 		t.Run(strings.ReplaceAll(prog, "/", "_"), func(t *testing.T) {
 			path := testProgram(t, prog)
-			wantOut, wantStatus := judgeRun(t, path)
+			wantOut, wantStatus := runJudge(t, nil, path)
 			r := runIcount(t, nil, nil, path)
 			if r.stdout != wantOut || r.status != wantStatus {
 				t.Errorf("icount: status %d, stdout:\n%s\nwant %d and\n%s\nstderr:\n%s", r.status, r.stdout, wantStatus, wantOut, r.stderr)
