@@ -15,6 +15,9 @@ type CallNode struct {
 	Self      uint64 `json:"self"`      // instructions in this context's own code
 	Inclusive uint64 `json:"inclusive"` // self plus every descendant's
 	Calls     uint64 `json:"calls"`
+	// Process is the entry of Profile.Processes whose tree this node is
+	// in: each entry's tree has its own root (Parent -1).
+	Process int `json:"process,omitempty"`
 }
 
 // Region says what --collect counted: only the dynamic extent of these

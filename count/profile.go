@@ -1,7 +1,11 @@
 package count
 
 // Schema names the version of the Profile's JSON form.
-const Schema = "icount/1"
+const Schema = "icount/2"
+
+// PreviousSchema is the version before processes were recorded: a
+// Profile of it reads as one process (ReadProfile fills Processes in).
+const PreviousSchema = "icount/1"
 
 // Profile is everything one run produced: counts and the metadata needed
 // to tell whether two runs can be compared. It is immutable once built;
@@ -31,6 +35,49 @@ type Profile struct {
 	// count everything a thread ran, inside a region collected (--collect)
 	// or not: with a region they sum to more than Totals.
 	Threads []ThreadCount `json:"threads,omitempty"`
+	// Processes are the programs the run's processes ran, in the order
+	// they started: the first process, each child a process forked, and
+	// each program a process exec'd. Their Totals sum to the run's; the
+	// run's Functions, Mix and Syscalls are theirs merged (by module and
+	// name), and its CallTree, HotBlocks, Lines, Blocks and Mappings theirs
+	// side by side, each item naming its entry (Process). A run of one
+	// program has one entry.
+	Processes []Process `json:"processes"`
+}
+
+// Process is one program one process ran: from its start (the first
+// process's, a fork, or an exec) to its exit, its death, or the exec that
+// replaced it.
+type Process struct {
+	PID  int `json:"pid"`
+	PPID int `json:"ppid"` // its parent's pid; 0 for the first process
+	// Parent is the index in Profile.Processes of the entry this one came
+	// from: the program that forked it, or with Exec the one it replaced
+	// in the same process; -1 for the first.
+	Parent int         `json:"parent"`
+	Exec   bool        `json:"exec,omitempty"`
+	Argv   []string    `json:"argv"`
+	Binary Binary      `json:"binary"`
+	Exit   ProcessExit `json:"exit"`
+	// Totals are its own counts (not its children's). A child made with
+	// CLONE_VM (vfork, posix_spawn) runs in its parent's memory until it
+	// execs: until then its instructions are its parent entry's.
+	Totals    Totals            `json:"totals"`
+	Syscalls  map[string]uint64 `json:"syscalls,omitempty"`
+	Threads   []ThreadCount     `json:"threads,omitempty"`
+	Functions []FunctionCount   `json:"functions"`
+}
+
+// ProcessExit is how one program of the run ended.
+type ProcessExit struct {
+	// Status is its exit status, or 128+signal when a signal killed it.
+	Status int    `json:"status"`
+	Signal string `json:"signal,omitempty"` // the signal that killed it
+	// Exec says that it ended by exec'ing another program (the later
+	// entry with its pid and Exec set); Running that it still ran when the
+	// first process's exit ended the run (icount then stopped it).
+	Exec    bool `json:"exec,omitempty"`
+	Running bool `json:"running,omitempty"`
 }
 
 // ThreadCount is one guest thread's share of the run.
@@ -55,6 +102,7 @@ type BlockCount struct {
 	Executions   uint64 `json:"executions"`
 	Instructions uint64 `json:"instructions"` // over all executions
 	Function     string `json:"function,omitempty"`
+	Process      int    `json:"process,omitempty"` // its entry in Profile.Processes
 }
 
 // BlockRuns is a block that ran, with the executions cut short by the
@@ -95,6 +143,7 @@ type LineCount struct {
 	Function string `json:"function"`
 	Module   string `json:"module,omitempty"`
 	Inlined  string `json:"inlined,omitempty"`
+	Process  int    `json:"process,omitempty"` // its entry in Profile.Processes
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Self     uint64 `json:"self"`
@@ -166,6 +215,7 @@ type Mapping struct {
 	// in code first seen in this mapping.
 	Instructions uint64 `json:"instructions,omitempty"`
 	Blocks       uint64 `json:"blocks,omitempty"`
+	Process      int    `json:"process,omitempty"` // its entry in Profile.Processes
 }
 
 // Binary identifies the executable.
