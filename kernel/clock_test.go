@@ -69,7 +69,7 @@ func TestTimespec(t *testing.T) {
 // TestCPUList checks the kernel's list format for --cpus.
 func TestCPUList(t *testing.T) {
 	for n, want := range map[int]string{0: "0\n", 1: "0\n", 2: "0-1\n", 64: "0-63\n"} {
-		p := &Process{opts: Options{CPUs: n}}
+		p := &Process{k: &Kernel{opts: Options{CPUs: n}}}
 		if got := p.cpuList(); got != want {
 			t.Errorf("cpus %d: %q, want %q", n, got, want)
 		}

@@ -148,17 +148,3 @@ func (v *provenance) at(addr uint64) (region, bool) {
 	}
 	return region{}, false
 }
-
-// ExecMappings lists every range made executable during the run, in order.
-func (p *Process) ExecMappings() []ExecMapping { return p.prov.log }
-
-// ExecMappingAt returns the index in ExecMappings of the executable mapping
-// that holds addr now; ok is false when addr is not executable memory
-// icount knows the origin of.
-func (p *Process) ExecMappingAt(addr uint64) (int, bool) {
-	r, ok := p.prov.at(addr)
-	if !ok || !r.exec {
-		return 0, false
-	}
-	return r.log, true
-}

@@ -64,10 +64,10 @@ func (p *Process) hostPath(path string) string {
 func (p *Process) resolve(path string, op func(host string) error) (string, error) {
 	host := p.hostPath(path)
 	err := op(host)
-	if err == nil || p.opts.Sysroot == "" || !filepath.IsAbs(host) || !errors.Is(err, unix.ENOENT) {
+	if err == nil || p.k.opts.Sysroot == "" || !filepath.IsAbs(host) || !errors.Is(err, unix.ENOENT) {
 		return host, err
 	}
-	under := filepath.Join(p.opts.Sysroot, host)
+	under := filepath.Join(p.k.opts.Sysroot, host)
 	if err2 := op(under); !errors.Is(err2, unix.ENOENT) {
 		return under, err2
 	}

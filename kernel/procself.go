@@ -38,12 +38,12 @@ func (p *Process) procSelf(path string) (string, bool) {
 	case "maps":
 		return p.procMaps(), true
 	case "cmdline":
-		return strings.Join(p.opts.Argv, "\x00") + "\x00", true
+		return strings.Join(p.argv, "\x00") + "\x00", true
 	case "environ":
-		if len(p.opts.Env) == 0 {
+		if len(p.env) == 0 {
 			return "", true
 		}
-		return strings.Join(p.opts.Env, "\x00") + "\x00", true
+		return strings.Join(p.env, "\x00") + "\x00", true
 	}
 	return "", false
 }
@@ -85,8 +85,8 @@ func (p *Process) guestName(host string) string {
 		return p.exePath()
 	case p.interp != nil && host == p.interp.Path:
 		return p.exe.Interp
-	case p.opts.Sysroot != "" && strings.HasPrefix(host, p.opts.Sysroot+"/"):
-		return strings.TrimPrefix(host, p.opts.Sysroot)
+	case p.k.opts.Sysroot != "" && strings.HasPrefix(host, p.k.opts.Sysroot+"/"):
+		return strings.TrimPrefix(host, p.k.opts.Sysroot)
 	}
 	if abs, err := filepath.Abs(host); err == nil {
 		return abs

@@ -74,7 +74,7 @@ func (p *Process) readVirtual(f *file, buf []byte) (int, bool) {
 }
 
 // cpus is the number of CPUs the guest is told it has.
-func (p *Process) cpus() int { return max(p.opts.CPUs, 1) }
+func (p *Process) cpus() int { return max(p.k.opts.CPUs, 1) }
 
 // cpuList is the kernel's list format of the guest's CPUs: "0" or "0-3".
 func (p *Process) cpuList() string {
