@@ -110,7 +110,7 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 	if k.quantum == 0 {
 		k.quantum = DefaultQuantum
 	}
-	p := &Process{k: k, pid: k.nextID, fds: newFDTable(), sigactions: map[uint64][]byte{}}
+	p := &Process{k: k, pid: k.nextID, fds: newFDTable(), sigactions: map[uint64][]byte{}, umask: defaultUmask}
 	p.pgid, p.sid = p.pid, p.pid
 	p.alarm = itimer{deadline: noDeadline}
 	k.nextID++

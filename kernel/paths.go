@@ -78,6 +78,9 @@ func (p *Process) resolve(path string, op func(host string) error) (string, erro
 // calls names, for naming the files opened relative to it.
 func (p *Process) dirPath(dirfd uint64) string {
 	if dirfd == guestFDCWD || int32(dirfd) == -100 {
+		if p.cwd != nil {
+			return p.cwd.path
+		}
 		return ""
 	}
 	if f, err := p.fds.get(dirfd); err == nil {

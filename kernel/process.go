@@ -64,9 +64,12 @@ type Process struct {
 	// static one); argv and env what it was started with.
 	exe, interp *loader.Executable
 	argv, env   []string
+	exeName     string // the path an exec was given, made absolute ("" for the first program)
 
-	fds *fdTable
-	rng *rand.ChaCha8
+	fds   *fdTable
+	cwd   *workdir // nil: icount's own working directory
+	umask uint32
+	rng   *rand.ChaCha8
 
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	// Signals sent to the process while every thread blocked them, and

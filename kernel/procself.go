@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
@@ -12,16 +13,34 @@ import (
 // guest: the host's would describe icount, and differ from run to run.
 // libsigsegv (in GNU grep, diff, ...) reads maps to find the stack.
 
-// selfFile returns the name of the file of /proc/self that path names
-// ("maps" for /proc/self/maps or /proc/PID/maps), or "".
-func selfFile(path string) string {
-	var file string
-	for _, dir := range []string{"/proc/self/", "/proc/thread-self/", "/proc/" + itoa(PID) + "/", "/proc/" + itoa(PID) + "/task/" + itoa(PID) + "/"} {
-		if rest, ok := strings.CutPrefix(path, dir); ok {
-			file = rest
-		}
+// procFile returns the process a path of /proc names (/proc/self, or
+// /proc/PID of an emulated process, and their task directories) and the
+// name of the file within it ("maps" for /proc/self/maps), or nil.
+func (p *Process) procFile(path string) (*Process, string) {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return nil, ""
 	}
-	return file
+	dir, file, _ := strings.Cut(rest, "/")
+	var q *Process
+	switch dir {
+	case "self", "thread-self":
+		q = p
+	default:
+		pid, err := strconv.Atoi(dir)
+		if err != nil || p.k.procs[pid] == nil {
+			return nil, ""
+		}
+		q = p.k.procs[pid]
+	}
+	if task, ok := strings.CutPrefix(file, "task/"); ok {
+		tid, f, _ := strings.Cut(task, "/")
+		if n, err := strconv.Atoi(tid); err != nil || q.threadByTID(n) == nil {
+			return nil, ""
+		}
+		file = f
+	}
+	return q, file
 }
 
 // procSelfAbsent reports whether path is a /proc/self file the guest is
@@ -29,21 +48,28 @@ func selfFile(path string) string {
 // groups. The host's names icount's control group, whose CPU limit Go's
 // runtime (1.25 and later) would read to choose GOMAXPROCS: without it Go
 // follows the CPU count, --cpus.
-func procSelfAbsent(path string) bool { return selfFile(path) == "cgroup" }
+func (p *Process) procSelfAbsent(path string) bool {
+	q, file := p.procFile(path)
+	return q != nil && file == "cgroup"
+}
 
-// procSelf returns the contents of the /proc/self file at path, if it is
-// one icount answers: maps, cmdline or environ.
+// procSelf returns the contents of the /proc/PID file at path, if it is
+// one icount answers: maps, cmdline or environ, of an emulated process.
 func (p *Process) procSelf(path string) (string, bool) {
-	switch selfFile(path) {
+	q, file := p.procFile(path)
+	if q == nil || q.exited {
+		return "", false
+	}
+	switch file {
 	case "maps":
-		return p.procMaps(), true
+		return q.procMaps(), true
 	case "cmdline":
-		return strings.Join(p.argv, "\x00") + "\x00", true
+		return strings.Join(q.argv, "\x00") + "\x00", true
 	case "environ":
-		if len(p.env) == 0 {
+		if len(q.env) == 0 {
 			return "", true
 		}
-		return strings.Join(p.env, "\x00") + "\x00", true
+		return strings.Join(q.env, "\x00") + "\x00", true
 	}
 	return "", false
 }

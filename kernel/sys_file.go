@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"unsafe"
 
@@ -188,6 +187,9 @@ func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int,
 // hostDir converts a guest directory descriptor for *at calls.
 func (p *Process) hostDir(dirfd uint64) (int, error) {
 	if dirfd == guestFDCWD || int32(dirfd) == -100 {
+		if p.cwd != nil {
+			return p.cwd.fd, nil
+		}
 		return unix.AT_FDCWD, nil
 	}
 	f, err := p.fds.get(dirfd)
@@ -236,12 +238,18 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	}
 	hostFlags := p.abi.openFlags(flags)
 	fd := -1
+	made := false
 	host, err := p.resolve(path, func(host string) (err error) {
+		var st unix.Stat_t
+		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil
 		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
 		return err
 	})
 	if err != nil {
 		return 0, errnoOf(err)
+	}
+	if made {
+		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
 	}
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
@@ -526,11 +534,20 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 // another directory does the same work: libc reads /proc/self/exe.
 const exeDir = "/icount/exe/"
 
-func (p *Process) exePath() string { return exeDir + filepath.Base(p.exe.Path) }
+// exePath is the path the guest knows its executable by: the first
+// program's at /icount/exe/NAME, so that nothing depends on the binary's
+// directory; a program exec'd by the path it was given, made absolute.
+func (p *Process) exePath() string {
+	if p.exeName != "" {
+		return p.exeName
+	}
+	return exeDir + filepath.Base(p.exe.Path)
+}
 
 // isExe reports whether path names the guest's own executable.
 func (p *Process) isExe(path string) bool {
-	return path == "/proc/self/exe" || path == "/proc/"+itoa(PID)+"/exe" || path == p.exePath()
+	q, file := p.procFile(path)
+	return q == p && file == "exe" || path == p.exePath()
 }
 
 func sysAccess(t *Task, a [6]uint64) (uint64, error) {
@@ -555,19 +572,6 @@ func (p *Process) faccessat(dirfd, pathAddr, mode, flags uint64) (uint64, error)
 	}
 	_, err = p.resolve(path, func(host string) error { return unix.Faccessat(dir, host, uint32(mode), int(flags)) })
 	return 0, errnoOrNil(err)
-}
-
-func sysGetcwd(t *Task, a [6]uint64) (uint64, error) {
-	p := t.proc
-	wd, err := os.Getwd()
-	if err != nil {
-		return 0, unix.ENOENT
-	}
-	b := append([]byte(wd), 0)
-	if uint64(len(b)) > a[1] {
-		return 0, unix.ERANGE
-	}
-	return uint64(len(b)), p.writeMem(a[0], b)
 }
 
 func sysUnlinkat(t *Task, a [6]uint64) (uint64, error) {

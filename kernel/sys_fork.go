@@ -54,9 +54,13 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		return 0, unix.EAGAIN
 	}
 	child := &Process{k: k, pid: k.newID(), pgid: p.pgid, sid: p.sid, parent: p,
-		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
+		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env, exeName: p.exeName,
 		fds: p.fds.fork(), sigactions: make(map[uint64][]byte, len(p.sigactions)),
-		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline}}
+		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline},
+		cwd: p.cwd, umask: p.umask}
+	if p.cwd != nil {
+		p.cwd.refs++
+	}
 	if c.flags&cloneParent != 0 && p.parent != nil {
 		child.parent = p.parent
 	}
@@ -286,6 +290,10 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 		old.Exit = ImageExit{Exec: true} // else a CLONE_VM child leaves its parent's memory
 	}
 	t.insns = 0
+	p.exeName = host
+	if abs, err := filepath.Abs(host); err == nil {
+		p.exeName = abs
+	}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {
 		k.fail(fmt.Errorf("exec %s: %w", host, err))
 		return 0, errBlocked

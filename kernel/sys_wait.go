@@ -34,6 +34,8 @@ func (p *Process) exitProcess(status, sig int) {
 		t.exit()
 	}
 	p.fds.closeAll()
+	p.cwd.release()
+	p.cwd = nil
 	p.alarm = itimer{deadline: noDeadline}
 	if im := p.img; im != nil && im.users == 1 {
 		im.Exit = ImageExit{Status: p.exitStatus, Signal: sig}

@@ -39,7 +39,7 @@ func (p *Process) openVirtual(path string, flags uint64) (f *file, ok bool, err 
 		}
 		return &file{host: fd, path: path, virt: virtRandom}, true, nil
 	}
-	if procSelfAbsent(path) {
+	if p.procSelfAbsent(path) {
 		return nil, true, unix.ENOENT
 	}
 	text, ok := p.generatedFile(path)
