@@ -36,6 +36,7 @@ type runner struct {
 	opts    Options
 	k       *kernel.Kernel
 	files   map[string]*objectFile // object files read, shared by every image's modules
+	shapes  shapes                 // blocks decoded, shared by every image's decoder
 	images  map[kernel.CPU]*image
 	order   []*image // by kernel image, in the order they started
 	pending []*image // made, not yet matched to the kernel's image
@@ -86,6 +87,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	im.dec = newDecoder(arch, cpu.Read, im.mods.entry)
 	im.dec.mapOf = im.mods.mapping
 	im.dec.cpu = cpu
+	im.dec.shapes = r.shapes
 	cpu.SetSiteCuts(im.dec.siteCuts)
 	im.late = &lateCounters{cpu: cpu, dec: im.dec}
 	im.loc = &locator{dec: im.dec, cpu: cpu}

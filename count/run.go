@@ -93,7 +93,7 @@ func Run(opts Options) (*Profile, error) {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
 		}
 	}
-	r := &runner{opts: opts, files: mainMods.files}
+	r := &runner{opts: opts, files: mainMods.files, shapes: shapes{}}
 	defer func() {
 		for _, im := range r.images {
 			im.cpu.Close()

@@ -131,7 +131,6 @@ func (child *Process) shareSpace(p *Process, task *Task, c cloneArgs) error {
 	}
 	child.cpu, child.mm, child.prov, child.img = p.cpu, p.mm, p.prov, p.img
 	child.img.users++
-	child.img.addTask(task)
 	p.k.setContext(task, p.cpu, ctx)
 	return nil
 }
@@ -183,7 +182,6 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
 		Argv: p.argv, Exe: p.exe, Interp: p.img.Interp, InterpBase: p.img.InterpBase, CPU: cpu,
 		Calls: map[string]uint64{}, prov: child.prov, users: 1}
-	child.img.addTask(task)
 	k.images = append(k.images, child.img)
 	return nil
 }
