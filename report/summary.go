@@ -62,7 +62,12 @@ func processLines(w io.Writer, p *count.Profile) {
 		}
 		return 100 * float64(n) / float64(total)
 	}
-	fmt.Fprintf(w, "%sinstructions by process (%d programs run):\n", Prefix, len(ps))
+	pids := map[int]bool{}
+	for _, pr := range ps {
+		pids[pr.PID] = true
+	}
+	fmt.Fprintf(w, "%sinstructions by process (%s in %s):\n", Prefix,
+		plural(len(ps), "program", "programs"), plural(len(pids), "process", "processes"))
 	for k, i := range order {
 		if k == maxProcessLines {
 			var rest uint64
