@@ -62,7 +62,7 @@ func tree() *count.Profile {
 		Totals:   count.Totals{Instructions: 13000, Blocks: 3280, DistinctBlocks: 420, Syscalls: 26},
 		Syscalls: map[string]uint64{"clone": 2, "wait4": 2, "exit_group": 3, "rt_sigaction": 17, "execve": 1, "brk": 1},
 		Functions: []count.FunctionCount{
-			fc("sh", "evaltree", 0x402000, 7700, 8200, 1930),
+			{Name: "evaltree", Module: "sh", Addr: 0x402000, Self: 7700, Inclusive: 8200, Calls: 3, Blocks: 1930},
 			fc("sh", "main", 0x401000, 4000, 10000, 1000),
 			fc("true", "_start", 0x401000, 500, 800, 120),
 			fc("sh", "shellexec", 0x403000, 500, 500, 150),
