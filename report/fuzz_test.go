@@ -94,6 +94,11 @@ func FuzzParseJSON(f *testing.F) {
 		Summary(io.Discard, p, 5)
 		MixSummary(io.Discard, p)
 		WriteCallgrind(io.Discard, p)
+		for i := range processes(p) {
+			if err := WriteCallgrindPart(io.Discard, p, i); err != nil {
+				t.Fatalf("callgrind part %d: %v", i+1, err)
+			}
+		}
 		WritePprof(io.Discard, p)
 		WriteBench(io.Discard, p, "fuzz")
 	})
