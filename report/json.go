@@ -32,7 +32,11 @@ func ReadJSON(path string) (*count.Profile, error) {
 	return ParseJSON(path, b)
 }
 
-// ParseJSON decodes a saved Profile; path names it in errors.
+// ParseJSON decodes a saved Profile; path names it in errors. A Profile of
+// the schema before processes (count.PreviousSchema) gets one entry in
+// Processes made of its own fields, and keeps its schema so that a diff
+// can say so. One of today's schema without Processes reads as one
+// process too (see processes).
 func ParseJSON(path string, b []byte) (*count.Profile, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
