@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/icount-dev/icount/count"
@@ -34,9 +33,10 @@ type ProcessSide struct {
 // processRows matches the programs two runs ran, for runs of which either
 // ran more than one: the first processes with each other, then the
 // children of each matched pair (the programs they forked or exec'd): of
-// those with one name (argv[0]'s base name, else the binary's) and the
-// same relation (fork or exec), first those with the same whole argv, then
-// the rest in the order they started. A program without a match is new or
+// those with one signature (fork or exec, the name, argv[0]'s base name
+// else the binary's, and the names of the programs it exec'd in turn),
+// first those with the same whole argv (theirs too), then the rest in the
+// order they started. A program without a match is new or
 // vanished, and so are its descendants. The rows are in the tree's order,
 // depth first: each program, then its children matched, then the base's
 // unmatched, then the head's.
@@ -57,7 +57,7 @@ func processRows(b, h *count.Profile) []ProcessRow {
 		if hi >= 0 {
 			hk = hc[hi]
 		}
-		pair := matchChildren(bp, hp, bk, hk)
+		pair := matchChildren(bp, hp, bc, hc, bk, hk)
 		taken := map[int]bool{}
 		for _, c := range bk {
 			if m, ok := pair[c]; ok {
@@ -93,8 +93,7 @@ func childrenOf(ps []count.Process) [][]int {
 
 // matchChildren pairs base children with head children (see processRows):
 // base index to head index.
-func matchChildren(bp, hp []count.Process, bk, hk []int) map[int]int {
-	key := func(pr count.Process) string { return fmt.Sprintf("%t %s", pr.Exec, processName(pr)) }
+func matchChildren(bp, hp []count.Process, bc, hc [][]int, bk, hk []int) map[int]int {
 	pair := map[int]int{}
 	taken := map[int]bool{}
 	for _, sameArgv := range []bool{true, false} {
@@ -102,8 +101,12 @@ func matchChildren(bp, hp []count.Process, bk, hk []int) map[int]int {
 			if _, ok := pair[b]; ok {
 				continue
 			}
+			bn, ba := signature(bp, bc, b)
 			for _, h := range hk {
-				if !taken[h] && key(bp[b]) == key(hp[h]) && (!sameArgv || slices.Equal(bp[b].Argv, hp[h].Argv)) {
+				if taken[h] {
+					continue
+				}
+				if hn, ha := signature(hp, hc, h); bn == hn && (!sameArgv || ba == ha) {
 					pair[b] = h
 					taken[h] = true
 					break
@@ -112,6 +115,28 @@ func matchChildren(bp, hp []count.Process, bk, hk []int) map[int]int {
 		}
 	}
 	return pair
+}
+
+// signature is what matches an entry with another: whether it is an exec,
+// and its program's name and argv, followed by those of the programs it
+// exec'd in turn (a fork's copy of its parent is told apart by what it
+// runs next).
+func signature(ps []count.Process, children [][]int, i int) (name, argv string) {
+	names := []string{fmt.Sprint(ps[i].Exec)}
+	var argvs []string
+	for i >= 0 {
+		names = append(names, processName(ps[i]))
+		argvs = append(argvs, strings.Join(ps[i].Argv, "\x00"))
+		next := -1
+		for _, c := range children[i] {
+			if ps[c].Exec {
+				next = c
+				break
+			}
+		}
+		i = next
+	}
+	return strings.Join(names, " "), strings.Join(argvs, "\x01")
 }
 
 // processRow compares base entry bi with head entry hi; -1 for none.

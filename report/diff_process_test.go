@@ -160,14 +160,23 @@ func mustLimitOf(s string) *Limit {
 	return l
 }
 
-// TestMatchChildren: children of one name pair by whole argv first, then
-// in the order they started; fork and exec do not pair.
+// TestMatchChildren: children of one signature pair by whole argv first,
+// then in the order they started; fork and exec do not pair, nor forks
+// that exec other programs.
 func TestMatchChildren(t *testing.T) {
-	pr := func(exec bool, argv ...string) count.Process { return count.Process{Exec: exec, Argv: argv} }
-	b := []count.Process{pr(false, "sh"), pr(false, "sort", "-n"), pr(false, "sort", "-r"), pr(false, "cc", "-O1", "a.c"), pr(false, "cc", "-O1", "b.c"), pr(true, "tr")}
-	h := []count.Process{pr(false, "sh"), pr(false, "/usr/bin/sort", "-r"), pr(false, "cc", "-O2", "a.c"), pr(false, "cc", "-O2", "b.c"), pr(false, "tr")}
-	got := matchChildren(b, h, []int{1, 2, 3, 4, 5}, []int{1, 2, 3, 4})
-	want := map[int]int{1: 1, 3: 2, 4: 3}
+	pr := func(parent int, exec bool, argv ...string) count.Process {
+		return count.Process{Parent: parent, Exec: exec, Argv: argv}
+	}
+	b := []count.Process{pr(-1, false, "sh"), pr(0, false, "sort", "-n"), pr(0, false, "sort", "-r"), pr(0, false, "cc", "-O1", "a.c"),
+		pr(0, false, "cc", "-O1", "b.c"), pr(0, true, "tr"), pr(0, false, "sh"), pr(0, false, "sh"), pr(7, true, "tr")}
+	h := []count.Process{pr(-1, false, "sh"), pr(0, false, "sort", "-r"), pr(0, false, "cc", "-O2", "a.c"), pr(0, false, "cc", "-O2", "b.c"),
+		pr(0, false, "tr"), pr(0, false, "sh"), pr(5, true, "tr")}
+	bc, hc := childrenOf(b), childrenOf(h)
+	got := matchChildren(b, h, bc, hc, bc[0], hc[0])
+	// sort -r with sort -r; the cc in order; the sh that runs tr with the
+	// sh that runs tr; the sh that runs nothing, the exec'd tr and sort -n
+	// with none.
+	want := map[int]int{2: 1, 3: 2, 4: 3, 7: 5}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pairs %v, want %v", got, want)
 	}
