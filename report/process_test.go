@@ -282,7 +282,7 @@ func TestPprofTool(t *testing.T) {
 		focus string
 		total string
 	}{{"pid=1000", "10000"}, {"pid=1001", "2300"}, {"pid=1002", "700"}, {"process=true", "800"}} {
-		out := pprof("-top", "-tagfocus="+c.focus)
+		out := pprof("-top", "-nodefraction=0", "-tagfocus="+c.focus)
 		if !strings.Contains(out, "Showing nodes accounting for "+c.total+", ") {
 			t.Errorf("-tagfocus=%s: want a total of %s in:\n%s", c.focus, c.total, out)
 		}
