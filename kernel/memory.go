@@ -85,7 +85,7 @@ func (m *addressSpace) unmap(start, end uint64) error {
 			err = m.cpu.InvalidateCode(v.start, v.end-v.start)
 		}
 		if err != nil {
-			// What the CPU still maps stays mapped.
+			// The pieces from the one that failed on stay mapped here.
 			for _, v := range gone[i:] {
 				m.vmas.insert(v)
 			}

@@ -200,9 +200,10 @@ func (s *spans[T]) cut(lo, hi uint64) []T {
 	gone, r := splitTree(rest, hi)
 	s.root = mergeTrees(l, r)
 	var out []T
-	for v := range (&spans[T]{root: gone}).all() {
+	visit(gone, 0, ^uint64(0), func(v *T) bool {
 		out = append(out, *v)
-	}
+		return true
+	})
 	return out
 }
 
