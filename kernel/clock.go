@@ -148,7 +148,7 @@ func watchCode(cpu CPU, addr, size uint64) error {
 
 // watchExecutable watches every executable mapping.
 func (m *addressSpace) watchExecutable() error {
-	for _, v := range m.vmas {
+	for v := range m.vmas.all() {
 		if v.prot&emu.ProtExec != 0 {
 			if err := watchCode(m.cpu, v.start, v.end-v.start); err != nil {
 				return err

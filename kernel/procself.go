@@ -80,7 +80,7 @@ func (p *Process) procSelf(path string) (string, bool) {
 // knows it.
 func (p *Process) procMaps() string {
 	var b strings.Builder
-	for _, v := range p.mm.vmas {
+	for v := range p.mm.vmas.all() {
 		perms := []byte("---p")
 		for i, bit := range []emu.Prot{emu.ProtRead, emu.ProtWrite, emu.ProtExec} {
 			if v.prot&bit != 0 {

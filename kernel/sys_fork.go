@@ -190,13 +190,13 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 func (m *addressSpace) forkTo(cpu CPU) *addressSpace {
 	c := *m
 	c.cpu = cpu
-	c.vmas = slices.Clone(m.vmas)
+	c.vmas = m.vmas.clone()
 	return &c
 }
 
 // fork copies what the mappings hold, for a child's address space.
 func (v *provenance) fork() *provenance {
-	return &provenance{regions: slices.Clone(v.regions), log: slices.Clone(v.log)}
+	return &provenance{regions: v.regions.clone(), log: slices.Clone(v.log)}
 }
 
 // releaseVfork lets a vfork parent run on: its child exec'd or exited.

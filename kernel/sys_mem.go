@@ -34,15 +34,7 @@ func (p *Process) mayMap(grow uint64) bool {
 }
 
 // mappedIn returns the bytes of [start, end) the guest has mapped.
-func (p *Process) mappedIn(start, end uint64) uint64 {
-	var n uint64
-	for _, v := range p.mm.vmas {
-		if lo, hi := max(v.start, start), min(v.end, end); lo < hi {
-			n += hi - lo
-		}
-	}
-	return n
-}
+func (p *Process) mappedIn(start, end uint64) uint64 { return p.mm.vmas.bytesIn(start, end) }
 
 // guestProt converts PROT_* bits, numbered as Unicorn's.
 func guestProt(prot uint64) (emu.Prot, error) {
