@@ -35,7 +35,8 @@ func TestClockIDs(t *testing.T) {
 		{cpuClock(PID+1, false, 2), "", false},           // another process
 		{cpuClock(0, false, 3), "", false},               // CPUCLOCK type 3
 	} {
-		name, _, err := clockID(tc.id)
+		k := &Kernel{procs: map[int]*Process{PID: {}}}
+		name, _, err := k.clockID(tc.id)
 		if (err == nil) != tc.ok || name != tc.name {
 			t.Errorf("clockID(%d) = %q, %v; want %q, ok %v", tc.id, name, err, tc.name, tc.ok)
 		}

@@ -20,8 +20,8 @@ var clockNames = map[int32]string{
 }
 
 // clockID checks a guest clock id and names it. A negative id is a CPU-time
-// clock of a process or thread (clock_getcpuclockid), of any pid. host is the host clock that stands for it in host time.
-func clockID(id int32) (name string, host int32, err error) {
+// clock of a process or thread (clock_getcpuclockid): of an emulated one. host is the host clock that stands for it in host time.
+func (k *Kernel) clockID(id int32) (name string, host int32, err error) {
 	if id >= 0 {
 		name, ok := clockNames[id]
 		if !ok {
@@ -30,7 +30,7 @@ func clockID(id int32) (name string, host int32, err error) {
 		return name, id, nil
 	}
 	// ~pid << 3 | thread << 2 | type, type 3 is invalid.
-	if id&3 == 3 {
+	if pid := int(^(id >> 3)); id&3 == 3 || pid != 0 && !k.knows(pid) {
 		return "", 0, unix.EINVAL
 	}
 	return "CPU-time clock", unix.CLOCK_PROCESS_CPUTIME_ID, nil
@@ -79,7 +79,7 @@ func (p *Process) readTimeout(addr uint64) (int64, error) {
 
 func sysClockGettime(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	name, host, err := clockID(int32(a[0]))
+	name, host, err := p.k.clockID(int32(a[0]))
 	if err != nil {
 		return 0, err
 	}
@@ -99,7 +99,7 @@ const (
 func sysClockGetres(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	id := int32(a[0])
-	if _, _, err := clockID(id); err != nil {
+	if _, _, err := p.k.clockID(id); err != nil {
 		return 0, err
 	}
 	if a[1] == 0 {
@@ -238,7 +238,7 @@ const timerAbstime = 1
 func sysClockNanosleep(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	id := int32(a[0])
-	_, host, err := clockID(id)
+	_, host, err := p.k.clockID(id)
 	if err != nil || id == unix.CLOCK_THREAD_CPUTIME_ID {
 		return 0, unix.EINVAL
 	}
@@ -257,4 +257,18 @@ func sysClockNanosleep(t *Task, a [6]uint64) (uint64, error) {
 		return p.sleepThread(d, 0)
 	}
 	return p.sleepThread(ts, a[3])
+}
+
+// knows reports whether id is the pid of a process not yet reaped or the
+// tid of a live thread.
+func (k *Kernel) knows(id int) bool {
+	if k.procs[id] != nil {
+		return true
+	}
+	for _, t := range k.tasks {
+		if t.tid == id {
+			return true
+		}
+	}
+	return false
 }
