@@ -1,12 +1,15 @@
 // Fork's copies: a new engine's page table and host memory made those of
-// another (ic_mem_copy_from), and its registers (ic_copy_regs).
+// another (ic_mem_copy_from), and its registers (ic_copy_regs); and the
+// translation buffer, sized per engine, whose flushes are made safe and
+// cheap in Unicorn 2.1.1 (ic_init_code_buffer, __wrap_memset).
 //
 // Memory is copied eagerly, but only what the host holds: the slabs are
 // reserved with MAP_NORESERVE and fill as the guest touches them, so the
 // copy visits only the chunks that may hold data (memory.h: IC_CHUNK_BITS)
 // of the pages mapped, asks the host's page map which of their pages exist
-// (present or swapped), and copies those that are not all zeros. A page
-// the parent never touched stays untouched in the child too.
+// (present or swapped out), and copies those that are not all zeros (a
+// page only read holds the host's shared zero page). A page the parent
+// never touched stays untouched in the child too.
 #include "fork.h"
 
 #include <fcntl.h>
@@ -30,9 +33,24 @@ static int zeros(const uint8_t *p) {
 	return 1;
 }
 
+// copy_run copies the n pages at a, which the host holds in src, to dst,
+// having the host give dst's memory for them in one call (before Linux
+// 5.14 it is given page by page as the copy touches it).
+static int copy_run(ic_mem *dst, uint64_t a, const uint8_t *from, uint64_t n) {
+	if (n == 0) return 0;
+	if (ic_mem_back(dst, a, a + n * PAGE) != 0) return -1;
+	uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
+#ifdef MADV_POPULATE_WRITE
+	madvise(to, n * PAGE, MADV_POPULATE_WRITE);
+#endif
+	memcpy(to, from, n * PAGE);
+	return 0;
+}
+
 // copy_chunk copies the pages of [lo, hi), within one chunk of src that
-// may hold data, to dst. pagemap is /proc/self/pagemap, -1 if the host has
-// none: every page is then read.
+// may hold data, to dst: those the host holds that are not all zeros.
+// pagemap is /proc/self/pagemap, -1 if the host has none: every page is
+// then read.
 static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
 	const uint8_t *host = src->slab[lo >> IC_SLAB_BITS] + (lo & (SLAB - 1));
 	const uint64_t hp = (uint64_t)src->host_page;
@@ -40,13 +58,19 @@ static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, 
 	uint64_t map[CHUNK / 4096 + 1];
 	int known = pagemap >= 0 && n <= sizeof map / sizeof map[0] &&
 	            pread(pagemap, map, n * 8, (off_t)(first * 8)) == (ssize_t)(n * 8);
+	uint64_t run = lo, len = 0; // pages to copy from run on
 	for (uint64_t a = lo; a < hi; a += PAGE) {
 		const uint8_t *p = host + (a - lo);
-		if (known && !(map[(uintptr_t)p / hp - first] & (PM_PRESENT | PM_SWAPPED))) continue;
-		if (zeros(p)) continue;
-		if (ic_mem_copy(dst, a, (void *)p, PAGE, 1) != 0) return -1;
+		int held = !known || (map[(uintptr_t)p / hp - first] & (PM_PRESENT | PM_SWAPPED));
+		if (held && !zeros(p)) {
+			len++;
+			continue;
+		}
+		if (copy_run(dst, run, host + (run - lo), len) != 0) return -1;
+		run = a + PAGE;
+		len = 0;
 	}
-	return 0;
+	return copy_run(dst, run, host + (run - lo), len);
 }
 
 // copy_data copies what the host holds of [lo, hi), mapped in src.
