@@ -174,9 +174,6 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 		return err
 	}
 	child.cpu, child.mm, child.prov = cpu, p.mm.forkTo(cpu), p.prov.fork()
-	if err := child.mm.watchExecutable(); err != nil {
-		return err
-	}
 	k.setContext(task, cpu, ctx)
 	k.loaded[cpu] = held{ctx, task}
 	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
