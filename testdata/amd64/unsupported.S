@@ -1,9 +1,9 @@
 /*
 # icount: instructions=4 blocks=1 exit=125
 
-unsupported.S: a system call icount does not emulate (fork, 57) stops the
+unsupported.S: a system call icount does not emulate (ptrace, 101) stops the
 run with exit status 125 and a message naming the call, its address and
-function. One block: nop, nop, mov $57, syscall = 4 instructions; the
+function. One block: nop, nop, mov $101, syscall = 4 instructions; the
 syscall instruction is counted, as it was executed up to the kernel.
 */
 	.text
@@ -11,7 +11,7 @@ syscall instruction is counted, as it was executed up to the kernel.
 _start:
 	nop
 	nop
-	mov	$57, %eax		/* fork */
+	mov	$101, %eax		/* ptrace */
 	syscall
 	mov	$60, %eax		/* never reached */
 	xor	%edi, %edi

@@ -1,9 +1,9 @@
 /*
 # icount: instructions=4 blocks=1 exit=125
 
-unsupported.S: a system call icount does not emulate (clone, 220 in the
-generic numbering, with flags 0: a new process, as fork makes) stops the run with exit status 125 and a message naming
-the call, its address and function. One block: nop, nop, mov #220, svc = 4
+unsupported.S: a system call icount does not emulate (ptrace, 117 in the
+generic numbering) stops the run with exit status 125 and a message naming
+the call, its address and function. One block: nop, nop, mov #117, svc = 4
 instructions; the svc is counted, as it was executed up to the kernel.
 */
 	.text
@@ -11,7 +11,7 @@ instructions; the svc is counted, as it was executed up to the kernel.
 _start:
 	nop
 	nop
-	mov	x8, #220		/* clone */
+	mov	x8, #117		/* ptrace */
 	svc	#0
 	mov	x8, #94			/* never reached */
 	mov	x0, #0
