@@ -416,10 +416,12 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
-# that cmd/icount/cpython_test.go knows (make test runs the fast ones) and
-# the libm suite, natively and under icount. In CI after make test.
+# that cmd/icount/cpython_test.go knows (make test runs the fast ones), the
+# libm suite, and the process trees of cmd/icount/process_test.go (make
+# test runs all but make with gcc, git and Python), natively and under
+# icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm)$$' -count=1 -timeout 60m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 60m -v ./cmd/icount
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs
