@@ -225,24 +225,35 @@ static void signals(void)
 		die("kill");
 	say("kill SIGTERM: %s\n", how(reap(pid)));
 
-	/* A process group of two (a child and its own child), killed whole. */
+	/* A process group of two (a child and its own child), killed whole
+	 * once both say, through the ready pipe, that they are there. */
+	int ready[2];
+	if (pipe(ready))
+		die("pipe");
 	pid = fork();
 	if (pid == -1)
 		die("fork");
 	if (pid == 0) {
 		char c;
 		setpgid(0, 0);
+		close(ready[0]);
+		close(p[1]);
 		if (fork() == 0) {
-			close(p[1]);
+			write(ready[1], "g", 1);
 			read(p[0], &c, 1);
 			_exit(0);
 		}
-		close(p[1]);
+		write(ready[1], "c", 1);
 		read(p[0], &c, 1);
 		_exit(0);
 	}
 	setpgid(pid, pid); /* both sides, so the group exists before kill */
 	close(p[0]);
+	close(ready[1]);
+	char two[2];
+	if (read(ready[0], two, 1) != 1 || read(ready[0], two + 1, 1) != 1)
+		die("read ready");
+	close(ready[0]);
 	if (kill(-pid, SIGKILL))
 		die("kill group");
 	say("kill SIGKILL to the group: leader %s\n", how(reap(pid)));
