@@ -393,11 +393,13 @@ func checkSpawnTree(t *testing.T, r result, same, other string) {
 	for sig, n := range map[string]int{"SIGSEGV": 2, "SIGTERM": 1, "SIGKILL": 2} {
 		killed := entries(p, func(e count.Process) bool { return e.Exit.Signal == sig })
 		ok := len(killed) == n
+		var who []string
 		for _, e := range killed {
 			ok = ok && e.Exit.Status == 128+int(signalNumber[sig])
+			who = append(who, fmt.Sprintf("%d %q exit %d", e.PID, e.Argv, e.Exit.Status))
 		}
 		if !ok {
-			t.Errorf("%d processes killed by %s (%+v), want %d", len(killed), sig, killed, n)
+			t.Errorf("%d processes killed by %s (%s), want %d, each with exit status %d", len(killed), sig, strings.Join(who, "; "), n, 128+int(signalNumber[sig]))
 		}
 	}
 	// Every failed exec (./missing by posix_spawn and execve, ., two
