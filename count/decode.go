@@ -25,7 +25,31 @@ type decodedBlock struct {
 	// fidelity lists its instructions with a known difference from the
 	// hardware (fidelity.go).
 	fidelity []fidelityAt
+	// shape is what decoding its bytes gave, shared with every block of
+	// the run with the same bytes at the same address (shapes).
+	shape *blockShape
 }
+
+// blockShape is what decoding a block's bytes at its address gives, kept
+// for the run: every process that runs the same program (each fork, each
+// exec of it) meets the same blocks, decoded once.
+type blockShape struct {
+	starts   []uint32
+	kind     []kind
+	end      emu.BlockEnd
+	fidelity []fidelityAt
+	sites    []emu.Site
+	bad      string
+}
+
+// shapeKey names a block's bytes at its address.
+type shapeKey struct {
+	addr uint64
+	code string
+}
+
+// shapes is the run's decoded blocks, by address and bytes.
+type shapes map[shapeKey]*blockShape
 
 type blockKey struct {
 	addr uint64
@@ -48,6 +72,8 @@ type decoder struct {
 	cpu siteHooks
 	// insts is newBlock's room for the instructions it decodes.
 	insts []x86asm.Inst
+	// shapes is the run's, shared by every image's decoder; nil for none.
+	shapes shapes
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
@@ -66,22 +92,51 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.mapping = d.mapOf(addr)
 	}
 	code := make([]byte, size)
-	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
-	defer func() { d.insts = insts[:0] }()
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
 	} else {
 		b.code = code
 	}
+	b.info = emu.BlockInfo{Func: d.funcOf(addr)}
+	var shape *blockShape
+	if b.code != nil && d.shapes != nil {
+		shape = d.shapes[shapeKey{addr, string(code)}]
+	}
+	if shape == nil {
+		shape = d.decode(b, addr)
+		if b.code != nil && d.shapes != nil {
+			d.shapes[shapeKey{addr, string(code)}] = shape
+		}
+	} else if shape.bad != "" {
+		d.failed = append(d.failed, shape.bad)
+	}
+	b.shape, b.starts, b.kind, b.fidelity = shape, shape.starts, shape.kind, shape.fidelity
+	if b.bad == "" {
+		b.bad = shape.bad
+	}
+	b.info.Instructions, b.info.End = uint32(len(shape.starts)), shape.end
+	d.blocks[k] = b
+	info := b.info
+	info.Restart = d.hookSites(b, shape.sites)
+	return info
+}
+
+// decode decodes the instructions of b, a new block at addr whose bytes
+// newBlock read, and finds its instruction sites.
+func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
+	sh := &blockShape{}
+	code, size := b.code, uint32(len(b.code))
+	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
+	defer func() { d.insts = insts[:0] }()
 	switch d.arch {
 	case emu.ARM64:
 		// Every arm64 instruction is 4 bytes.
 		for off := uint32(0); off < size; off += 4 {
-			b.starts = append(b.starts, off)
+			sh.starts = append(sh.starts, off)
 		}
 	case emu.X86_64:
 		for off := 0; off < len(code); {
-			b.starts = append(b.starts, uint32(off))
+			sh.starts = append(sh.starts, uint32(off))
 			inst, n, err := x86Decode(code[off:])
 			insts = append(insts, inst)
 			if err != nil && isVEX(code[off:]) {
@@ -93,28 +148,32 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 			if err != nil {
 				// The emulator executed it, so it is one instruction;
 				// without its length the rest of the block is unknown.
-				b.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
-				d.failed = append(d.failed, b.bad)
+				sh.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
+				d.failed = append(d.failed, sh.bad)
 				break
 			}
 			off += n
 		}
 	}
-	b.info = emu.BlockInfo{Instructions: uint32(len(b.starts)), Func: d.funcOf(addr)}
-	if n := len(b.starts); n > 0 && b.bad == "" {
+	if n := len(sh.starts); n > 0 && sh.bad == "" && b.bad == "" {
 		if d.arch == emu.ARM64 {
-			b.info.End = blockEndARM64(code[b.starts[n-1]:])
+			sh.end = blockEndARM64(code[sh.starts[n-1]:])
 		} else {
-			b.info.End = blockEndX86(insts[n-1])
+			sh.end = blockEndX86(insts[n-1])
 		}
 	}
-	if b.bad == "" {
-		b.fidelity = classifyFidelity(d.arch, insts)
+	if sh.bad == "" && b.bad == "" {
+		sh.fidelity = classifyFidelity(d.arch, insts)
 	}
-	d.blocks[k] = b
-	info := b.info
-	info.Restart = d.hookSites(b, addr, insts)
-	return info
+	if code != nil {
+		switch d.arch {
+		case emu.X86_64:
+			sh.sites = sitesX86(code, sh.starts, insts, addr)
+		case emu.ARM64:
+			sh.sites = sitesARM64(code, addr)
+		}
+	}
+	return sh
 }
 
 // blockEndARM64 and blockEndX86 classify the last instruction of a block

@@ -73,6 +73,9 @@ func (b *decodedBlock) kinds(arch emu.Arch) []kind {
 		for i, off := range b.starts {
 			b.kind[i] = classify(arch, b.code[off:])
 		}
+		if b.shape != nil {
+			b.shape.kind = b.kind
+		}
 	}
 	return b.kind
 }

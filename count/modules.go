@@ -100,8 +100,11 @@ type modKey struct {
 	bias uint64
 }
 
-func newModules(exePath string, exeBias uint64) *modules {
-	ms := &modules{files: map[string]*objectFile{}, mods: map[modKey]*module{}, byLog: map[int]*module{},
+func newModules(exePath string, exeBias uint64, files map[string]*objectFile) *modules {
+	if files == nil {
+		files = map[string]*objectFile{}
+	}
+	ms := &modules{files: files, mods: map[modKey]*module{}, byLog: map[int]*module{},
 		names: map[uint64]named{}, anon: &module{name: anonModule}}
 	ms.main = ms.module(exePath, exeBias)
 	return ms

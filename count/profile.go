@@ -78,6 +78,10 @@ type ProcessExit struct {
 	// first process's exit ended the run (icount then stopped it).
 	Exec    bool `json:"exec,omitempty"`
 	Running bool `json:"running,omitempty"`
+	// Message and Backtrace say how a fault killed it (a process other
+	// than the first: its parent sees the signal, the run goes on).
+	Message   string   `json:"message,omitempty"`
+	Backtrace []string `json:"backtrace,omitempty"`
 }
 
 // ThreadCount is one guest thread's share of the run.

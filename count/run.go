@@ -73,10 +73,11 @@ func (e *StoppedError) Error() string {
 
 func (e *StoppedError) Unwrap() error { return e.Err }
 
-// Run runs the executable to its end and returns its Profile. A guest
-// killed by a fault still gives a complete Profile whose Exit names the
-// signal. An error with a Profile means icount stopped the guest early; an
-// error without one means the guest never started.
+// Run runs the executable, and every process it makes, to the first
+// process's end and returns the run's Profile. A guest killed by a fault
+// still gives a complete Profile whose Exit names the signal. An error
+// with a Profile means icount stopped the guest early; an error without
+// one means the guest never started.
 func Run(opts Options) (*Profile, error) {
 	exe, err := loader.Open(opts.Path)
 	if err != nil {
@@ -86,40 +87,18 @@ func Run(opts Options) (*Profile, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	mods := newModules(exe.Path, exe.Base())
-	var collect []uint64
+	mainMods := newModules(exe.Path, exe.Base(), nil)
 	for _, name := range opts.Collect {
-		entry, ok := mods.main.symbols().byName(name)
-		if !ok {
+		if _, ok := mainMods.main.symbols().byName(name); !ok {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
 		}
-		collect = append(collect, entry)
 	}
-
-	var proc *kernel.Process
-	var dec *decoder
-	var late *lateCounters
-	cpu, err := emu.New(exe.Arch, emu.Hooks{
-		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
-			info := dec.newBlock(id, addr, size)
-			late.check(addr, size)
-			return info
-		},
-		Syscall:     func() { proc.Syscall() },
-		Interrupt:   func(intno uint32) bool { return proc.Interrupt(intno) },
-		WholeBefore: func(pc, limit uint64) uint64 { return dec.wholeBefore(pc, limit) },
-		Forgotten:   func(blocks []emu.Block) { dec.forget(blocks) },
-		InsnEnd:     func(pc uint64) uint64 { return dec.insnEnd(pc) },
-	}, emu.Options{Attribution: opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: opts.MaxInstructions})
-	if err != nil {
-		return nil, fmt.Errorf("starting the emulator: %w", err)
-	}
-	defer cpu.Close()
-	dec = newDecoder(exe.Arch, cpu.Read, mods.entry)
-	dec.mapOf = mods.mapping
-	dec.cpu = cpu
-	cpu.SetSiteCuts(dec.siteCuts)
-	late = &lateCounters{cpu: cpu, dec: dec}
+	r := &runner{opts: opts, files: mainMods.files, shapes: shapes{}}
+	defer func() {
+		for _, im := range r.images {
+			im.cpu.Close()
+		}
+	}()
 
 	argv0 := opts.Argv0
 	if argv0 == "" {
@@ -131,21 +110,43 @@ func Run(opts Options) (*Profile, error) {
 	if sysroot == "" {
 		sysroot = kernel.DefaultSysroot(exe.Arch)
 	}
-	proc, err = kernel.New(cpu, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
+	k, err := kernel.New(r, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
 		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum})
 	if err != nil {
 		return nil, err
 	}
-	mods.maps = proc
-	cpu.SetCounter(proc.ReadCounter, dec.notRun)
-	where := mods.where
-
-	loc := &locator{dec: dec, cpu: cpu}
-	defer watch(opts.Interrupt, cpu)() // before cpu.Close
+	r.k = k
+	r.link()
+	first := r.order[0]
+	defer watch(opts.Interrupt, r.running.Load)() // before the CPUs close
 	if opts.Progress != nil {
-		opts.Progress(cpu.Executed)
+		opts.Progress(r.executed)
 	}
-	runErr := runThreads(cpu, proc, loc.locate)
+	runErr := r.loop()
+	// The CPU that stopped, for where the run ended.
+	last := first
+	if im := r.images[k.Current().CPU()]; im != nil {
+		last = im
+	}
+	lastCPU, where := last.cpu, last.mods.where
+	stack := lastCPU.Stack()
+	pc := lastCPU.PC()
+	failPC := pc
+	if f := k.Failure(); f != nil {
+		failPC = pcOfFailure(f, pc)
+	}
+	var fault *emu.Fault
+	var faultMsg string
+	var faultSig signal
+	if errors.As(runErr, &fault) {
+		faultSig, faultMsg = describeFault(exe.Arch, fault, lastCPU.Read)
+	}
+	for _, im := range r.order {
+		if im.part == nil && im.kimg.Exit == (kernel.ImageExit{}) && im != first {
+			im.kimg.Exit.Running = true
+		}
+	}
+	r.retire(k.Images())
 
 	prof := &Profile{
 		Schema: Schema,
@@ -153,133 +154,139 @@ func Run(opts Options) (*Profile, error) {
 			IcountVersion:  opts.Version,
 			UnicornVersion: emu.Version(),
 			Arch:           exe.Arch.String(),
-			CPUModel:       cpu.Model(),
+			CPUModel:       first.cpu.Model(),
 			Binary:         Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID, Base: exe.Base()},
-			Interpreter:    interpMeta(proc),
+			Interpreter:    interpMeta(first.kimg),
 			Sysroot:        sysroot,
 			Args:           argv,
 			Env:            nonNil(opts.Env),
 			Seed:           opts.Seed,
-			Clock:          clockMeta(opts.Clock, proc.ClockInfo()),
+			Clock:          clockMeta(opts.Clock, k.ClockInfo()),
 			CPUs:           cpus,
-			Quantum:        proc.Quantum(),
-			FilesOpened:    proc.FilesOpened(),
+			Quantum:        k.Quantum(),
+			FilesOpened:    k.FilesOpened(),
 		},
-		Syscalls: proc.SyscallCounts(),
 	}
-	cpu.FlushSiteCuts()
-	table := cpu.Blocks()
-	blocks := dec.ran(table, mods.entry)
-	fillCounts(prof, blocks, mods, opts.HotBlocks)
-	if tree := cpu.CallTree(); tree != nil {
-		prof.CallTree, prof.Functions = attribute(tree, mods)
+	merge(prof, r.order, opts.HotBlocks)
+	var late []string
+	for _, im := range r.order {
+		late = append(late, im.late.warnings...)
 	}
-	describe(prof, exe.Arch, blocks, mods, opts.Lines)
-	if len(opts.Collect) > 0 {
-		insns, execs := cpu.Outside()
-		prof.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
-	}
-	executed := prof.Totals.Instructions // by every thread, inside a region collected or not
-	if prof.Region != nil {
-		executed += prof.Region.OutsideInstructions
-	}
-	for _, t := range proc.ThreadCounts(executed) {
-		prof.Threads = append(prof.Threads, ThreadCount(t))
-	}
-	for _, f := range dec.failed {
-		prof.Warnings = append(prof.Warnings, "count may be inexact: "+f)
-	}
-	prof.Warnings = append(prof.Warnings, fidelityWarnings(blocks)...)
-	if sse, x87 := cpu.UnmaskedLoads(); sse+x87 > 0 {
-		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the program unmasked floating-point exceptions (in MXCSR %d times, in the x87 control word %d times): the emulated CPU raises none of them (no SIGFPE), but at the x87 instructions icount runs itself", sse, x87))
-	}
-	if n := cpu.DAZLoads(); n > 0 {
-		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the program set MXCSR.DAZ (denormals are zero) %d times: the emulated CPU's minss, maxss, minsd, maxsd and their packed forms ignore it", n))
-	}
-	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late.warnings)...)
-	if n := proc.MemoryRefused(); n > 0 {
+	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late)...)
+	if n := k.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))
 	}
+	for _, e := range prof.Processes {
+		if e.Exit.Running {
+			prof.Warnings = append(prof.Warnings, fmt.Sprintf("pid %d (%s) still ran when the first process ended: icount stopped it there", e.PID, filepath.Base(e.Binary.Path)))
+		}
+	}
+	threaded := len(prof.Threads) > 0
 
-	var fault *emu.Fault
 	var intr *Interruption
 	var deadlock *kernel.DeadlockError
-	switch exited, status := proc.Exited(); {
-	case proc.Failure() != nil:
-		prof.Exit = Exit{Status: -1, Message: proc.Failure().Error(), Reason: failureReason(proc.Failure()),
-			Backtrace: backtrace(cpu.Stack(), pcOfFailure(proc.Failure(), cpu), where)}
-		return prof, &StoppedError{Err: proc.Failure(), Where: where(pcOfFailure(proc.Failure(), cpu))}
+	switch exited, status := k.Exited(); {
+	case k.Failure() != nil:
+		prof.Exit = Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure()),
+			Backtrace: backtrace(stack, failPC, where)}
+		return prof, &StoppedError{Err: k.Failure(), Where: where(failPC)}
 	case errors.Is(runErr, emu.ErrInstructionLimit):
 		err := fmt.Errorf("%w: stopped after exactly %d instructions (--max-instructions)", runErr, opts.MaxInstructions)
 		prof.Exit = Exit{Status: -1, Message: err.Error(), Reason: ReasonInstructionLimit,
-			Backtrace: backtrace(cpu.Stack(), cpu.PC(), where)}
-		return prof, &StoppedError{Err: err, Where: where(cpu.PC())}
+			Backtrace: backtrace(stack, pc, where)}
+		return prof, &StoppedError{Err: err, Where: where(pc)}
 	case errors.As(runErr, &intr):
 		prof.Exit = Exit{Status: -1, Message: intr.Msg, Reason: intr.Reason,
-			Backtrace: backtrace(cpu.Stack(), cpu.PC(), where)}
-		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
-	case errors.As(runErr, &fault):
-		sig, msg := describeFault(exe.Arch, fault, cpu.Read)
-		prof.Exit = Exit{Status: 128 + sig.num, Signal: sig.name, Complete: true,
-			Message:   fmt.Sprintf("%s: %s, in %s", sig.name, msg, where(fault.PC)),
-			Backtrace: backtrace(cpu.Stack(), fault.PC, where)}
+			Backtrace: backtrace(stack, pc, where)}
+		return prof, &StoppedError{Err: runErr, Where: where(pc)}
+	case fault != nil:
+		prof.Exit = Exit{Status: 128 + faultSig.num, Signal: faultSig.name, Complete: true,
+			Message:   fmt.Sprintf("%s: %s, in %s", faultSig.name, faultMsg, where(fault.PC)),
+			Backtrace: backtrace(stack, fault.PC, where)}
 		if fault.Kind == emu.FaultFetch && fault.PC == fault.Addr {
 			// Not code: no function holds the address jumped (or run) to.
-			prof.Exit.Message = fmt.Sprintf("%s: %s", sig.name, msg)
-			prof.Exit.Backtrace = backtrace(cpu.Stack(), 0, where)
+			prof.Exit.Message = fmt.Sprintf("%s: %s", faultSig.name, faultMsg)
+			prof.Exit.Backtrace = backtrace(stack, 0, where)
 		}
-		if prof.Threads != nil {
-			prof.Exit.Message += fmt.Sprintf(", thread %d", proc.CurrentTID())
+		if threaded {
+			prof.Exit.Message += fmt.Sprintf(", thread %d", k.CurrentTID())
 		}
 		return prof, nil
 	case errors.As(runErr, &deadlock):
-		msg := deadlockMessage(deadlock, where)
+		msg := deadlockMessage(deadlock, r.whereIn)
 		prof.Exit = Exit{Status: -1, Message: msg, Reason: ReasonDeadlock}
 		return prof, &StoppedError{Err: &describedError{msg: msg, err: deadlock}}
 	case runErr != nil:
 		prof.Exit = Exit{Status: -1, Message: runErr.Error(), Reason: ReasonError}
-		return prof, &StoppedError{Err: runErr, Where: where(cpu.PC())}
+		return prof, &StoppedError{Err: runErr, Where: where(pc)}
 	case exited:
 		prof.Exit = Exit{Status: status, Complete: true}
-		if e, killed := killedExit(proc, status); killed {
+		if e, killed := killedExit(k, status); killed {
 			prof.Exit = e
 		}
 		return prof, nil
 	default:
-		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", cpu.PC())
+		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", pc)
 		prof.Exit = Exit{Status: -1, Message: err.Error()}
-		return prof, &StoppedError{Err: err, Where: where(cpu.PC())}
+		return prof, &StoppedError{Err: err, Where: where(pc)}
 	}
 }
 
-// runThreads runs the guest's threads until the process ends or a run
-// ends for another reason than the scheduler's.
-func runThreads(cpu *emu.CPU, proc *kernel.Process, locate emu.Locator) error {
-	pc := proc.Entry()
+// whereIn names an address in the process pid's program.
+func (r *runner) whereIn(pid int, addr uint64) string {
+	for i := len(r.order) - 1; i >= 0; i-- {
+		if im := r.order[i]; im.kimg.PID == pid {
+			return im.mods.where(addr)
+		}
+	}
+	return fmt.Sprintf("%#x", addr)
+}
+
+// loop runs the tasks of every process until the first process ends or a
+// run ends for another reason than the scheduler's.
+func (r *runner) loop() error {
+	k := r.k
 	for {
-		err := cpu.Run(pc, locate)
-		proc.Account(cpu.Ran())
+		t := k.Current()
+		im := r.images[t.CPU()]
+		cpu := im.cpu
+		r.running.Store(cpu)
+		err := cpu.Run(cpu.PC(), im.loc.locate)
+		k.Account(cpu.Ran())
 		sliceEnd := errors.Is(err, emu.ErrSliceEnd)
 		var fault *emu.Fault
-		if errors.As(err, &fault) && proc.Failure() == nil {
+		if errors.As(err, &fault) && k.Failure() == nil {
 			// The guest's handler takes the fault, if it has one.
-			handled, herr := proc.DeliverFault(faultSignal(cpu.Arch(), fault, cpu))
+			fs := faultSignal(cpu.Arch(), fault, cpu)
+			handled, herr := k.DeliverFault(fs)
 			if herr != nil {
 				return herr
 			}
 			if handled {
-				pc = cpu.PC()
 				continue
 			}
+			if !k.IsFirst(t) {
+				// A child dies of it; its parent sees the signal.
+				sig, msg := describeFault(cpu.Arch(), fault, cpu.Read)
+				im.exitNote = fmt.Sprintf("%s: %s, in %s", sig.name, msg, im.mods.where(fault.PC))
+				im.trace = backtrace(cpu.Stack(), fault.PC, im.mods.where)
+				k.KillCurrent(fs.Signo)
+				err, sliceEnd = nil, false
+			}
 		}
-		if exited, _ := proc.Exited(); exited || proc.Failure() != nil || !sliceEnd && (err != nil || !proc.Switching()) {
+		if k.Done() {
 			return err
 		}
-		if pc, err = proc.Schedule(sliceEnd); err != nil {
+		if !sliceEnd && (err != nil || !k.Switching()) {
 			return err
 		}
-		if exited, _ := proc.Exited(); exited {
-			return nil // a signal without a handler ended the process
+		if err := k.Schedule(sliceEnd); err != nil {
+			return err
+		}
+		r.link()
+		r.retire(k.Retired())
+		if k.Done() {
+			return nil // a signal without a handler ended the first process
 		}
 	}
 }
@@ -291,12 +298,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func pcOfFailure(err error, cpu *emu.CPU) uint64 {
+func pcOfFailure(err error, pc uint64) uint64 {
 	var u *kernel.UnsupportedError
 	if errors.As(err, &u) {
 		return u.PC
 	}
-	return cpu.PC()
+	return pc
 }
 
 // fillCounts reads the block table back from C into the Profile.
@@ -351,10 +358,10 @@ func functionCounts(blocks []ranBlock, mods *modules) []FunctionCount {
 
 // interpMeta identifies the interpreter of a dynamically linked
 // executable, nil for a static one.
-func interpMeta(proc *kernel.Process) *Binary {
-	interp, base := proc.Interp()
+func interpMeta(im *kernel.Image) *Binary {
+	interp := im.Interp
 	if interp == nil {
 		return nil
 	}
-	return &Binary{Path: interp.Path, Size: interp.Size, SHA256: interp.SHA256, BuildID: interp.BuildID, Base: base}
+	return &Binary{Path: interp.Path, Size: interp.Size, SHA256: interp.SHA256, BuildID: interp.BuildID, Base: im.InterpBase}
 }

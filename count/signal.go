@@ -196,8 +196,8 @@ const (
 )
 
 // killedExit is the Exit of a process a signal's default action ended.
-func killedExit(proc *kernel.Process, status int) (Exit, bool) {
-	sig, ok := proc.Killed()
+func killedExit(k *kernel.Kernel, status int) (Exit, bool) {
+	sig, ok := k.Killed()
 	if !ok {
 		return Exit{}, false
 	}

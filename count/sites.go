@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/icount-dev/icount/emu"
-	"golang.org/x/arch/x86/x86asm"
 )
 
 // Instruction sites: when a block is first decoded, each of its
@@ -19,20 +18,12 @@ type siteHooks interface {
 	AddSite(emu.Site) (bool, error)
 }
 
-// hookSites hooks the sites among the instructions of b, decoded at addr
-// (x86-64: insts, each decoded), and reports whether any hook is new (the
-// block must restart). A site that cannot be hooked runs as the emulator
+// hookSites hooks the sites decoding found among the instructions of b,
+// and reports whether any hook is new (the block must restart). A site that cannot be hooked runs as the emulator
 // runs it, and the run's Profile says so.
-func (d *decoder) hookSites(b *decodedBlock, addr uint64, insts []x86asm.Inst) bool {
+func (d *decoder) hookSites(b *decodedBlock, sites []emu.Site) bool {
 	if d.cpu == nil || b.code == nil {
 		return false
-	}
-	var sites []emu.Site
-	switch d.arch {
-	case emu.X86_64:
-		sites = sitesX86(b.code, b.starts, insts, addr)
-	case emu.ARM64:
-		sites = sitesARM64(b.code, addr)
 	}
 	restart := false
 	for _, s := range sites {

@@ -33,7 +33,7 @@ const (
 // watch relays a reason from interrupt to the CPU, asking again every few
 // milliseconds, since a request can be lost to a race with the hook, until
 // the returned function is called (before the CPU is closed).
-func watch(interrupt <-chan *Interruption, cpu *emu.CPU) (stop func()) {
+func watch(interrupt <-chan *Interruption, running func() *emu.CPU) (stop func()) {
 	if interrupt == nil {
 		return func() {}
 	}
@@ -47,7 +47,9 @@ func watch(interrupt <-chan *Interruption, cpu *emu.CPU) (stop func()) {
 			return
 		}
 		for {
-			cpu.Interrupt(reason)
+			if cpu := running(); cpu != nil {
+				cpu.Interrupt(reason)
+			}
 			select {
 			case <-done:
 				return
@@ -67,11 +69,20 @@ const maxDeadlockCallers = 6
 
 // deadlockMessage lists the threads of a deadlocked guest and where each
 // waits: "thread 1001 waits for futex 0x4c6f0 in pthread_join+0x8c (prog)".
-func deadlockMessage(e *kernel.DeadlockError, where func(uint64) string) string {
+func deadlockMessage(e *kernel.DeadlockError, whereIn func(pid int, addr uint64) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "deadlock: every thread waits and none can wake another (%d waiting)", len(e.Threads))
+	procs := map[int]bool{}
 	for _, t := range e.Threads {
-		fmt.Fprintf(&b, "\n  thread %d waits for %s, in %s", t.TID, t.What, where(t.PC))
+		procs[t.PID] = true
+	}
+	for _, t := range e.Threads {
+		where := func(addr uint64) string { return whereIn(t.PID, addr) }
+		if len(procs) > 1 {
+			fmt.Fprintf(&b, "\n  pid %d thread %d waits for %s, in %s", t.PID, t.TID, t.What, where(t.PC))
+		} else {
+			fmt.Fprintf(&b, "\n  thread %d waits for %s, in %s", t.TID, t.What, where(t.PC))
+		}
 		// Its callers, as many as tell where in the program it waits.
 		calls := backtrace(t.Stack, t.PC, where)
 		for _, c := range calls[:min(len(calls), maxDeadlockCallers)] {

@@ -6,6 +6,7 @@ package emu
 #include <stdlib.h>
 #include "hotpath.h"
 #include "fpstatus.h"
+#include "fork.h"
 */
 import "C"
 
@@ -85,7 +86,20 @@ type Options struct {
 	// MaxInstructions, if not 0, stops the guest after exactly this many
 	// instructions: Run then returns ErrInstructionLimit.
 	MaxInstructions uint64
+	// CodeBuffer is the size in bytes of the buffer the emulator
+	// translates code into, from MinCodeBuffer to MaxCodeBuffer; 0 means
+	// DefaultCodeBuffer. When it fills, every translation is discarded
+	// (the counts are not) and the code is translated again as it runs.
+	CodeBuffer uint64
 }
+
+// The translation buffer's sizes (Options.CodeBuffer). The host reserves
+// a buffer's address space whole, and gives it memory as code fills it.
+const (
+	MinCodeBuffer     = 1 << 20
+	MaxCodeBuffer     = 2 << 30
+	DefaultCodeBuffer = 256 << 20
+)
 
 var errOOM = errors.New("emu: out of memory for the block table or the call tree")
 
@@ -187,6 +201,19 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		return nil, err
 	}
 	if err := check("set cpu model", C.ic_set_cpu_model(c.uc, model)); err != nil {
+		C.uc_close(c.uc)
+		return nil, err
+	}
+	buffer := opts.CodeBuffer
+	if buffer == 0 {
+		buffer = DefaultCodeBuffer
+	}
+	if buffer < MinCodeBuffer || buffer > MaxCodeBuffer {
+		C.uc_close(c.uc)
+		return nil, fmt.Errorf("emu: a translation buffer of %d bytes: not from %d to %d", buffer, MinCodeBuffer, MaxCodeBuffer)
+	}
+	// Before anything that initializes the engine, which sizes the buffer.
+	if err := check("translation buffer size", C.ic_set_code_buffer(c.uc, C.uint32_t(buffer))); err != nil {
 		C.uc_close(c.uc)
 		return nil, err
 	}

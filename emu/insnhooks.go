@@ -7,6 +7,7 @@ package emu
 import "C"
 
 import (
+	"bytes"
 	"fmt"
 	"unsafe"
 )
@@ -114,9 +115,13 @@ func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
 func (c *CPU) watchIn(base uint64, code []byte) (int, error) {
 	n := 0
 	for i := 0; i+1 < len(code); i++ {
-		if code[i] != 0x0f {
-			continue
+		// Every pattern starts 0f: skip to the next (IndexByte is fast
+		// on a library's megabytes).
+		k := bytes.IndexByte(code[i:len(code)-1], 0x0f)
+		if k < 0 {
+			break
 		}
+		i += k
 		var l int
 		switch {
 		case code[i+1] == 0x31:

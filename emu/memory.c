@@ -53,6 +53,10 @@ uint8_t ic_mem_get(const ic_mem *m, uint64_t addr) {
 	return lookup(m, addr, &end);
 }
 
+// ic_mem_lookup returns the value of the page holding addr (< 2^48) and
+// sets *end to the end of the range known to share it.
+uint8_t ic_mem_lookup(const ic_mem *m, uint64_t addr, uint64_t *end) { return lookup(m, addr, end); }
+
 // ic_mem_find returns the first address of [lo, hi) that is unmapped or
 // that the guest may not access as need (UC_PROT_* bits) asks, hi if none.
 uint64_t ic_mem_find(const ic_mem *m, uint64_t lo, uint64_t hi, uint8_t need) {
@@ -174,23 +178,40 @@ int ic_mem_mark_code(ic_mem *m, uint64_t lo, uint64_t hi) {
 	return flush;
 }
 
+// mark_chunks notes that host memory of [lo, hi), which has slabs behind
+// it, may be written from now on.
+static void mark_chunks(ic_mem *m, uint64_t lo, uint64_t hi) {
+	for (uint64_t c = lo >> IC_CHUNK_BITS; c <= (hi - 1) >> IC_CHUNK_BITS; c++) {
+		uint64_t k = c & (IC_CHUNKS - 1);
+		m->chunks[c >> (IC_SLAB_BITS - IC_CHUNK_BITS)][k >> 3] |= (uint8_t)(1u << (k & 7));
+	}
+}
+
 // ic_mem_back makes sure host memory lies behind [lo, hi), mapping a
-// slab into the emulator's physical memory where there is none yet. It
-// returns -1 when the host has no address space left (or the slab limit
+// slab into the emulator's physical memory where there is none yet, and
+// notes that it may be written (IC_CHUNK_BITS). It returns -1 when the host has no address space left (or the slab limit
 // is reached).
 int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi) {
 	for (uint64_t i = lo >> IC_SLAB_BITS; i <= (hi - 1) >> IC_SLAB_BITS; i++) {
 		if (m->slab[i]) continue;
 		if (m->nslabs >= IC_MAX_SLABS) return -1;
+		uint8_t *chunks = calloc(IC_CHUNKS / 8, 1);
+		if (!chunks) return -1;
 		void *host = mmap(NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (host == MAP_FAILED) return -1;
+		if (host == MAP_FAILED) {
+			free(chunks);
+			return -1;
+		}
 		if (uc_mem_map_ptr(m->uc, i << IC_SLAB_BITS, SLAB_SIZE, UC_PROT_ALL, host) != UC_ERR_OK) {
 			munmap(host, SLAB_SIZE);
+			free(chunks);
 			return -1;
 		}
 		m->slab[i] = host;
+		m->chunks[i] = chunks;
 		m->nslabs++;
 	}
+	mark_chunks(m, lo, hi);
 	return 0;
 }
 
@@ -226,8 +247,11 @@ int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write) {
 			if (ic_mem_back(m, addr, addr + chunk) != 0) return -1;
 		}
 		uint8_t *p = m->slab[i] + (addr & (SLAB_SIZE - 1));
-		if (write) memcpy(p, b, chunk);
-		else memcpy(b, p, chunk);
+		if (write) {
+			mark_chunks(m, addr, addr + chunk);
+			memcpy(p, b, chunk);
+		} else
+			memcpy(b, p, chunk);
 	next:
 		addr += chunk;
 		b += chunk;
@@ -338,6 +362,9 @@ void ic_mem_free(ic_mem *m) {
 	if (!m) return;
 	for (int i = 0; i < 512; i++) free_entry(m->root[i], 3);
 	for (uint32_t i = 0; i < IC_NSLABS; i++)
-		if (m->slab[i]) munmap(m->slab[i], SLAB_SIZE);
+		if (m->slab[i]) {
+			munmap(m->slab[i], SLAB_SIZE);
+			free(m->chunks[i]);
+		}
 	free(m);
 }

@@ -31,6 +31,12 @@
 // At most this many slabs are reserved (Unicorn aborts past about 4,000
 // memory regions; the host's address space ends sooner).
 #define IC_MAX_SLABS 2048
+// Host memory may have been written only in the 2 MiB chunks of a slab
+// that were made accessible (ic_mem_back) or written by ic_mem_copy: the
+// TLB gives no access elsewhere, and every other write goes through one of
+// those. A bit per chunk says so (ic_mem_copy_from copies only those).
+#define IC_CHUNK_BITS 21
+#define IC_CHUNKS (1u << (IC_SLAB_BITS - IC_CHUNK_BITS))
 
 typedef struct ic_mem {
 	uc_engine *uc;
@@ -41,6 +47,7 @@ typedef struct ic_mem {
 	// pointer to the table below.
 	uintptr_t root[512];
 	uint8_t *slab[IC_NSLABS]; // host memory behind each slab, NULL until needed
+	uint8_t *chunks[IC_NSLABS]; // each slab's bitmap of chunks that may hold data (IC_CHUNK_BITS)
 	uint32_t nslabs;
 	long host_page;
 
@@ -69,6 +76,7 @@ void ic_mem_free(ic_mem *m);
 uc_err ic_mem_install(ic_mem *m);
 
 uint8_t ic_mem_get(const ic_mem *m, uint64_t addr);
+uint8_t ic_mem_lookup(const ic_mem *m, uint64_t addr, uint64_t *end);
 uint64_t ic_mem_find(const ic_mem *m, uint64_t lo, uint64_t hi, uint8_t need);
 uint8_t ic_mem_any(const ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_set(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t value);

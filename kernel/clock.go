@@ -24,18 +24,18 @@ type clockState struct {
 // readClock returns the time in nanoseconds for one read by source, of the
 // host clock hostID when the time is the host's.
 func (p *Process) readClock(source string, hostID int32) (int64, error) {
-	if c := p.clk.fixed; c != nil {
+	if c := p.k.clk.fixed; c != nil {
 		return c.Read(source), nil
 	}
 	var ts unix.Timespec
 	if err := unix.ClockGettime(hostID, &ts); err != nil {
 		return 0, errnoOf(err)
 	}
-	if p.clk.hostReads == nil {
-		p.clk.hostReads = map[string]uint64{}
+	if p.k.clk.hostReads == nil {
+		p.k.clk.hostReads = map[string]uint64{}
 	}
-	p.clk.hostReads[source]++
-	p.clk.hostTotal++
+	p.k.clk.hostReads[source]++
+	p.k.clk.hostTotal++
 	return ts.Nano(), nil
 }
 
@@ -47,10 +47,10 @@ func (p *Process) counterHz() uint64 {
 	return fixedclock.TSCHz
 }
 
-// ReadCounter serves one execution of a counter-reading instruction
+// readCounter serves one execution of a counter-reading instruction
 // (rdtsc, rdtscp, mrs CNTVCT_EL0): the clock's time as a counter ticking
 // at the nominal frequency.
-func (p *Process) ReadCounter(insn emu.CounterInsn) uint64 {
+func (p *Process) readCounter(insn emu.CounterInsn) uint64 {
 	if insn == emu.CNTFRQ {
 		return p.counterHz() // a constant: not a read of the clock
 	}
@@ -63,10 +63,10 @@ func (p *Process) ReadCounter(insn emu.CounterInsn) uint64 {
 
 // ClockReads is how many times the guest read a clock, by any means.
 func (p *Process) ClockReads() uint64 {
-	if p.clk.fixed != nil {
-		return p.clk.fixed.Stats().Reads
+	if p.k.clk.fixed != nil {
+		return p.k.clk.fixed.Stats().Reads
 	}
-	return p.clk.hostTotal
+	return p.k.clk.hostTotal
 }
 
 // ClockInfo describes the guest's use of time.
@@ -78,15 +78,16 @@ type ClockInfo struct {
 	HostHz   uint64           // the counter's nominal frequency
 }
 
-// ClockInfo returns the guest's use of time so far.
-func (p *Process) ClockInfo() ClockInfo {
-	info := ClockInfo{Fixed: p.clk.fixed != nil, Reads: p.ClockReads(), HostHz: p.counterHz()}
-	if p.clk.fixed != nil {
-		info.Stats = p.clk.fixed.Stats()
+// ClockInfo returns the guest's use of time so far, by every process.
+func (k *Kernel) ClockInfo() ClockInfo {
+	p := k.first
+	info := ClockInfo{Fixed: p.k.clk.fixed != nil, Reads: p.ClockReads(), HostHz: p.counterHz()}
+	if p.k.clk.fixed != nil {
+		info.Stats = p.k.clk.fixed.Stats()
 		info.BySource = info.Stats.BySource
 	} else {
 		info.BySource = map[string]uint64{}
-		for k, v := range p.clk.hostReads {
+		for k, v := range p.k.clk.hostReads {
 			info.BySource[k] = v
 		}
 	}
@@ -96,7 +97,7 @@ func (p *Process) ClockInfo() ClockInfo {
 // sleep waits d nanoseconds of the guest's time: under a fixed clock it
 // advances the clock and returns at once.
 func (p *Process) sleep(d int64) {
-	if c := p.clk.fixed; c != nil {
+	if c := p.k.clk.fixed; c != nil {
 		c.Sleep(d)
 		return
 	}
@@ -107,7 +108,7 @@ func (p *Process) sleep(d int64) {
 
 // sleepUntil waits until clock id reads t.
 func (p *Process) sleepUntil(id int32, t int64) error {
-	if c := p.clk.fixed; c != nil {
+	if c := p.k.clk.fixed; c != nil {
 		c.SleepUntil(t)
 		return nil
 	}
@@ -121,7 +122,7 @@ func (p *Process) sleepUntil(id int32, t int64) error {
 
 // untilTime is how long it is until clock id reads t.
 func (p *Process) untilTime(id int32, t int64) (int64, error) {
-	if c := p.clk.fixed; c != nil {
+	if c := p.k.clk.fixed; c != nil {
 		return t - c.Now(), nil
 	}
 	var ts unix.Timespec
@@ -147,7 +148,7 @@ func watchCode(cpu CPU, addr, size uint64) error {
 
 // watchExecutable watches every executable mapping.
 func (m *addressSpace) watchExecutable() error {
-	for _, v := range m.vmas {
+	for v := range m.vmas.all() {
 		if v.prot&emu.ProtExec != 0 {
 			if err := watchCode(m.cpu, v.start, v.end-v.start); err != nil {
 				return err

@@ -35,7 +35,8 @@ func TestClockIDs(t *testing.T) {
 		{cpuClock(PID+1, false, 2), "", false},           // another process
 		{cpuClock(0, false, 3), "", false},               // CPUCLOCK type 3
 	} {
-		name, _, err := clockID(tc.id)
+		k := &Kernel{procs: map[int]*Process{PID: {}}}
+		name, _, err := k.clockID(tc.id)
 		if (err == nil) != tc.ok || name != tc.name {
 			t.Errorf("clockID(%d) = %q, %v; want %q, ok %v", tc.id, name, err, tc.name, tc.ok)
 		}
@@ -69,7 +70,7 @@ func TestTimespec(t *testing.T) {
 // TestCPUList checks the kernel's list format for --cpus.
 func TestCPUList(t *testing.T) {
 	for n, want := range map[int]string{0: "0\n", 1: "0\n", 2: "0-1\n", 64: "0-63\n"} {
-		p := &Process{opts: Options{CPUs: n}}
+		p := &Process{k: &Kernel{opts: Options{CPUs: n}}}
 		if got := p.cpuList(); got != want {
 			t.Errorf("cpus %d: %q, want %q", n, got, want)
 		}

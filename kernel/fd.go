@@ -25,13 +25,20 @@ type file struct {
 	virt virtual
 }
 
-// fdTable maps guest descriptors to open files.
+// fdTable maps guest descriptors to open files, and says which close on
+// exec (FD_CLOEXEC). A fork's child gets a copy: its descriptors share the
+// parent's open files (offsets, flags), as Linux's do.
 type fdTable struct {
-	fds map[int]*file
+	fds     map[int]*file
+	cloexec map[int]bool
 }
 
+// oCloexec is O_CLOEXEC as both guest arches number it (also SOCK_CLOEXEC,
+// EPOLL_CLOEXEC and EFD_CLOEXEC).
+const oCloexec = 0x80000
+
 func newFDTable() *fdTable {
-	t := &fdTable{fds: map[int]*file{}}
+	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
 		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
 	}
@@ -71,6 +78,35 @@ func (t *fdTable) install(f *file, min int) (int, error) {
 	return 0, unix.EMFILE
 }
 
+// installFlags is install with O_CLOEXEC (oCloexec) taken from flags.
+func (t *fdTable) installFlags(f *file, min int, flags uint64) (int, error) {
+	fd, err := t.install(f, min)
+	if err == nil && flags&oCloexec != 0 {
+		t.cloexec[fd] = true
+	}
+	return fd, err
+}
+
+// fork copies the table for a child process.
+func (t *fdTable) fork() *fdTable {
+	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec))}
+	for fd, f := range t.fds {
+		c.fds[fd] = f
+		f.refs++
+	}
+	for fd := range t.cloexec {
+		c.cloexec[fd] = true
+	}
+	return c
+}
+
+// closeOnExec closes the descriptors marked FD_CLOEXEC, at exec.
+func (t *fdTable) closeOnExec() {
+	for fd := range t.cloexec {
+		t.close(fd)
+	}
+}
+
 // installAt puts f at fd, closing what was there.
 func (t *fdTable) installAt(f *file, fd int) error {
 	if fd < 0 || fd >= maxFDs {
@@ -93,6 +129,7 @@ func (t *fdTable) close(fd int) error {
 		return unix.EBADF
 	}
 	delete(t.fds, fd)
+	delete(t.cloexec, fd)
 	return f.release()
 }
 

@@ -7,8 +7,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// futex: waits block the calling thread until a wake, a requeue's wake or
+// futex: waits block the calling task until a wake, a requeue's wake or
 // the deadline, in guest time; waiters are woken first come, first served.
+// The Kernel keeps the waiters of each futex in a queue keyed by address
+// space and address, so that a wake costs what it wakes, not a walk of
+// every task.
+
+// futexKey names a futex: an address in one address space.
+type futexKey struct {
+	mm   *addressSpace
+	addr uint64
+}
+
+// futexQueue is the tasks waiting on one futex, first come first.
+type futexQueue struct {
+	waiters []*Task
+}
 
 // futex operations and flags (include/uapi/linux/futex.h).
 const (
@@ -28,7 +42,8 @@ const (
 var futexOpNames = map[uint64]string{2: "FUTEX_FD", 6: "FUTEX_LOCK_PI", 7: "FUTEX_UNLOCK_PI", 8: "FUTEX_TRYLOCK_PI",
 	11: "FUTEX_WAIT_REQUEUE_PI", 12: "FUTEX_CMP_REQUEUE_PI", 13: "FUTEX_LOCK_PI2"}
 
-func sysFutex(p *Process, a [6]uint64) (uint64, error) {
+func sysFutex(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	addr, op, val := a[0], a[1], uint32(a[2])
 	switch op & futexCmdMask {
 	case futexWait:
@@ -86,7 +101,7 @@ func (p *Process) futexWait(addr uint64, val uint32, timeout uint64, abs bool, o
 		switch {
 		case !abs:
 			deadline = p.deadlineAfter(t)
-		case op&futexClockRealtime != 0 && p.clk.fixed == nil:
+		case op&futexClockRealtime != 0 && p.k.clk.fixed == nil:
 			var ts unix.Timespec
 			if err := unix.ClockGettime(unix.CLOCK_REALTIME, &ts); err != nil {
 				return 0, errnoOf(err)
@@ -96,21 +111,55 @@ func (p *Process) futexWait(addr uint64, val uint32, timeout uint64, abs bool, o
 			deadline = t
 		}
 	}
-	p.waitSeq++
-	return p.block(&wait{what: fmt.Sprintf("futex %#x", addr), deadline: deadline, restartable: deadline == noDeadline,
-		futex: addr, bitset: bitset, seq: p.waitSeq})
+	p.k.waitSeq++
+	r, err := p.block(&wait{what: fmt.Sprintf("futex %#x", addr), deadline: deadline, restartable: deadline == noDeadline,
+		futex: addr, bitset: bitset, seq: p.k.waitSeq})
+	p.k.futexQueue(p.mm, addr).waiters = append(p.k.futexQueue(p.mm, addr).waiters, p.k.cur)
+	return r, err
 }
 
-// futexWaiters returns the threads waiting on addr whose bitset meets
+// futexQueue returns the queue of the futex at addr in mm, made if needed.
+func (k *Kernel) futexQueue(mm *addressSpace, addr uint64) *futexQueue {
+	key := futexKey{mm, addr}
+	q := k.futexes[key]
+	if q == nil {
+		q = &futexQueue{}
+		k.futexes[key] = q
+	}
+	return q
+}
+
+// futexUnqueue takes t, whose futex wait ends, off its futex's queue.
+func (k *Kernel) futexUnqueue(t *Task) {
+	key := futexKey{t.proc.mm, t.wait.futex}
+	q := k.futexes[key]
+	if q == nil {
+		return
+	}
+	for i, w := range q.waiters {
+		if w == t {
+			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+			break
+		}
+	}
+	if len(q.waiters) == 0 {
+		delete(k.futexes, key)
+	}
+}
+
+// futexWaiters returns the tasks waiting on addr whose bitset meets
 // bitset, first come first.
-func (p *Process) futexWaiters(addr uint64, bitset uint32) []*thread {
-	var out []*thread
-	for _, t := range p.threads {
-		if t.state == blocked && t.wait.futex == addr && t.wait.bitset&bitset != 0 && t.wait.seq != 0 {
+func (p *Process) futexWaiters(addr uint64, bitset uint32) []*Task {
+	q := p.k.futexes[futexKey{p.mm, addr}]
+	if q == nil {
+		return nil
+	}
+	var out []*Task
+	for _, t := range q.waiters {
+		if t.wait.bitset&bitset != 0 {
 			out = append(out, t)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].wait.seq < out[j].wait.seq })
 	return out
 }
 
@@ -121,7 +170,7 @@ func (p *Process) futexWake(addr uint64, n int, bitset uint32) uint64 {
 		if woken == n {
 			break
 		}
-		p.wake(t, 0, nil)
+		p.k.wake(t, 0, nil)
 		woken++
 	}
 	return uint64(woken)
@@ -136,7 +185,11 @@ func (p *Process) futexRequeue(addr, addr2 uint64, n, m int) uint64 {
 		if moved == m {
 			break
 		}
+		p.k.futexUnqueue(t)
 		t.wait.futex, t.wait.what = addr2, fmt.Sprintf("futex %#x", addr2)
+		q := p.k.futexQueue(p.mm, addr2)
+		q.waiters = append(q.waiters, t)
+		sort.SliceStable(q.waiters, func(i, j int) bool { return q.waiters[i].wait.seq < q.waiters[j].wait.seq })
 		moved++
 	}
 	return woken + uint64(moved)

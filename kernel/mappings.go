@@ -1,10 +1,6 @@
 package kernel
 
-import (
-	"sort"
-
-	"github.com/icount-dev/icount/emu"
-)
+import "github.com/icount-dev/icount/emu"
 
 // What the guest's memory holds, for naming the code it runs: the file
 // (and offset) behind each mapping, and a log of every range that was made
@@ -30,35 +26,25 @@ type region struct {
 	log        int // index in the log while exec, else -1
 }
 
-// provenance tracks regions, sorted and disjoint, and the log of
-// executable mappings.
+func (r region) bounds() (uint64, uint64) { return r.start, r.end }
+
+// clip keeps r's log entry: a piece of an executable mapping is named by
+// the mapping it was made executable with.
+func (r region) clip(start, end uint64) region {
+	r.offset += start - r.start
+	r.start, r.end = start, end
+	return r
+}
+
+// provenance tracks regions, disjoint, and the log of executable
+// mappings.
 type provenance struct {
-	regions []region
+	regions spans[region] // a program may keep thousands (spans.go)
 	log     []ExecMapping
 }
 
 // cut removes [start, end) from every region, splitting those it crosses.
-func (v *provenance) cut(start, end uint64) {
-	var out []region
-	for _, r := range v.regions {
-		if r.end <= start || r.start >= end {
-			out = append(out, r)
-			continue
-		}
-		if r.start < start {
-			lo := r
-			lo.end = start
-			out = append(out, lo)
-		}
-		if r.end > end {
-			hi := r
-			hi.offset += end - r.start
-			hi.start = end
-			out = append(out, hi)
-		}
-	}
-	v.regions = out
-}
+func (v *provenance) cut(start, end uint64) { v.regions.cut(start, end) }
 
 // insert adds r over whatever [r.start, r.end) held; executable, it is
 // logged, with logStart and logEnd as the range the log names (a segment's
@@ -73,10 +59,7 @@ func (v *provenance) insert(r region, logStart, logEnd uint64) {
 		r.log = len(v.log)
 		v.log = append(v.log, ExecMapping{Start: logStart, End: logEnd, Path: r.path, Offset: r.offset + (logStart - r.start)})
 	}
-	i := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].start >= r.start })
-	v.regions = append(v.regions, region{})
-	copy(v.regions[i+1:], v.regions[i:])
-	v.regions[i] = r
+	v.regions.insert(r)
 }
 
 // mapped records a new mapping of [start, end) holding path from offset
@@ -91,10 +74,7 @@ func (v *provenance) protected(start, end uint64, prot emu.Prot) {
 	exec := prot&emu.ProtExec != 0
 	var changed []region
 	at := start // memory not mapped by mmap or the loader (the heap, the stack) is anonymous
-	for _, r := range v.regions {
-		if r.end <= start || r.start >= end {
-			continue
-		}
+	for r := range v.regions.overlapping(start, end) {
 		if r.start > at && exec {
 			changed = append(changed, region{start: at, end: r.start, exec: true})
 		}
@@ -102,8 +82,8 @@ func (v *provenance) protected(start, end uint64, prot emu.Prot) {
 		if r.exec == exec {
 			continue
 		}
-		lo, hi := max(r.start, start), min(r.end, end)
-		changed = append(changed, region{start: lo, end: hi, path: r.path, offset: r.offset + (lo - r.start), exec: exec})
+		changed = append(changed, r.clip(max(r.start, start), min(r.end, end)))
+		changed[len(changed)-1].exec = exec
 	}
 	if at < end && exec {
 		changed = append(changed, region{start: at, end: end, exec: true})
@@ -115,16 +95,8 @@ func (v *provenance) protected(start, end uint64, prot emu.Prot) {
 
 // moved records mremap moving [old, old+size) to new.
 func (v *provenance) moved(old, size, new uint64) {
-	var pieces []region
-	for _, r := range v.regions {
-		if r.end <= old || r.start >= old+size {
-			continue
-		}
-		lo, hi := max(r.start, old), min(r.end, old+size)
-		pieces = append(pieces, region{start: lo - old + new, end: hi - old + new, path: r.path, offset: r.offset + (lo - r.start), exec: r.exec})
-	}
-	v.cut(old, old+size)
-	for _, r := range pieces {
+	for _, r := range v.regions.cut(old, old+size) {
+		r.start, r.end = r.start-old+new, r.end-old+new
 		v.insert(r, r.start, r.end)
 	}
 }
@@ -132,33 +104,10 @@ func (v *provenance) moved(old, size, new uint64) {
 // grown records mremap growing the mapping that ends at end in place to
 // newEnd: the new part continues the file.
 func (v *provenance) grown(end, newEnd uint64) {
-	for _, r := range v.regions {
-		if r.end == end {
-			v.insert(region{start: end, end: newEnd, path: r.path, offset: r.offset + (end - r.start), exec: r.exec}, end, newEnd)
-			return
-		}
+	if r, ok := v.regions.at(end - 1); ok && r.end == end {
+		v.insert(region{start: end, end: newEnd, path: r.path, offset: r.offset + (end - r.start), exec: r.exec}, end, newEnd)
 	}
 }
 
 // at returns the region holding addr.
-func (v *provenance) at(addr uint64) (region, bool) {
-	i := sort.Search(len(v.regions), func(i int) bool { return v.regions[i].end > addr })
-	if i < len(v.regions) && v.regions[i].start <= addr {
-		return v.regions[i], true
-	}
-	return region{}, false
-}
-
-// ExecMappings lists every range made executable during the run, in order.
-func (p *Process) ExecMappings() []ExecMapping { return p.prov.log }
-
-// ExecMappingAt returns the index in ExecMappings of the executable mapping
-// that holds addr now; ok is false when addr is not executable memory
-// icount knows the origin of.
-func (p *Process) ExecMappingAt(addr uint64) (int, bool) {
-	r, ok := p.prov.at(addr)
-	if !ok || !r.exec {
-		return 0, false
-	}
-	return r.log, true
-}
+func (v *provenance) at(addr uint64) (region, bool) { return v.regions.at(addr) }

@@ -14,8 +14,8 @@ import (
 // mappings: the log names each range made executable, with its file and
 // offset, and ExecMappingAt finds what holds an address now.
 func TestProvenance(t *testing.T) {
-	p := &Process{}
-	v := &p.prov
+	p := &Image{prov: &provenance{}}
+	v := p.prov
 	const rx, r, rw = emu.ProtRead | emu.ProtExec, emu.ProtRead, emu.ProtRead | emu.ProtWrite
 	at := func(addr uint64) (ExecMapping, bool) {
 		i, ok := p.ExecMappingAt(addr)
@@ -71,13 +71,13 @@ func TestProvenance(t *testing.T) {
 // them: a page shared by a read-only and an executable segment is
 // executable, from the executable segment's file range.
 func TestLoadedSegments(t *testing.T) {
-	p := &Process{}
+	p := &Image{prov: &provenance{}}
 	exe := &loader.Executable{Path: "/bin/prog", Segs: []loader.Segment{
 		{Vaddr: 0x400000, Memsz: 0x800, Offset: 0, Filesz: 0x800, Prot: emu.ProtRead},
 		{Vaddr: 0x400800, Memsz: 0x1000, Offset: 0x800, Filesz: 0x1000, Prot: emu.ProtRead | emu.ProtExec},
 		{Vaddr: 0x402000, Memsz: 0x3000, Offset: 0x2000, Filesz: 0x100, Prot: emu.ProtRead | emu.ProtWrite},
 	}}
-	p.loaded(exe, 0)
+	loaded(p.prov, exe, 0)
 	log := p.ExecMappings()
 	if len(log) != 1 || log[0] != (ExecMapping{Start: 0x400800, End: 0x401800, Path: "/bin/prog", Offset: 0x800}) {
 		t.Fatalf("log %+v", log)
@@ -106,7 +106,7 @@ func TestGuestPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := &Process{exe: &loader.Executable{Path: exe}, opts: Options{Sysroot: sysroot}}
+	p := &Process{k: &Kernel{opts: Options{Sysroot: sysroot}}, exe: &loader.Executable{Path: exe}}
 	for guest, host := range map[string]string{
 		"/proc/self/exe":          exe,
 		"/icount/exe/prog":        exe,
@@ -123,7 +123,7 @@ func TestGuestPaths(t *testing.T) {
 			t.Errorf("%s: %s (%v), want %s", guest, got, err, host)
 		}
 	}
-	p.opts.Sysroot = ""
+	p.k.opts.Sysroot = ""
 	if got, err := p.resolve("/lib/libonly.so", func(h string) error { return unix.Access(h, unix.F_OK) }); err == nil || got != "/lib/libonly.so" {
 		t.Errorf("without a sysroot: %s, %v", got, err)
 	}

@@ -65,8 +65,8 @@ func TestAddressSpaceSplitsAndKeepsCPUInStep(t *testing.T) {
 	if err := m.protect(0x10000+2*pg, 0x10000+4*pg, emu.ProtRead); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.vmas) != 4 || cpu.pages[0x10000+2*pg] != emu.ProtRead || cpu.pages[0x10000+4*pg] != rw {
-		t.Errorf("after protect: vmas %+v", m.vmas)
+	if vmas := collect(&m.vmas); len(vmas) != 4 || cpu.pages[0x10000+2*pg] != emu.ProtRead || cpu.pages[0x10000+4*pg] != rw {
+		t.Errorf("after protect: vmas %+v", vmas)
 	}
 	// Unmap across a hole and into the code: unmapped parts are skipped.
 	if err := m.unmap(0x10000+6*pg, 0x20000+pg); err != nil {
@@ -150,8 +150,9 @@ func TestAddressSpaceAgreesWithPages(t *testing.T) {
 		if i%100 != 0 {
 			continue
 		}
-		for j := 1; j < len(m.vmas); j++ {
-			if a, b := m.vmas[j-1], m.vmas[j]; a.start >= a.end || a.end > b.start {
+		vmas := collect(&m.vmas)
+		for j := 1; j < len(vmas); j++ {
+			if a, b := vmas[j-1], vmas[j]; a.start >= a.end || a.end > b.start {
 				t.Fatalf("op %d: vmas out of order: %+v, %+v", i, a, b)
 			}
 		}

@@ -64,10 +64,10 @@ func (p *Process) hostPath(path string) string {
 func (p *Process) resolve(path string, op func(host string) error) (string, error) {
 	host := p.hostPath(path)
 	err := op(host)
-	if err == nil || p.opts.Sysroot == "" || !filepath.IsAbs(host) || !errors.Is(err, unix.ENOENT) {
+	if err == nil || p.k.opts.Sysroot == "" || !filepath.IsAbs(host) || !errors.Is(err, unix.ENOENT) {
 		return host, err
 	}
-	under := filepath.Join(p.opts.Sysroot, host)
+	under := filepath.Join(p.k.opts.Sysroot, host)
 	if err2 := op(under); !errors.Is(err2, unix.ENOENT) {
 		return under, err2
 	}
@@ -78,6 +78,9 @@ func (p *Process) resolve(path string, op func(host string) error) (string, erro
 // calls names, for naming the files opened relative to it.
 func (p *Process) dirPath(dirfd uint64) string {
 	if dirfd == guestFDCWD || int32(dirfd) == -100 {
+		if p.cwd != nil {
+			return p.cwd.path
+		}
 		return ""
 	}
 	if f, err := p.fds.get(dirfd); err == nil {

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
-	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/loader"
 )
 
@@ -43,156 +41,233 @@ type CPU interface {
 	Interrupted() error // why the run must stop (a timeout, a signal to icount), if it must
 }
 
-// Fixed identity of the guest process.
-const (
-	PID = 1000
-	UID = 1000
-	GID = 1000
-)
-
-// Options configure a guest process.
-type Options struct {
-	Argv []string // Argv[0] is the name the guest sees
-	Env  []string
-	Seed uint64 // seeds AT_RANDOM and getrandom
-
-	// Clock serves every read of the time; nil gives the host's.
-	Clock *fixedclock.Clock
-	// CPUs is how many CPUs the guest is told it has (1 when 0).
-	CPUs int
-	// MaxMemory, if not 0, bounds the bytes the guest has mapped, as
-	// RLIMIT_AS does: what would pass it fails with ENOMEM.
-	MaxMemory uint64
-	// Quantum is how many instructions a thread runs while others wait
-	// to (DefaultQuantum when 0).
-	Quantum uint64
-	// Sysroot is the directory the interpreter of a dynamically linked
-	// executable is taken from, and the guest's files are looked up under
-	// when not found as given ("" for none: the host's own files).
-	Sysroot string
-}
-
-// Process is one guest process.
+// Process is one guest process, a thread group: its address space and
+// mappings (shared with a CLONE_VM child until it execs), descriptor
+// table, signal dispositions, identity, parent and children, and exit
+// status. Its tasks are its threads.
 type Process struct {
-	cpu   CPU
-	abi   *abi
-	exe   *loader.Executable
-	image *loader.Image
-	// interp is the executable's interpreter (PT_INTERP) and where it was
-	// loaded; nil for a static executable.
-	interp      *loader.Executable
-	interpImage *loader.Image
-	entry       uint64 // where execution starts: the interpreter's entry, else the executable's
-	mm          *addressSpace
-	prov        provenance // what each mapping holds (mappings.go)
-	fds         *fdTable
-	rng         *rand.ChaCha8
-	opts        Options
+	k *Kernel
 
-	exited     bool
-	exitStatus int
-	failure    error // set when the run must stop with an icount error
+	pid, pgid, sid int
+	parent         *Process   // nil for the first process, and once the parent is gone
+	children       []*Process // not yet reaped, in creation order
 
-	calls map[string]uint64 // syscalls made, by name
-	files []string          // files the guest opened, in order
+	// The address space: the CPU, the mappings and what they hold, and
+	// the program image they were made for. A CLONE_VM child (vfork,
+	// posix_spawn) shares its parent's until it execs.
+	cpu  CPU
+	abi  *abi
+	mm   *addressSpace
+	prov *provenance
+	img  *Image
+	// exe is the program it runs, interp its interpreter (nil for a
+	// static one); argv and env what it was started with.
+	exe, interp *loader.Executable
+	argv, env   []string
+	exeName     string // the path an exec was given, made absolute ("" for the first program)
 
-	clk        clockState        // where time comes from, and its reads
+	fds   *fdTable
+	cwd   *workdir // nil: icount's own working directory
+	umask uint32
+	rng   *rand.ChaCha8
+
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	// Signals sent to the process while every thread blocked them, and
 	// their siginfo: the first thread to unblock one takes it.
 	sharedPending uint64
 	sharedInfo    [nsig]sigInfo
-	memRefused    uint64 // mappings --max-memory refused (sys_mem.go)
+	exitSignal    int // what its parent is sent at its exit (SIGCHLD, clone's low byte)
+	deathSignal   int // prctl PR_SET_PDEATHSIG: sent to it when its parent exits
 
-	// Threads (thread.go, sched.go).
-	threads   []*thread // in creation order; the first is the process's
-	cur       *thread   // the one running
-	nextTID   int
-	alive     int    // threads that have not exited
-	quantum   uint64 // instructions a thread runs before the next one's turn
-	sliced    bool   // the CPU runs in slices of quantum (a second thread exists)
-	switching bool   // the CPU stopped for Schedule
-	yield     bool   // ... and the running thread gives up its turn
-	waitSeq   uint64 // futex waits so far, for first-come first-served wakes
-	lastRan   uint64 // instructions the CPU's last run executed
-	alarm     itimer // ITIMER_REAL (sys_timer.go)
+	tasks []*Task // its threads alive, in creation order; the first is the process's own
+	alarm itimer  // ITIMER_REAL (sys_timer.go)
+
+	exited     bool // it exited or was killed: a zombie until its parent waits
+	exitStatus int  // the status its exit gave (0-255), or 128+signal
+	killedBy   int  // the signal that killed it, 0 if it exited
 }
 
-// New prepares a process for exe on cpu: maps the executable and, for a
-// dynamically linked one, its interpreter at a fixed base, and builds the
-// initial stack, as execve does. Run the CPU from Entry(): the
-// interpreter's entry, which loads the libraries through system calls.
-func New(cpu CPU, exe *loader.Executable, opts Options) (*Process, error) {
-	var interp *loader.Executable
-	if exe.Interp != "" {
-		var err error
-		if interp, err = openInterp(exe, opts.Sysroot); err != nil {
-			return nil, err
+// Image is one program one process ran, from its start (the first
+// process's, a fork, an exec) to its exit or the exec that replaced it:
+// an entry of the Profile's process tree.
+type Image struct {
+	ID     int // its index in Kernel.Images
+	PID    int
+	PPID   int // 0 for the first process
+	Parent int // the image it was forked from, or that it replaced (Exec); -1 for the first
+	Exec   bool
+	Argv   []string
+	Exe    *loader.Executable
+	// Interp is the executable's interpreter and where it was loaded; nil
+	// for a static executable (and for a fork's image, which shares its
+	// parent's: see Parent).
+	Interp     *loader.Executable
+	InterpBase uint64
+	CPU        CPU
+	Calls      map[string]uint64 // system calls made, by name
+	Exit       ImageExit
+
+	prov  *provenance
+	users int     // processes whose address space it is
+	tasks []*Task // the threads that ran in it, in creation order
+	insns []uint64
+}
+
+// ImageExit is how one program of the run ended.
+type ImageExit struct {
+	Status  int  // exit status, or 128+signal
+	Signal  int  // the signal that killed it, 0 if none
+	Exec    bool // it was replaced by exec
+	Running bool // it still ran when the run ended
+}
+
+// ExecMappings lists every range made executable in the image, in order.
+func (im *Image) ExecMappings() []ExecMapping { return im.prov.log }
+
+// ExecMappingAt returns the index in ExecMappings of the executable mapping
+// that holds addr now; ok is false when addr is not executable memory
+// icount knows the origin of.
+func (im *Image) ExecMappingAt(addr uint64) (int, bool) {
+	r, ok := im.prov.at(addr)
+	if !ok || !r.exec {
+		return 0, false
+	}
+	return r.log, true
+}
+
+// Threads returns the instructions each thread ran in the image, in
+// creation order, given its total: the first thread's share is what the
+// others did not run (it alone ran before there were slices). Nil for a
+// program that never had a second thread.
+func (im *Image) Threads(total uint64) []ThreadCount {
+	if len(im.tasks) < 2 {
+		return nil
+	}
+	out := make([]ThreadCount, len(im.tasks))
+	others := uint64(0)
+	for i, t := range im.tasks {
+		out[i] = ThreadCount{TID: t.tid, Name: t.name, Instructions: im.insns[i]}
+		if i > 0 {
+			others += im.insns[i]
 		}
 	}
+	out[0].Instructions = total - min(others, total)
+	return out
+}
+
+// account adds ran instructions to t's share of its image.
+func (im *Image) account(t *Task, ran uint64) {
+	for i := len(im.tasks) - 1; i >= 0; i-- {
+		if im.tasks[i] == t {
+			im.insns[i] += ran
+			return
+		}
+	}
+}
+
+// addTask records that t runs in the image.
+func (im *Image) addTask(t *Task) {
+	im.tasks = append(im.tasks, t)
+	im.insns = append(im.insns, 0)
+}
+
+// execImage gives p (whose task t is running or to run) a new address space
+// on a new CPU holding exe, with its interpreter interp for a dynamic one
+// (nil for a static one), and the
+// initial stack for argv and env, as execve does; t then starts at the
+// entry. parent is the image it replaces (-1 for the first process's).
+func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env []string, parent int) error {
+	k := p.k
 	a, ok := abis[exe.Arch]
 	if !ok {
-		return nil, fmt.Errorf("no system call table for %v", exe.Arch)
+		return fmt.Errorf("no system call table for %v", exe.Arch)
 	}
-	if len(opts.Argv) == 0 {
-		opts.Argv = []string{filepath.Base(exe.Path)}
+	cpu, err := k.host.NewCPU(exe.Arch, exe, nil)
+	if err != nil {
+		return err
 	}
+	mm := newAddressSpace(cpu)
+	prov := &provenance{}
+	img, err := exe.Load(mm)
+	if err != nil {
+		return err
+	}
+	entry := img.Entry
+	loaded(prov, exe, img.Base)
+	var interpBase uint64
+	var spec loader.StackSpec
+	if interp != nil {
+		iimg, err := interp.LoadAt(mm, interp.InterpBase())
+		if err != nil {
+			return err
+		}
+		entry, interpBase = iimg.Entry, iimg.Base
+		loaded(prov, interp, iimg.Base)
+		spec.InterpBase = iimg.Base
+	}
+	if err := mm.watchExecutable(); err != nil {
+		return err
+	}
+	mm.setBrk(img.End)
+	// Every exec starts from the run's seed: a program's AT_RANDOM and
+	// getrandom are what they are when it runs alone.
 	var seed [32]byte
 	for i := 0; i < 8; i++ {
-		seed[i] = byte(opts.Seed >> (8 * i))
+		seed[i] = byte(k.opts.Seed >> (8 * i))
 	}
-	p := &Process{
-		cpu: cpu, abi: a, exe: exe, opts: opts,
-		mm:         newAddressSpace(cpu),
-		fds:        newFDTable(),
-		rng:        rand.NewChaCha8(seed),
-		calls:      map[string]uint64{},
-		sigactions: map[uint64][]byte{},
-		clk:        clockState{fixed: opts.Clock},
-	}
-	img, err := exe.Load(p.mm)
+	rng := rand.NewChaCha8(seed)
+	spec.Argv, spec.Env, spec.UID, spec.GID = argv, env, UID, GID
+	spec.Hwcap, spec.Platform, spec.ExecStack = a.hwcap, a.platform, exe.ExecStack
+	rng.Read(spec.Random[:])
+	sp, err := loader.BuildStack(mm, exe.Arch, img, spec)
 	if err != nil {
-		return nil, err
-	}
-	p.image, p.entry = img, img.Entry
-	p.loaded(exe, img.Base)
-	if interp != nil {
-		iimg, err := interp.LoadAt(p.mm, interp.InterpBase())
-		if err != nil {
-			return nil, err
-		}
-		p.interp, p.interpImage, p.entry = interp, iimg, iimg.Entry
-		p.loaded(interp, iimg.Base)
-	}
-	if err := p.mm.watchExecutable(); err != nil {
-		return nil, err
-	}
-	main, err := cpu.NewContext()
-	if err != nil {
-		return nil, err
-	}
-	p.cur = &thread{tid: PID, ctx: main, name: filepath.Base(opts.Argv[0])}
-	p.threads, p.nextTID, p.alive = []*thread{p.cur}, firstTID, 1
-	p.alarm = itimer{deadline: noDeadline}
-	p.quantum = opts.Quantum
-	if p.quantum == 0 {
-		p.quantum = DefaultQuantum
-	}
-	p.mm.setBrk(img.End)
-	spec := loader.StackSpec{Argv: opts.Argv, Env: opts.Env, UID: UID, GID: GID,
-		Hwcap: a.hwcap, Platform: a.platform, ExecStack: exe.ExecStack}
-	if p.interpImage != nil {
-		spec.InterpBase = p.interpImage.Base
-	}
-	p.rng.Read(spec.Random[:])
-	sp, err := loader.BuildStack(p.mm, exe.Arch, img, spec)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := a.start(cpu, sp); err != nil {
-		return nil, err
+		return err
 	}
-	return p, nil
+	if err := cpu.SetReg(a.pc, entry); err != nil {
+		return err
+	}
+	if k.sliced {
+		if err := cpu.SetSlice(k.quantum); err != nil {
+			return err
+		}
+	}
+	ctx, err := cpu.NewContext()
+	if err != nil {
+		return err
+	}
+	p.leaveImage()
+	p.cpu, p.abi, p.mm, p.prov, p.rng = cpu, a, mm, prov, rng
+	p.exe, p.interp, p.argv, p.env = exe, interp, argv, env
+	k.setContext(t, cpu, ctx)
+	k.loaded[cpu] = held{ctx, t}
+	ppid := 0
+	if p.parent != nil {
+		ppid = p.parent.pid
+	}
+	p.img = &Image{ID: len(k.images), PID: p.pid, PPID: ppid, Parent: parent, Exec: parent >= 0,
+		Argv: argv, Exe: exe, Interp: interp, InterpBase: interpBase, CPU: cpu,
+		Calls: map[string]uint64{}, prov: prov, users: 1}
+	p.img.addTask(t)
+	k.images = append(k.images, p.img)
+	return nil
+}
+
+// leaveImage lets go of p's address space, retiring its image when no
+// process uses it any more.
+func (p *Process) leaveImage() {
+	im := p.img
+	if im == nil {
+		return
+	}
+	p.img = nil
+	im.users--
+	if im.users > 0 {
+		return
+	}
+	p.k.retired = append(p.k.retired, im)
 }
 
 // openInterp opens and checks the interpreter of exe, under sysroot if
@@ -226,10 +301,10 @@ func openInterp(exe *loader.Executable, sysroot string) (*loader.Executable, err
 	return interp, nil
 }
 
-// loaded records what the loader mapped of e at base: each segment's file
-// range, executable segments last, since a page two segments share is
-// executable if either is.
-func (p *Process) loaded(e *loader.Executable, base uint64) {
+// loaded records in prov what the loader mapped of e at base: each
+// segment's file range, executable segments last, since a page two
+// segments share is executable if either is.
+func loaded(prov *provenance, e *loader.Executable, base uint64) {
 	for _, exec := range []bool{false, true} {
 		for _, s := range e.Segs {
 			if (s.Prot&emu.ProtExec != 0) != exec {
@@ -241,104 +316,58 @@ func (p *Process) loaded(e *loader.Executable, base uint64) {
 			if s.Filesz > 0 {
 				r.path, r.offset = e.Path, s.Offset-(addr-start)
 			}
-			p.prov.insert(r, addr, addr+s.Memsz)
+			prov.insert(r, addr, addr+s.Memsz)
 		}
 	}
 }
 
-// Entry is the guest address execution starts at.
-func (p *Process) Entry() uint64 { return p.entry }
-
-// Image is the mapped executable.
-func (p *Process) Image() *loader.Image { return p.image }
-
-// Interp is the interpreter of a dynamically linked executable and its
-// load bias; nil for a static one.
-func (p *Process) Interp() (*loader.Executable, uint64) {
-	if p.interp == nil {
-		return nil, 0
-	}
-	return p.interp, p.interpImage.Base
-}
-
-// Exited reports whether the guest exited, and its status.
-func (p *Process) Exited() (bool, int) { return p.exited, p.exitStatus }
-
-// Failure is the error that stopped the run from inside a system call, if
-// any (an unsupported call, say).
-func (p *Process) Failure() error { return p.failure }
-
-// SyscallCounts returns how many times each system call was made.
-func (p *Process) SyscallCounts() map[string]uint64 { return p.calls }
-
-// FilesOpened lists the files the guest opened, first open first, once each.
-func (p *Process) FilesOpened() []string { return p.files }
-
-// Syscall handles the system call the guest is making now; the emulator
-// calls it from its syscall hook.
-func (p *Process) Syscall() {
-	nr := p.cpu.Reg(p.abi.nr)
+// syscall handles the system call the task is making now.
+func (t *Task) syscall() {
+	p := t.proc
+	k := p.k
+	cpu := p.cpu
+	nr := cpu.Reg(p.abi.nr)
 	var args [6]uint64
 	for i, r := range p.abi.args {
-		args[i] = p.cpu.Reg(r)
+		args[i] = cpu.Reg(r)
 	}
 	sc := p.abi.table[nr]
+	calls := p.img.Calls
 	if sc == nil {
 		name := fmt.Sprintf("syscall_%d", nr)
-		p.calls[name]++
-		p.fail(&UnsupportedError{Name: name, Nr: nr, PC: p.abi.syscallPC(p.cpu)})
+		calls[name]++
+		k.fail(&UnsupportedError{Name: name, Nr: nr, PC: p.abi.syscallPC(cpu)})
 		return
 	}
-	p.calls[sc.Name]++
+	calls[sc.Name]++
 	if sc.Handler == nil {
-		p.fail(&UnsupportedError{Name: sc.Name, Nr: nr, PC: p.abi.syscallPC(p.cpu)})
+		k.fail(&UnsupportedError{Name: sc.Name, Nr: nr, PC: p.abi.syscallPC(cpu)})
 		return
 	}
-	ret, err := sc.Handler(p, args)
-	if p.switching {
-		p.cpu.Stop() // for Schedule
+	ret, err := sc.Handler(t, args)
+	if k.switching {
+		cpu.Stop() // for Schedule
 	}
 	switch e := err.(type) {
 	case nil:
 	case Errno:
 		ret = uint64(-int64(e))
 	case errUnsupported:
-		p.fail(&UnsupportedError{Name: sc.Name, Nr: nr, PC: p.abi.syscallPC(p.cpu), What: string(e)})
+		k.fail(&UnsupportedError{Name: sc.Name, Nr: nr, PC: p.abi.syscallPC(cpu), What: string(e)})
 		return
 	default:
 		if err == errBlocked {
-			return // the result is written when the thread runs on
+			return // the result is written when the task runs on
 		}
-		p.fail(fmt.Errorf("%s: %w", sc.Name, err))
+		k.fail(fmt.Errorf("%s: %w", sc.Name, err))
 		return
 	}
-	if p.exited {
-		return
+	if p.exited || p.cpu != cpu {
+		return // the process is gone, or exec replaced what made the call
 	}
-	if err := p.cpu.SetReg(p.abi.ret, ret); err != nil {
-		p.fail(err)
+	if err := cpu.SetReg(p.abi.ret, ret); err != nil {
+		k.fail(err)
 	}
-}
-
-func (p *Process) fail(err error) {
-	if p.failure == nil {
-		p.failure = err
-	}
-	p.cpu.Stop()
-}
-
-func (p *Process) exit(status int) {
-	p.exited, p.exitStatus = true, status&0xff
-	p.cpu.Stop()
-}
-
-func (p *Process) noteOpen(path string) {
-	for _, f := range p.files {
-		if f == path {
-			return
-		}
-	}
-	p.files = append(p.files, path)
 }
 
 // SupportMatrix lists the system calls of arch's table, by number.
@@ -353,14 +382,4 @@ func SupportMatrix(arch emu.Arch) []Syscall {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Nr < out[j].Nr })
 	return out
-}
-
-// Interrupt handles a CPU exception: arm64's svc is a system call; every
-// other exception is left to the caller as a fault.
-func (p *Process) Interrupt(intno uint32) bool {
-	if p.abi.svcIntno != 0 && intno == p.abi.svcIntno {
-		p.Syscall()
-		return true
-	}
-	return false
 }

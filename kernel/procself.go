@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
@@ -12,16 +13,34 @@ import (
 // guest: the host's would describe icount, and differ from run to run.
 // libsigsegv (in GNU grep, diff, ...) reads maps to find the stack.
 
-// selfFile returns the name of the file of /proc/self that path names
-// ("maps" for /proc/self/maps or /proc/PID/maps), or "".
-func selfFile(path string) string {
-	var file string
-	for _, dir := range []string{"/proc/self/", "/proc/thread-self/", "/proc/" + itoa(PID) + "/", "/proc/" + itoa(PID) + "/task/" + itoa(PID) + "/"} {
-		if rest, ok := strings.CutPrefix(path, dir); ok {
-			file = rest
-		}
+// procFile returns the process a path of /proc names (/proc/self, or
+// /proc/PID of an emulated process, and their task directories) and the
+// name of the file within it ("maps" for /proc/self/maps), or nil.
+func (p *Process) procFile(path string) (*Process, string) {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return nil, ""
 	}
-	return file
+	dir, file, _ := strings.Cut(rest, "/")
+	var q *Process
+	switch dir {
+	case "self", "thread-self":
+		q = p
+	default:
+		pid, err := strconv.Atoi(dir)
+		if err != nil || p.k.procs[pid] == nil {
+			return nil, ""
+		}
+		q = p.k.procs[pid]
+	}
+	if task, ok := strings.CutPrefix(file, "task/"); ok {
+		tid, f, _ := strings.Cut(task, "/")
+		if n, err := strconv.Atoi(tid); err != nil || q.threadByTID(n) == nil {
+			return nil, ""
+		}
+		file = f
+	}
+	return q, file
 }
 
 // procSelfAbsent reports whether path is a /proc/self file the guest is
@@ -29,21 +48,28 @@ func selfFile(path string) string {
 // groups. The host's names icount's control group, whose CPU limit Go's
 // runtime (1.25 and later) would read to choose GOMAXPROCS: without it Go
 // follows the CPU count, --cpus.
-func procSelfAbsent(path string) bool { return selfFile(path) == "cgroup" }
+func (p *Process) procSelfAbsent(path string) bool {
+	q, file := p.procFile(path)
+	return q != nil && file == "cgroup"
+}
 
-// procSelf returns the contents of the /proc/self file at path, if it is
-// one icount answers: maps, cmdline or environ.
+// procSelf returns the contents of the /proc/PID file at path, if it is
+// one icount answers: maps, cmdline or environ, of an emulated process.
 func (p *Process) procSelf(path string) (string, bool) {
-	switch selfFile(path) {
+	q, file := p.procFile(path)
+	if q == nil || q.exited {
+		return "", false
+	}
+	switch file {
 	case "maps":
-		return p.procMaps(), true
+		return q.procMaps(), true
 	case "cmdline":
-		return strings.Join(p.opts.Argv, "\x00") + "\x00", true
+		return strings.Join(q.argv, "\x00") + "\x00", true
 	case "environ":
-		if len(p.opts.Env) == 0 {
+		if len(q.env) == 0 {
 			return "", true
 		}
-		return strings.Join(p.opts.Env, "\x00") + "\x00", true
+		return strings.Join(q.env, "\x00") + "\x00", true
 	}
 	return "", false
 }
@@ -54,7 +80,7 @@ func (p *Process) procSelf(path string) (string, bool) {
 // knows it.
 func (p *Process) procMaps() string {
 	var b strings.Builder
-	for _, v := range p.mm.vmas {
+	for v := range p.mm.vmas.all() {
 		perms := []byte("---p")
 		for i, bit := range []emu.Prot{emu.ProtRead, emu.ProtWrite, emu.ProtExec} {
 			if v.prot&bit != 0 {
@@ -85,8 +111,8 @@ func (p *Process) guestName(host string) string {
 		return p.exePath()
 	case p.interp != nil && host == p.interp.Path:
 		return p.exe.Interp
-	case p.opts.Sysroot != "" && strings.HasPrefix(host, p.opts.Sysroot+"/"):
-		return strings.TrimPrefix(host, p.opts.Sysroot)
+	case p.k.opts.Sysroot != "" && strings.HasPrefix(host, p.k.opts.Sysroot+"/"):
+		return strings.TrimPrefix(host, p.k.opts.Sysroot)
 	}
 	if abs, err := filepath.Abs(host); err == nil {
 		return abs

@@ -1,15 +1,18 @@
 package kernel
 
 import (
+	"sort"
 	"time"
+
+	"github.com/icount-dev/icount/emu"
 )
 
 // The scheduler. The run loop (count.Run) calls Schedule whenever the CPU
-// stops for a thread's sake: a system call blocked or yielded, a thread
-// exited, or the running thread used up its quantum (emu.ErrSliceEnd).
-// Threads take turns in creation order; waits end by a wake, by their
-// deadline in guest time, or when their readiness poll says so, all
-// checked at scheduling points only.
+// stops for a task's sake: a system call blocked or yielded, a task
+// exited or exec'd, or the running task used up its quantum
+// (emu.ErrSliceEnd). The tasks of every process take turns in creation
+// order; waits end by a wake, by their deadline in guest time, or when
+// their readiness poll says so, all checked at scheduling points only.
 
 // DefaultQuantum is how many instructions a thread runs before the others
 // get their turn, unless it blocks first (--quantum).
@@ -18,77 +21,117 @@ const DefaultQuantum = 100_000
 // MinQuantum is the smallest quantum: it must exceed the longest block.
 const MinQuantum = 1024
 
-// Quantum is the instructions a thread runs before the next one's turn.
-func (p *Process) Quantum() uint64 { return p.quantum }
-
 // Switching reports that the CPU stopped for the scheduler: a system call
-// blocked, yielded or ended its thread, made a signal deliverable, or made
-// the process's second thread (the CPU runs in slices from then on).
-func (p *Process) Switching() bool { return p.switching }
+// blocked, yielded or ended its task, made a signal deliverable, made a
+// second task (the CPUs run in slices from then on), or exec replaced the
+// running task's address space.
+func (k *Kernel) Switching() bool { return k.switching }
 
-// Schedule picks the thread to run next and makes it the CPU's, after the
-// CPU stopped because Switching said so or because the running thread's
-// slice ran out (sliceEnd). It returns where to run from, or a
-// *DeadlockError when every thread waits for what no thread can do.
-func (p *Process) Schedule(sliceEnd bool) (uint64, error) {
-	yield := p.switching && p.yield || sliceEnd
-	p.switching, p.yield = false, false
-	from := p.cur
+// Schedule picks the task to run next and makes its registers its CPU's,
+// after the CPU stopped because Switching said so or because the running
+// task's slice ran out (sliceEnd). Run the CPU of Current() from its PC
+// then. It returns a *DeadlockError when every task waits for what no task
+// can do.
+func (k *Kernel) Schedule(sliceEnd bool) error {
+	yield := k.switching && k.yield || sliceEnd
+	k.switching, k.yield = false, false
+	from := k.cur
 	if sliceEnd {
-		p.passTime(p.lastRan)
+		k.passTime(k.lastRan)
 	}
-	p.fireTimers()
-	if err := p.useSlices(); err != nil {
-		return 0, err
+	k.fireTimers()
+	if err := k.useSlices(); err != nil {
+		return err
 	}
 	next := from
 	if from.state != runnable || yield {
 		var err error
-		if next, err = p.pickNext(from); err != nil {
-			return 0, err
+		if next, err = k.pickNext(from); err != nil {
+			return err
 		}
 	}
-	if next != from {
-		if err := p.cpu.Switch(from.ctx, next.ctx); err != nil {
-			return 0, err
-		}
-		if from.state == exited {
-			p.cpu.FreeContext(from.ctx)
-			from.ctx = nil
-		}
-		p.cur = next
+	if err := k.load(next); err != nil {
+		return err
 	}
+	k.cur = next
+	p := next.proc
 	if next.wait != nil {
 		// Its system call returns now.
 		next.wait = nil
 		if err := p.cpu.SetReg(p.abi.ret, next.result); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	// A signal made pending since the CPU stopped (a timer's) is delivered
 	// now: no further stop is needed for it.
-	p.switching = false
+	k.switching = false
 	if err := p.signalPoint(); err != nil {
-		return 0, err
+		return err
 	}
-	return p.cpu.PC(), nil
+	if next.state == exited && !k.Done() {
+		return k.Schedule(false) // the signal ended its process: another runs
+	}
+	return nil
 }
 
-// useSlices makes the CPU run in slices once there is a second thread or
-// a timer.
-func (p *Process) useSlices() error {
-	if p.sliced || len(p.threads) < 2 && !p.timerArmed() {
+// held is the context whose registers a CPU holds, and the task it was
+// made for.
+type held struct {
+	ctx   *emu.Context
+	owner *Task
+}
+
+// load makes t's registers those of its CPU, saving the ones it held.
+func (k *Kernel) load(t *Task) error {
+	cpu := t.proc.cpu
+	h := k.loaded[cpu]
+	if h.ctx == t.ctx {
 		return nil
 	}
-	p.sliced = true
-	return p.cpu.SetSlice(p.quantum)
+	if err := cpu.Switch(h.ctx, t.ctx); err != nil {
+		return err
+	}
+	k.loaded[cpu] = held{t.ctx, t}
+	if h.owner.ctx != h.ctx {
+		cpu.FreeContext(h.ctx) // its task exited, or exec moved it
+	}
+	return nil
+}
+
+// setContext gives t the context ctx on cpu (a new task's, an exec's), or
+// none (an exit), freeing its old one unless its CPU holds it (load frees
+// it then).
+func (k *Kernel) setContext(t *Task, cpu CPU, ctx *emu.Context) {
+	old, oldCPU := t.ctx, t.ctxCPU
+	t.ctx, t.ctxCPU = ctx, cpu
+	if old != nil && k.loaded[oldCPU].ctx != old {
+		oldCPU.FreeContext(old)
+	}
+}
+
+// useSlices makes every CPU run in slices once there is a second task or
+// a timer.
+func (k *Kernel) useSlices() error {
+	if k.sliced || len(k.tasks) < 2 && !k.timerArmed() {
+		return nil
+	}
+	k.sliced = true
+	for _, p := range k.live() {
+		if err := p.cpu.SetSlice(k.quantum); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Account adds the instructions of the CPU's last run to the running
-// thread: call it after every run.
-func (p *Process) Account(ran uint64) {
-	p.cur.insns += ran
-	p.lastRan = ran
+// task: call it after every run.
+func (k *Kernel) Account(ran uint64) {
+	k.cur.insns += ran
+	if im := k.cur.proc.img; im != nil {
+		im.account(k.cur, ran)
+	}
+	k.lastRan = ran
 }
 
 // NominalHz is the rate at which guest time passes for a thread that runs
@@ -98,18 +141,18 @@ func (p *Process) Account(ran uint64) {
 const NominalHz = 1_000_000_000
 
 // passTime moves the fixed clock on by the time ran instructions take at
-// NominalHz, when a thread or a timer waits for a deadline; host time
+// NominalHz, when a task or a timer waits for a deadline; host time
 // passes anyway.
-func (p *Process) passTime(ran uint64) {
-	c := p.clk.fixed
+func (k *Kernel) passTime(ran uint64) {
+	c := k.clk.fixed
 	if c == nil {
 		return
 	}
-	if p.timerArmed() {
+	if k.timerArmed() {
 		c.Sleep(int64(ran * (1e9 / NominalHz)))
 		return
 	}
-	for _, t := range p.threads {
+	for _, t := range k.tasks {
 		if t.state == blocked && t.wait.deadline != noDeadline {
 			c.Sleep(int64(ran * (1e9 / NominalHz)))
 			return
@@ -117,35 +160,35 @@ func (p *Process) passTime(ran uint64) {
 	}
 }
 
-// pickNext returns the first runnable thread after from in creation order
-// (from itself last), ending waits that are over; when every thread
-// waits, guest time moves on to the earliest deadline.
-func (p *Process) pickNext(from *thread) (*thread, error) {
-	start := 0
-	for i, t := range p.threads {
-		if t == from {
-			start = i + 1
-		}
-	}
+// pickNext returns the first runnable task after from in creation order
+// (from itself last), ending waits that are over; when every task waits,
+// guest time moves on to the earliest deadline.
+func (k *Kernel) pickNext(from *Task) (*Task, error) {
 	for {
-		p.fireTimers()
-		p.endWaits()
-		n := len(p.threads)
+		k.fireTimers()
+		k.endWaits()
+		// from may have left the ring (it exited): start after the tasks
+		// created before it (tids rise in creation order).
+		n := len(k.tasks)
+		start := sort.Search(n, func(i int) bool { return k.tasks[i].tid > from.tid })
 		for i := 0; i < n; i++ {
-			if t := p.threads[(start+i)%n]; t.state == runnable {
+			if t := k.tasks[(start+i)%n]; t.state == runnable {
 				return t, nil
 			}
 		}
-		earliest := p.alarm.deadline
-		for _, t := range p.threads {
+		earliest := int64(noDeadline)
+		for _, p := range k.live() {
+			earliest = min(earliest, p.alarm.deadline)
+		}
+		for _, t := range k.tasks {
 			if t.state == blocked {
 				earliest = min(earliest, t.wait.deadline)
 			}
 		}
 		if earliest == noDeadline {
-			return nil, p.deadlock()
+			return nil, k.deadlock()
 		}
-		if err := p.advanceTo(earliest); err != nil {
+		if err := k.advanceTo(earliest); err != nil {
 			return nil, err
 		}
 	}
@@ -153,16 +196,16 @@ func (p *Process) pickNext(from *thread) (*thread, error) {
 
 // endWaits ends the waits that are over: those whose readiness poll says
 // done, then those past their deadline.
-func (p *Process) endWaits() {
-	now := p.now()
-	for _, t := range p.threads {
+func (k *Kernel) endWaits() {
+	now := k.now()
+	for _, t := range k.tasks {
 		if t.state != blocked {
 			continue
 		}
 		w := t.wait
 		if w.ready != nil {
 			if ret, err, done := w.ready(); done {
-				p.wake(t, ret, err)
+				k.wake(t, ret, err)
 				continue
 			}
 		}
@@ -172,7 +215,7 @@ func (p *Process) endWaits() {
 			if w.timedOut != nil {
 				ret, err = w.timedOut()
 			}
-			p.wake(t, ret, err)
+			k.wake(t, ret, err)
 		}
 	}
 }
@@ -180,11 +223,14 @@ func (p *Process) endWaits() {
 // errTimedOut is a wait's result at its deadline, unless it says otherwise.
 var errTimedOut = Errno(110) // ETIMEDOUT
 
-// wake makes a blocked thread runnable; its system call returns ret, or
+// wake makes a blocked task runnable; its system call returns ret, or
 // -errno for an Errno err.
-func (p *Process) wake(t *thread, ret uint64, err error) {
+func (k *Kernel) wake(t *Task, ret uint64, err error) {
 	if e, ok := err.(Errno); ok {
 		ret = uint64(-int64(e))
+	}
+	if t.wait.futex != 0 {
+		k.futexUnqueue(t)
 	}
 	t.state, t.result = runnable, ret
 	t.wait.end()
@@ -198,17 +244,17 @@ func (w *wait) end() {
 	}
 }
 
-// advanceTo moves guest time on to t, when every thread waits: the fixed
+// advanceTo moves guest time on to t, when every task waits: the fixed
 // clock jumps there, host time is slept through, in steps short enough
 // that a timeout or a signal to icount (CPU.Interrupted) ends the run in
 // time: advanceTo then returns its reason.
-func (p *Process) advanceTo(t int64) error {
-	if c := p.clk.fixed; c != nil {
+func (k *Kernel) advanceTo(t int64) error {
+	if c := k.clk.fixed; c != nil {
 		c.SleepUntil(t)
 		return nil
 	}
-	for d := t - p.now(); d > 0; d = t - p.now() {
-		if err := p.cpu.Interrupted(); err != nil {
+	for d := t - k.now(); d > 0; d = t - k.now() {
+		if err := k.cur.proc.cpu.Interrupted(); err != nil {
 			return err
 		}
 		time.Sleep(min(time.Duration(d), interruptCheck))
@@ -220,18 +266,19 @@ func (p *Process) advanceTo(t int64) error {
 // stop.
 const interruptCheck = 20 * time.Millisecond
 
-// deadlock describes every thread's wait.
-func (p *Process) deadlock() error {
+// deadlock describes every task's wait.
+func (k *Kernel) deadlock() error {
 	e := &DeadlockError{}
-	for _, t := range p.threads {
+	for _, t := range k.tasks {
 		if t.state != blocked {
 			continue
 		}
-		pc, stack := p.cpu.PC(), p.cpu.Stack()
-		if t != p.cur {
-			pc, stack = p.cpu.ContextReg(t.ctx, p.abi.pc), p.cpu.ContextStack(t.ctx)
+		p := t.proc
+		pc, stack := p.cpu.ContextReg(t.ctx, p.abi.pc), p.cpu.ContextStack(t.ctx)
+		if k.loaded[p.cpu].ctx == t.ctx {
+			pc, stack = p.cpu.PC(), p.cpu.Stack()
 		}
-		e.Threads = append(e.Threads, ThreadWait{TID: t.tid, PC: pc - p.abi.syscallSize, What: t.wait.what, Stack: stack})
+		e.Threads = append(e.Threads, ThreadWait{PID: p.pid, TID: t.tid, PC: pc - p.abi.syscallSize, What: t.wait.what, Stack: stack})
 	}
 	return e
 }

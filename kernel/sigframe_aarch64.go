@@ -190,7 +190,7 @@ func (p *Process) sigreturnARM64() (uint64, error) {
 				return err
 			}
 		}
-		p.cur.sig.mask = mask
+		p.k.cur.sig.mask = mask
 		p.restoreAltstack(uc[16:40], le.Uint64(mc[256:]))
 		return nil
 	})

@@ -168,7 +168,7 @@ func (p *Process) sigreturnX86() (uint64, error) {
 				return err
 			}
 		}
-		p.cur.sig.mask = mask
+		p.k.cur.sig.mask = mask
 		p.restoreAltstack(uc[16:40], le.Uint64(mc[8*15:]))
 		return nil
 	})

@@ -26,6 +26,7 @@ const (
 	sigFPE   = 8
 	sigKILL  = 9
 	sigSEGV  = 11
+	sigPIPE  = 13
 	sigCHLD  = 17
 	sigCONT  = 18
 	sigSTOP  = 19
@@ -114,7 +115,8 @@ func (a sigaction) ignored(sig int) bool {
 // sigInfo is what a siginfo_t says about one signal.
 type sigInfo struct {
 	signo, code int32
-	pid, uid    uint32 // kill, tkill, tgkill
+	pid, uid    uint32 // kill, tkill, tgkill, SIGCHLD
+	status      int32  // SIGCHLD: the exit status or the signal
 	addr        uint64 // faults
 }
 
@@ -129,6 +131,7 @@ func (i sigInfo) bytes() []byte {
 	} else {
 		le.PutUint32(b[16:], i.pid)
 		le.PutUint32(b[20:], i.uid)
+		le.PutUint32(b[24:], uint32(i.status))
 	}
 	return b
 }
@@ -154,7 +157,7 @@ type FaultSignal struct {
 // room for the signal frame.
 func (p *Process) DeliverFault(f FaultSignal) (bool, error) {
 	act := p.action(f.Signo)
-	if act.handler == sigDFL || act.handler == sigIGN || p.cur.sig.mask&sigBit(f.Signo) != 0 {
+	if act.handler == sigDFL || act.handler == sigIGN || p.k.cur.sig.mask&sigBit(f.Signo) != 0 {
 		return false, nil
 	}
 	if f.Memory && f.Signo == sigSEGV {
@@ -167,20 +170,11 @@ func (p *Process) DeliverFault(f FaultSignal) (bool, error) {
 	return p.deliver(f.Signo, act, info, &f)
 }
 
-// Killed reports the signal that ended the process, if one did (a fault
-// ends it through the run loop, not here).
-func (p *Process) Killed() (int, bool) { return p.cur.sig.killedBy, p.cur.sig.killedBy != 0 }
-
 // killBy ends the process as sig's default action does.
-func (p *Process) killBy(sig int) {
-	for _, t := range p.threads {
-		t.sig.killedBy = sig
-	}
-	p.exit(128 + sig)
-}
+func (p *Process) killBy(sig int) { p.exitProcess(0, sig) }
 
 // send makes sig pending on t; from a system call of the running thread.
-func (p *Process) send(t *thread, sig int, info sigInfo) {
+func (p *Process) send(t *Task, sig int, info sigInfo) {
 	act := p.action(sig)
 	b := sigBit(sig)
 	if act.ignored(sig) && t.sig.mask&b == 0 {
@@ -202,9 +196,9 @@ func (p *Process) send(t *thread, sig int, info sigInfo) {
 		p.restartCall(t)
 	case t.state == blocked:
 		// Also the running thread, when a timer fires as it waits.
-		p.wake(t, 0, unix.EINTR)
-	case t == p.cur:
-		p.switching = true // delivered as the call returns
+		p.k.wake(t, 0, unix.EINTR)
+	case t == p.k.cur:
+		p.k.switching = true // delivered as the call returns
 	}
 }
 
@@ -212,12 +206,12 @@ func (p *Process) send(t *thread, sig int, info sigInfo) {
 // again once the handler returns: the handler's frame saves the PC at the
 // system-call instruction, whose number and arguments are still in their
 // registers (the result was not written).
-func (p *Process) restartCall(t *thread) {
+func (p *Process) restartCall(t *Task) {
 	t.wait.end()
 	t.state, t.wait = runnable, nil
 	pc := p.cpu.ContextReg(t.ctx, p.abi.pc)
 	if err := p.cpu.SetContextReg(t.ctx, p.abi.pc, pc-p.abi.syscallSize); err != nil {
-		p.wake(t, 0, unix.EINTR)
+		p.k.wake(t, 0, unix.EINTR)
 	}
 }
 
@@ -225,8 +219,11 @@ func (p *Process) restartCall(t *thread) {
 // order that does not block it; when every thread blocks it, it stays
 // pending on the process, for the first thread that unblocks it.
 func (p *Process) sendProcess(sig int, info sigInfo) {
-	for _, t := range p.threads {
-		if t.state != exited && t.sig.mask&sigBit(sig) == 0 {
+	if p.exited {
+		return
+	}
+	for _, t := range p.tasks {
+		if t.sig.mask&sigBit(sig) == 0 {
 			p.send(t, sig, info)
 			return
 		}
@@ -238,14 +235,14 @@ func (p *Process) sendProcess(sig int, info sigInfo) {
 }
 
 // pending is what is pending for t: its own signals and the process's.
-func (p *Process) pending(t *thread) uint64 { return t.sig.pending | p.sharedPending }
+func (p *Process) pending(t *Task) uint64 { return t.sig.pending | p.sharedPending }
 
 // deliverable is what of t's pending signals its mask lets through.
-func (p *Process) deliverable(t *thread) uint64 { return p.pending(t) &^ t.sig.mask }
+func (p *Process) deliverable(t *Task) uint64 { return p.pending(t) &^ t.sig.mask }
 
 // takePending takes sig off what is pending for t (its own first) and
 // returns its siginfo.
-func (p *Process) takePending(t *thread, sig int) sigInfo {
+func (p *Process) takePending(t *Task, sig int) sigInfo {
 	b := sigBit(sig)
 	if t.sig.pending&b != 0 {
 		t.sig.pending &^= b
@@ -259,7 +256,7 @@ func (p *Process) takePending(t *thread, sig int) sigInfo {
 // it finishes an rt_sigreturn, then delivers one pending signal the mask
 // lets through (the next is delivered when that handler returns).
 func (p *Process) signalPoint() error {
-	t := p.cur
+	t := p.k.cur
 	if f := t.sig.afterStop; f != nil {
 		t.sig.afterStop = nil
 		if err := f(); err != nil {
@@ -293,7 +290,7 @@ func (p *Process) signalPoint() error {
 // the signal frame, points the registers at the handler and blocks what
 // the handler blocks. It reports false when the frame cannot be written.
 func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSignal) (bool, error) {
-	t := p.cur
+	t := p.k.cur
 	d := &sigDelivery{sig: sig, act: act, info: info.bytes(), fault: fault, mask: t.sig.mask}
 	if t.sig.suspended {
 		// The handler returns to the mask rt_sigsuspend replaced.
@@ -351,7 +348,7 @@ func stackFrom(b []byte) stackT {
 }
 
 // altstack is the thread's alternate signal stack; size 0 for none.
-func (t *thread) altstack() stackT {
+func (t *Task) altstack() stackT {
 	if t.sig.altstack == nil {
 		return stackT{}
 	}
@@ -363,13 +360,13 @@ func (t *thread) altstack() stackT {
 }
 
 // onAltstack reports whether sp is on the thread's alternate stack.
-func (t *thread) onAltstack(sp uint64) bool {
+func (t *Task) onAltstack(sp uint64) bool {
 	s := t.altstack()
 	return s.size != 0 && sp > s.sp && sp-s.sp <= s.size
 }
 
 // sasFlags is the ss_flags sigaltstack reports at sp.
-func (t *thread) sasFlags(sp uint64) uint32 {
+func (t *Task) sasFlags(sp uint64) uint32 {
 	s := t.altstack()
 	switch {
 	case s.size == 0:
@@ -385,7 +382,7 @@ func (t *thread) sasFlags(sp uint64) uint32 {
 // interrupted sp, or the top of the alternate stack for SA_ONSTACK when
 // the thread is not on it already.
 func (p *Process) signalStack(d *sigDelivery, sp uint64) (uint64, []byte) {
-	t := p.cur
+	t := p.k.cur
 	s := t.altstack()
 	saved := stackT{sp: s.sp, flags: t.sasFlags(sp), size: s.size}
 	if t.sig.altstack != nil && s.size == 0 {
@@ -405,19 +402,19 @@ func (p *Process) signalStack(d *sigDelivery, sp uint64) (uint64, []byte) {
 // rt_sigreturn, as sigaltstack would from sp (errors are ignored, as
 // Linux ignores them).
 func (p *Process) restoreAltstack(b []byte, sp uint64) {
-	if p.cur.onAltstack(sp) {
+	if p.k.cur.onAltstack(sp) {
 		return
 	}
 	s := stackFrom(b)
 	if s.flags&ssDisable != 0 {
-		p.cur.sig.altstack = nil
+		p.k.cur.sig.altstack = nil
 		return
 	}
 	if s.size < p.minSigStack() {
 		return
 	}
 	s.flags &= ssAutodisarm
-	p.cur.sig.altstack = s.bytes()
+	p.k.cur.sig.altstack = s.bytes()
 }
 
 // minSigStack is MINSIGSTKSZ.
@@ -439,7 +436,7 @@ func (p *Process) sigreturnFailed() (uint64, error) {
 // stopped (Schedule, then signalPoint): a system call's hook cannot move
 // the PC. The call returns nothing: the registers are the frame's.
 func (p *Process) afterSigreturn(restore func() error) (uint64, error) {
-	p.cur.sig.afterStop = restore
-	p.switching = true
+	p.k.cur.sig.afterStop = restore
+	p.k.switching = true
 	return 0, errBlocked
 }

@@ -14,7 +14,8 @@ const (
 )
 
 // sysArchPrctl sets and reads the x86-64 TLS bases.
-func sysArchPrctl(p *Process, a [6]uint64) (uint64, error) {
+func sysArchPrctl(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	switch a[0] {
 	case archSetFS:
 		return 0, p.cpu.SetReg(emu.X86FSBase, a[1])

@@ -43,14 +43,16 @@ func (p *Process) epollEventSize() uint64 {
 	return 16
 }
 
-func sysEpollCreate(p *Process, a [6]uint64) (uint64, error) {
+func sysEpollCreate(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	if int32(a[0]) <= 0 {
 		return 0, unix.EINVAL
 	}
 	return p.epollCreate()
 }
 
-func sysEpollCreate1(p *Process, a [6]uint64) (uint64, error) {
+func sysEpollCreate1(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	if a[0]&^epollCloexec != 0 {
 		return 0, unix.EINVAL
 	}
@@ -70,7 +72,8 @@ func (p *Process) epollCreate() (uint64, error) {
 	return uint64(gfd), nil
 }
 
-func sysEpollCtl(p *Process, a [6]uint64) (uint64, error) {
+func sysEpollCtl(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	ep, f, err := p.fds.get2(a[0], a[2])
 	if err != nil {
 		return 0, err
@@ -99,18 +102,21 @@ func sysEpollCtl(p *Process, a [6]uint64) (uint64, error) {
 
 // sysEpollWait is epoll_wait (x86-64 only): a timeout in milliseconds,
 // negative for none.
-func sysEpollWait(p *Process, a [6]uint64) (uint64, error) {
+func sysEpollWait(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.epollWait(a[0], a[1], a[2], msTimeout(a[3]))
 }
 
 // sysEpollPwait is epoll_pwait; the signal mask a[4] is not applied during
 // the wait.
-func sysEpollPwait(p *Process, a [6]uint64) (uint64, error) {
+func sysEpollPwait(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.epollWait(a[0], a[1], a[2], msTimeout(a[3]))
 }
 
 // sysEpollPwait2 is epoll_pwait2: a timespec timeout, none when NULL.
-func sysEpollPwait2(p *Process, a [6]uint64) (uint64, error) {
+func sysEpollPwait2(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	timeout, err := p.readTimeout(a[3])
 	if err != nil {
 		return 0, err

@@ -17,11 +17,12 @@ const (
 )
 
 // sysEventfd is eventfd (x86-64 only): eventfd2 with no flags.
-func sysEventfd(p *Process, a [6]uint64) (uint64, error) {
-	return sysEventfd2(p, [6]uint64{a[0], 0})
+func sysEventfd(t *Task, a [6]uint64) (uint64, error) {
+	return sysEventfd2(t, [6]uint64{a[0], 0})
 }
 
-func sysEventfd2(p *Process, a [6]uint64) (uint64, error) {
+func sysEventfd2(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	flags := a[1]
 	if flags&^(efdSemaphore|efdNonblock|efdCloexec) != 0 {
 		return 0, unix.EINVAL

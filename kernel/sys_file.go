@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"unsafe"
 
@@ -18,7 +17,8 @@ const maxIO = 16 << 20
 // guestFDCWD is AT_FDCWD (-100) as the guest passes it.
 const guestFDCWD = ^uint64(99)
 
-func sysRead(p *Process, a [6]uint64) (uint64, error) {
+func sysRead(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -29,7 +29,8 @@ func sysRead(p *Process, a [6]uint64) (uint64, error) {
 	})
 }
 
-func sysWrite(p *Process, a [6]uint64) (uint64, error) {
+func sysWrite(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -41,7 +42,8 @@ func sysWrite(p *Process, a [6]uint64) (uint64, error) {
 	return p.writeFile(f, a[0], buf)
 }
 
-func sysPread64(p *Process, a [6]uint64) (uint64, error) {
+func sysPread64(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -56,7 +58,8 @@ func sysPread64(p *Process, a [6]uint64) (uint64, error) {
 	return uint64(n), p.writeMem(a[1], buf[:n])
 }
 
-func sysPwrite64(p *Process, a [6]uint64) (uint64, error) {
+func sysPwrite64(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -72,7 +75,8 @@ func sysPwrite64(p *Process, a [6]uint64) (uint64, error) {
 	return uint64(n), nil
 }
 
-func sysReadv(p *Process, a [6]uint64) (uint64, error) {
+func sysReadv(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -107,7 +111,8 @@ func sysReadv(p *Process, a [6]uint64) (uint64, error) {
 	})
 }
 
-func sysWritev(p *Process, a [6]uint64) (uint64, error) {
+func sysWritev(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -146,10 +151,13 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 // thread instead, and is tried again at every scheduling point until it
 // moves something (a write: until it moved all want bytes, as a blocking
 // write to a pipe does). When no thread can unblock it the scheduler ends
-// the run as a deadlock, listing the wait as what.
+// the run as a deadlock, listing the wait as what. A write to a pipe
+// with no reader left sends the writing thread SIGPIPE, as Linux does,
+// and fails with EPIPE if the signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
 	blocking := f.pipe && !f.nonblock
 	moved := 0
+	caller := p.k.cur
 	try := func() (uint64, error, bool) {
 		n, err := op(moved)
 		if n > 0 {
@@ -160,6 +168,9 @@ func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int,
 		case err == nil, errors.Is(err, unix.EAGAIN) && blocking:
 			return 0, nil, false // a partial write to a full pipe, or nothing moved
 		case moved == 0:
+			if errors.Is(err, unix.EPIPE) {
+				p.send(caller, sigPIPE, sigInfo{signo: sigPIPE, code: siUser, pid: uint32(p.pid), uid: UID})
+			}
 			return 0, errnoOf(err), true
 		}
 		ret, err := finish(moved)
@@ -176,6 +187,9 @@ func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int,
 // hostDir converts a guest directory descriptor for *at calls.
 func (p *Process) hostDir(dirfd uint64) (int, error) {
 	if dirfd == guestFDCWD || int32(dirfd) == -100 {
+		if p.cwd != nil {
+			return p.cwd.fd, nil
+		}
 		return unix.AT_FDCWD, nil
 	}
 	f, err := p.fds.get(dirfd)
@@ -196,11 +210,13 @@ func (p *Process) pathAt(dirfd, pathAddr uint64) (int, string, error) {
 	return dir, path, err
 }
 
-func sysOpen(p *Process, a [6]uint64) (uint64, error) {
+func sysOpen(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.openat(guestFDCWD, a[0], a[1], a[2])
 }
 
-func sysOpenat(p *Process, a [6]uint64) (uint64, error) {
+func sysOpenat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.openat(a[0], a[1], a[2], a[3])
 }
 
@@ -213,8 +229,8 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		p.noteOpen(path)
-		gfd, err := p.fds.install(f, 0)
+		p.k.noteOpen(path)
+		gfd, err := p.fds.installFlags(f, 0, flags)
 		if err != nil {
 			unix.Close(f.host)
 		}
@@ -222,19 +238,25 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	}
 	hostFlags := p.abi.openFlags(flags)
 	fd := -1
+	made := false
 	host, err := p.resolve(path, func(host string) (err error) {
+		var st unix.Stat_t
+		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil
 		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
 		return err
 	})
 	if err != nil {
 		return 0, errnoOf(err)
 	}
+	if made {
+		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
+	}
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
 	}
-	p.noteOpen(host)
+	p.k.noteOpen(host)
 	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0}
-	gfd, err := p.fds.install(f, 0)
+	gfd, err := p.fds.installFlags(f, 0, flags)
 	if err != nil {
 		unix.Close(fd)
 		return 0, err
@@ -242,11 +264,13 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	return uint64(gfd), nil
 }
 
-func sysClose(p *Process, a [6]uint64) (uint64, error) {
+func sysClose(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return 0, p.fds.close(int(int32(a[0])))
 }
 
-func sysLseek(p *Process, a [6]uint64) (uint64, error) {
+func sysLseek(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -262,7 +286,8 @@ func (p *Process) putStat(addr uint64, st *unix.Stat_t) error {
 	return p.writeMem(addr, p.abi.stat(st))
 }
 
-func sysFstat(p *Process, a [6]uint64) (uint64, error) {
+func sysFstat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -274,15 +299,18 @@ func sysFstat(p *Process, a [6]uint64) (uint64, error) {
 	return 0, p.putStat(a[1], &st)
 }
 
-func sysStat(p *Process, a [6]uint64) (uint64, error) {
+func sysStat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.fstatat(guestFDCWD, a[0], a[1], 0)
 }
 
-func sysLstat(p *Process, a [6]uint64) (uint64, error) {
+func sysLstat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.fstatat(guestFDCWD, a[0], a[1], unix.AT_SYMLINK_NOFOLLOW)
 }
 
-func sysNewfstatat(p *Process, a [6]uint64) (uint64, error) {
+func sysNewfstatat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.fstatat(a[0], a[1], a[2], a[3])
 }
 
@@ -298,7 +326,8 @@ func (p *Process) fstatat(dirfd, pathAddr, statAddr, flags uint64) (uint64, erro
 	return 0, p.putStat(statAddr, &st)
 }
 
-func sysStatx(p *Process, a [6]uint64) (uint64, error) {
+func sysStatx(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	dir, path, err := p.pathAt(a[0], a[1])
 	if err != nil {
 		return 0, err
@@ -319,7 +348,8 @@ const (
 	tiocgwinsz = 0x5413
 )
 
-func sysIoctl(p *Process, a [6]uint64) (uint64, error) {
+func sysIoctl(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -358,18 +388,30 @@ const (
 // portableStatusFlags are the file status flags F_GETFL reports.
 const portableStatusFlags = unix.O_ACCMODE | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
 
-func sysFcntl(p *Process, a [6]uint64) (uint64, error) {
+func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
 	}
 	switch a[1] {
-	case fDupfd, fDupfdCloexec:
+	case fDupfd:
 		fd, err := p.fds.install(f, int(int32(a[2])))
 		return uint64(fd), err
+	case fDupfdCloexec:
+		fd, err := p.fds.installFlags(f, int(int32(a[2])), oCloexec)
+		return uint64(fd), err
 	case fGetfd:
+		if p.fds.cloexec[int(int32(a[0]))] {
+			return 1, nil // FD_CLOEXEC
+		}
 		return 0, nil
 	case fSetfd:
+		if a[2]&1 != 0 {
+			p.fds.cloexec[int(int32(a[0]))] = true
+		} else {
+			delete(p.fds.cloexec, int(int32(a[0])))
+		}
 		return 0, nil
 	case fGetfl:
 		fl, err := unix.FcntlInt(uintptr(f.host), unix.F_GETFL, 0)
@@ -396,7 +438,8 @@ func sysFcntl(p *Process, a [6]uint64) (uint64, error) {
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
 }
 
-func sysDup(p *Process, a [6]uint64) (uint64, error) {
+func sysDup(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -405,7 +448,8 @@ func sysDup(p *Process, a [6]uint64) (uint64, error) {
 	return uint64(fd), err
 }
 
-func sysDup2(p *Process, a [6]uint64) (uint64, error) {
+func sysDup2(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -413,18 +457,26 @@ func sysDup2(p *Process, a [6]uint64) (uint64, error) {
 	return a[1], p.fds.installAt(f, int(int32(a[1])))
 }
 
-func sysDup3(p *Process, a [6]uint64) (uint64, error) {
-	if a[0] == a[1] {
+func sysDup3(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	if a[0] == a[1] || a[2]&^oCloexec != 0 {
 		return 0, unix.EINVAL
 	}
-	return sysDup2(p, a)
+	if _, err := sysDup2(t, a); err != nil {
+		return 0, err
+	}
+	if a[2]&oCloexec != 0 {
+		p.fds.cloexec[int(int32(a[1]))] = true
+	}
+	return a[1], nil
 }
 
-func sysPipe(p *Process, a [6]uint64) (uint64, error) {
-	return sysPipe2(p, [6]uint64{a[0], 0})
+func sysPipe(t *Task, a [6]uint64) (uint64, error) {
+	return sysPipe2(t, [6]uint64{a[0], 0})
 }
 
-func sysPipe2(p *Process, a [6]uint64) (uint64, error) {
+func sysPipe2(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	var host [2]int
 	if err := unix.Pipe2(host[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
 		return 0, errnoOf(err)
@@ -432,7 +484,7 @@ func sysPipe2(p *Process, a [6]uint64) (uint64, error) {
 	nonblock := a[1]&unix.O_NONBLOCK != 0
 	var fds [2]int
 	for i := range host {
-		fd, err := p.fds.install(&file{host: host[i], path: "pipe", pipe: true, nonblock: nonblock}, 0)
+		fd, err := p.fds.installFlags(&file{host: host[i], path: "pipe", pipe: true, nonblock: nonblock}, 0, a[1])
 		if err != nil {
 			if i == 1 {
 				p.fds.close(fds[0])
@@ -448,11 +500,13 @@ func sysPipe2(p *Process, a [6]uint64) (uint64, error) {
 	return 0, p.writeU32(a[0]+4, uint32(fds[1]))
 }
 
-func sysReadlink(p *Process, a [6]uint64) (uint64, error) {
+func sysReadlink(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.readlinkat(guestFDCWD, a[0], a[1], a[2])
 }
 
-func sysReadlinkat(p *Process, a [6]uint64) (uint64, error) {
+func sysReadlinkat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.readlinkat(a[0], a[1], a[2], a[3])
 }
 
@@ -480,22 +534,34 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 // another directory does the same work: libc reads /proc/self/exe.
 const exeDir = "/icount/exe/"
 
-func (p *Process) exePath() string { return exeDir + filepath.Base(p.exe.Path) }
+// exePath is the path the guest knows its executable by: the first
+// program's at /icount/exe/NAME, so that nothing depends on the binary's
+// directory; a program exec'd by the path it was given, made absolute.
+func (p *Process) exePath() string {
+	if p.exeName != "" {
+		return p.exeName
+	}
+	return exeDir + filepath.Base(p.exe.Path)
+}
 
 // isExe reports whether path names the guest's own executable.
 func (p *Process) isExe(path string) bool {
-	return path == "/proc/self/exe" || path == "/proc/"+itoa(PID)+"/exe" || path == p.exePath()
+	q, file := p.procFile(path)
+	return q == p && file == "exe" || path == p.exePath()
 }
 
-func sysAccess(p *Process, a [6]uint64) (uint64, error) {
+func sysAccess(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.faccessat(guestFDCWD, a[0], a[1], 0)
 }
 
-func sysFaccessat(p *Process, a [6]uint64) (uint64, error) {
+func sysFaccessat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.faccessat(a[0], a[1], a[2], 0)
 }
 
-func sysFaccessat2(p *Process, a [6]uint64) (uint64, error) {
+func sysFaccessat2(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.faccessat(a[0], a[1], a[2], a[3])
 }
 
@@ -508,19 +574,8 @@ func (p *Process) faccessat(dirfd, pathAddr, mode, flags uint64) (uint64, error)
 	return 0, errnoOrNil(err)
 }
 
-func sysGetcwd(p *Process, a [6]uint64) (uint64, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return 0, unix.ENOENT
-	}
-	b := append([]byte(wd), 0)
-	if uint64(len(b)) > a[1] {
-		return 0, unix.ERANGE
-	}
-	return uint64(len(b)), p.writeMem(a[0], b)
-}
-
-func sysUnlinkat(p *Process, a [6]uint64) (uint64, error) {
+func sysUnlinkat(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	dir, path, err := p.pathAt(a[0], a[1])
 	if err != nil {
 		return 0, err
@@ -528,11 +583,12 @@ func sysUnlinkat(p *Process, a [6]uint64) (uint64, error) {
 	return 0, errnoOrNil(unix.Unlinkat(dir, path, int(a[2])))
 }
 
-func sysUnlink(p *Process, a [6]uint64) (uint64, error) {
-	return sysUnlinkat(p, [6]uint64{guestFDCWD, a[0], 0})
+func sysUnlink(t *Task, a [6]uint64) (uint64, error) {
+	return sysUnlinkat(t, [6]uint64{guestFDCWD, a[0], 0})
 }
 
-func sysFtruncate(p *Process, a [6]uint64) (uint64, error) {
+func sysFtruncate(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -540,7 +596,8 @@ func sysFtruncate(p *Process, a [6]uint64) (uint64, error) {
 	return 0, errnoOrNil(unix.Ftruncate(f.host, int64(a[1])))
 }
 
-func sysFsync(p *Process, a [6]uint64) (uint64, error) {
+func sysFsync(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -557,7 +614,8 @@ func errnoOrNil(err error) error {
 
 // sysGetdents64 reads directory entries; struct linux_dirent64 has one
 // layout on every arch, so the host's records pass through.
-func sysGetdents64(p *Process, a [6]uint64) (uint64, error) {
+func sysGetdents64(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -571,7 +629,8 @@ func sysGetdents64(p *Process, a [6]uint64) (uint64, error) {
 }
 
 // sysSendfile copies between two host descriptors, as the kernel does.
-func sysSendfile(p *Process, a [6]uint64) (uint64, error) {
+func sysSendfile(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	out, in, err := p.fds.get2(a[0], a[1])
 	if err != nil {
 		return 0, err
@@ -598,7 +657,8 @@ func sysSendfile(p *Process, a [6]uint64) (uint64, error) {
 
 // sysFadvise64 accepts advice about a file's access pattern, which changes
 // only the host's caching.
-func sysFadvise64(p *Process, a [6]uint64) (uint64, error) {
+func sysFadvise64(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -614,7 +674,8 @@ func sysFadvise64(p *Process, a [6]uint64) (uint64, error) {
 
 // sysStatfs and sysFstatfs describe the host file system; struct statfs has
 // one 120-byte layout on x86-64 and arm64.
-func sysStatfs(p *Process, a [6]uint64) (uint64, error) {
+func sysStatfs(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	path, err := p.readString(a[0])
 	if err != nil {
 		return 0, err
@@ -625,7 +686,8 @@ func sysStatfs(p *Process, a [6]uint64) (uint64, error) {
 	})
 }
 
-func sysFstatfs(p *Process, a [6]uint64) (uint64, error) {
+func sysFstatfs(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -644,7 +706,8 @@ func (p *Process) putStatfs(addr uint64, get func(*unix.Statfs_t) error) error {
 
 // sysCopyFileRange copies between two host descriptors, as the kernel
 // does, with the guest's offsets when it gives them.
-func sysCopyFileRange(p *Process, a [6]uint64) (uint64, error) {
+func sysCopyFileRange(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	in, out, err := p.fds.get2(a[0], a[2])
 	if err != nil {
 		return 0, err
@@ -680,10 +743,14 @@ func sysCopyFileRange(p *Process, a [6]uint64) (uint64, error) {
 // Extended attributes are read from the host, as stat is: a listing shows
 // the file's security context or ACL mark as natively.
 
-func sysGetxattr(p *Process, a [6]uint64) (uint64, error)  { return p.getxattr(a, unix.Getxattr) }
-func sysLgetxattr(p *Process, a [6]uint64) (uint64, error) { return p.getxattr(a, unix.Lgetxattr) }
+func sysGetxattr(t *Task, a [6]uint64) (uint64, error) { return t.proc.getxattr(a, unix.Getxattr) }
+func sysLgetxattr(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	return p.getxattr(a, unix.Lgetxattr)
+}
 
-func sysFgetxattr(p *Process, a [6]uint64) (uint64, error) {
+func sysFgetxattr(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
@@ -729,10 +796,14 @@ func (p *Process) xattrRead(buf, size uint64, read func([]byte) (int, error)) (u
 	return uint64(n), p.writeMem(buf, b[:n])
 }
 
-func sysListxattr(p *Process, a [6]uint64) (uint64, error)  { return p.listxattr(a, unix.Listxattr) }
-func sysLlistxattr(p *Process, a [6]uint64) (uint64, error) { return p.listxattr(a, unix.Llistxattr) }
+func sysListxattr(t *Task, a [6]uint64) (uint64, error) { return t.proc.listxattr(a, unix.Listxattr) }
+func sysLlistxattr(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	return p.listxattr(a, unix.Llistxattr)
+}
 
-func sysFlistxattr(p *Process, a [6]uint64) (uint64, error) {
+func sysFlistxattr(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err

@@ -23,30 +23,18 @@ const mremapMaymove = 1
 // executable, the stack, the heap and what it maps) as RLIMIT_AS does. A
 // refusal is counted: the guest sees ENOMEM.
 func (p *Process) mayMap(grow uint64) bool {
-	if p.opts.MaxMemory == 0 || grow == 0 {
+	if p.k.opts.MaxMemory == 0 || grow == 0 {
 		return true
 	}
-	if total := p.mappedIn(0, ^uint64(0)); total+grow > p.opts.MaxMemory || total+grow < total {
-		p.memRefused++
+	if total := p.mappedIn(0, ^uint64(0)); total+grow > p.k.opts.MaxMemory || total+grow < total {
+		p.k.memRefused++
 		return false
 	}
 	return true
 }
 
 // mappedIn returns the bytes of [start, end) the guest has mapped.
-func (p *Process) mappedIn(start, end uint64) uint64 {
-	var n uint64
-	for _, v := range p.mm.vmas {
-		if lo, hi := max(v.start, start), min(v.end, end); lo < hi {
-			n += hi - lo
-		}
-	}
-	return n
-}
-
-// MemoryRefused returns how many times --max-memory refused the guest a
-// mapping or a larger heap.
-func (p *Process) MemoryRefused() uint64 { return p.memRefused }
+func (p *Process) mappedIn(start, end uint64) uint64 { return p.mm.vmas.bytesIn(start, end) }
 
 // guestProt converts PROT_* bits, numbered as Unicorn's.
 func guestProt(prot uint64) (emu.Prot, error) {
@@ -56,7 +44,8 @@ func guestProt(prot uint64) (emu.Prot, error) {
 	return emu.Prot(prot), nil
 }
 
-func sysBrk(p *Process, a [6]uint64) (uint64, error) {
+func sysBrk(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	m := p.mm
 	want := a[0]
 	if want < m.brkStart {
@@ -84,7 +73,8 @@ func sysBrk(p *Process, a [6]uint64) (uint64, error) {
 	return m.brk, nil
 }
 
-func sysMmap(p *Process, a [6]uint64) (uint64, error) {
+func sysMmap(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	addr, length, flags, off := a[0], a[1], a[3], a[5]
 	prot, err := guestProt(a[2])
 	if err != nil {
@@ -190,7 +180,8 @@ func (p *Process) readForMap(f *file, length, off uint64) ([]byte, error) {
 	return buf[:n], nil
 }
 
-func sysMunmap(p *Process, a [6]uint64) (uint64, error) {
+func sysMunmap(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	addr, length := a[0], a[1]
 	if addr%emu.PageSize != 0 || length == 0 {
 		return 0, unix.EINVAL
@@ -199,7 +190,8 @@ func sysMunmap(p *Process, a [6]uint64) (uint64, error) {
 	return 0, p.mm.unmap(addr, addr+pageUp(length))
 }
 
-func sysMprotect(p *Process, a [6]uint64) (uint64, error) {
+func sysMprotect(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	addr, length := a[0], a[1]
 	prot, err := guestProt(a[2] &^ 0x3000000) // PROT_GROWSDOWN/UP apply to stacks only
 	if err != nil {
@@ -218,7 +210,8 @@ func sysMprotect(p *Process, a [6]uint64) (uint64, error) {
 	return 0, nil
 }
 
-func sysMremap(p *Process, a [6]uint64) (uint64, error) {
+func sysMremap(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	old, oldSize, newSize, flags := a[0], pageUp(a[1]), pageUp(a[2]), a[3]
 	m := p.mm
 	if old%emu.PageSize != 0 || newSize == 0 || flags&^uint64(mremapMaymove) != 0 {
@@ -273,7 +266,8 @@ func sysMremap(p *Process, a [6]uint64) (uint64, error) {
 
 const madvDontneed = 4
 
-func sysMadvise(p *Process, a [6]uint64) (uint64, error) {
+func sysMadvise(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	addr, length := a[0], pageUp(a[1])
 	if addr%emu.PageSize != 0 {
 		return 0, unix.EINVAL
@@ -292,7 +286,8 @@ func sysMadvise(p *Process, a [6]uint64) (uint64, error) {
 
 // sysMincore reports every mapped page resident: the guest's memory is
 // all in the emulator's.
-func sysMincore(p *Process, a [6]uint64) (uint64, error) {
+func sysMincore(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	addr, length := a[0], pageUp(a[1])
 	if addr%emu.PageSize != 0 || length < a[1] {
 		return 0, unix.EINVAL

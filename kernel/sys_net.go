@@ -8,4 +8,4 @@ import "golang.org/x/sys/unix"
 // name-service cache daemon, nscd, is skipped for the files it would
 // answer from).
 
-func sysSocket(p *Process, a [6]uint64) (uint64, error) { return 0, unix.EACCES }
+func sysSocket(t *Task, a [6]uint64) (uint64, error) { return 0, unix.EACCES }

@@ -22,7 +22,8 @@ const (
 	pollWrnorm = 0x100 // on x86-64 and arm64 alike
 )
 
-func sysPoll(p *Process, a [6]uint64) (uint64, error) {
+func sysPoll(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	timeout := int64(int32(a[2]))
 	if timeout >= 0 {
 		timeout *= 1e6
@@ -30,7 +31,8 @@ func sysPoll(p *Process, a [6]uint64) (uint64, error) {
 	return p.poll(a[0], a[1], timeout)
 }
 
-func sysPpoll(p *Process, a [6]uint64) (uint64, error) {
+func sysPpoll(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	timeout, err := p.readTimeout(a[2])
 	if err != nil {
 		return 0, err
@@ -110,7 +112,7 @@ func (p *Process) poll(addr, nfds uint64, timeout int64) (uint64, error) {
 		}
 		return ret, err
 	}
-	if waitable && p.live() == 1 {
+	if waitable && p.k.alone() {
 		ms := -1
 		if timeout > 0 {
 			ms = int(min((timeout+999_999)/1e6, 1<<31-1))

@@ -7,21 +7,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Process and identity system calls. Identity is fixed, so that a program
-// that prints or hashes its pid or uid does the same work on every run.
+// Identity and resource system calls. Identity is fixed, so that a
+// program that prints or hashes its pid or uid does the same work on
+// every run (process groups and sessions: sys_pgrp.go).
 
-func sysExitGroup(p *Process, a [6]uint64) (uint64, error) {
-	p.exit(int(a[0]))
-	p.fds.closeAll()
-	return 0, nil
-}
-
-func sysGetpid(p *Process, a [6]uint64) (uint64, error)  { return PID, nil }
-func sysGetppid(p *Process, a [6]uint64) (uint64, error) { return 1, nil }
-func sysGetuid(p *Process, a [6]uint64) (uint64, error)  { return UID, nil }
-func sysGetgid(p *Process, a [6]uint64) (uint64, error)  { return GID, nil }
-func sysSucceed(p *Process, a [6]uint64) (uint64, error) { return 0, nil }
-func sysENOSYS(p *Process, a [6]uint64) (uint64, error)  { return 0, unix.ENOSYS }
+func sysGetpid(t *Task, a [6]uint64) (uint64, error)  { return uint64(t.proc.pid), nil }
+func sysGetuid(t *Task, a [6]uint64) (uint64, error)  { return UID, nil }
+func sysGetgid(t *Task, a [6]uint64) (uint64, error)  { return GID, nil }
+func sysSucceed(t *Task, a [6]uint64) (uint64, error) { return 0, nil }
+func sysENOSYS(t *Task, a [6]uint64) (uint64, error)  { return 0, unix.ENOSYS }
 
 // Resource limits (RLIMIT_*) the guest sees.
 const (
@@ -40,8 +34,9 @@ func rlimit(resource uint64) (cur, max uint64) {
 	return rlimInfinity, rlimInfinity
 }
 
-func sysPrlimit64(p *Process, a [6]uint64) (uint64, error) {
-	if a[0] != 0 && a[0] != PID {
+func sysPrlimit64(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	if a[0] != 0 && t.proc.k.procs[int(a[0])] == nil {
 		return 0, unix.ESRCH
 	}
 	if a[3] != 0 {
@@ -55,11 +50,12 @@ func sysPrlimit64(p *Process, a [6]uint64) (uint64, error) {
 	return 0, nil
 }
 
-func sysGetrlimit(p *Process, a [6]uint64) (uint64, error) {
-	return sysPrlimit64(p, [6]uint64{0, a[0], 0, a[1]})
+func sysGetrlimit(t *Task, a [6]uint64) (uint64, error) {
+	return sysPrlimit64(t, [6]uint64{0, a[0], 0, a[1]})
 }
 
-func sysSchedGetaffinity(p *Process, a [6]uint64) (uint64, error) {
+func sysSchedGetaffinity(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	// One bit per CPU (--cpus), in whole longs, as the kernel copies it.
 	n := uint64((p.cpus() + 63) / 64 * 8)
 	if a[1] < n {
@@ -73,7 +69,8 @@ func sysSchedGetaffinity(p *Process, a [6]uint64) (uint64, error) {
 }
 
 // Fixed uname fields, 65 bytes each.
-func sysUname(p *Process, a [6]uint64) (uint64, error) {
+func sysUname(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	fields := []string{"Linux", "icount", "6.1.0-icount", "#1 SMP PREEMPT_DYNAMIC icount", p.abi.platform, "(none)"}
 	buf := make([]byte, 65*len(fields))
 	for i, f := range fields {
@@ -82,7 +79,8 @@ func sysUname(p *Process, a [6]uint64) (uint64, error) {
 	return 0, p.writeMem(a[0], buf)
 }
 
-func sysGetrandom(p *Process, a [6]uint64) (uint64, error) {
+func sysGetrandom(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	n := min(a[1], maxIO)
 	buf := make([]byte, n)
 	p.rng.Read(buf)
@@ -95,7 +93,8 @@ func (e errorString) Error() string { return string(e) }
 
 // sysSysinfo answers with fixed figures: glibc's qsort sizes its buffer
 // from the memory size, so a host figure would change the work done.
-func sysSysinfo(p *Process, a [6]uint64) (uint64, error) {
+func sysSysinfo(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	le := binary.LittleEndian
 	b := le.AppendUint64(nil, p.uptime()) // seconds
 	for i := 0; i < 3; i++ {
@@ -119,13 +118,16 @@ func sysSysinfo(p *Process, a [6]uint64) (uint64, error) {
 
 // prctl options.
 const (
-	prSetName = 15
-	prGetName = 16
+	prSetPdeathsig = 1
+	prGetPdeathsig = 2
+	prSetName      = 15
+	prGetName      = 16
 )
 
-// sysPrctl keeps the thread name; other options are refused with EINVAL,
-// as a kernel without them would.
-func sysPrctl(p *Process, a [6]uint64) (uint64, error) {
+// sysPrctl keeps the thread name and the parent-death signal; other
+// options are refused with EINVAL, as a kernel without them would.
+func sysPrctl(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	switch a[0] {
 	case prSetName:
 		b, err := p.readMem(a[1], 16)
@@ -135,19 +137,27 @@ func sysPrctl(p *Process, a [6]uint64) (uint64, error) {
 		if i := bytes.IndexByte(b, 0); i >= 0 {
 			b = b[:i]
 		}
-		p.cur.name = string(b[:min(len(b), 15)])
+		p.k.cur.name = string(b[:min(len(b), 15)])
 		return 0, nil
 	case prGetName:
 		name := make([]byte, 16)
-		copy(name, p.cur.name)
+		copy(name, p.k.cur.name)
 		return 0, p.writeMem(a[1], name)
+	case prSetPdeathsig:
+		if a[1] > nsig {
+			return 0, unix.EINVAL
+		}
+		p.deathSignal = int(a[1])
+		return 0, nil
+	case prGetPdeathsig:
+		return 0, p.writeU32(a[1], uint32(p.deathSignal))
 	}
 	return 0, unix.EINVAL
 }
 
 // sysSetID accepts setting an id to the value it has, and refuses any other
 // with EPERM, as the kernel does for an unprivileged process.
-func sysSetID(p *Process, a [6]uint64) (uint64, error) {
+func sysSetID(t *Task, a [6]uint64) (uint64, error) {
 	if uint32(a[0]) == UID || uint32(a[0]) == GID || int32(a[0]) == -1 {
 		return 0, nil
 	}
@@ -155,9 +165,9 @@ func sysSetID(p *Process, a [6]uint64) (uint64, error) {
 }
 
 // sysSetresID is sysSetID for the three ids of setresuid/setresgid.
-func sysSetresID(p *Process, a [6]uint64) (uint64, error) {
+func sysSetresID(t *Task, a [6]uint64) (uint64, error) {
 	for _, id := range a[:3] {
-		if _, err := sysSetID(p, [6]uint64{id}); err != nil {
+		if _, err := sysSetID(t, [6]uint64{id}); err != nil {
 			return 0, err
 		}
 	}
@@ -166,7 +176,8 @@ func sysSetresID(p *Process, a [6]uint64) (uint64, error) {
 
 // sysGetresID writes the fixed ids to the three pointers of getresuid and
 // getresgid (uid and gid are the same number).
-func sysGetresID(p *Process, a [6]uint64) (uint64, error) {
+func sysGetresID(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	for _, addr := range a[:3] {
 		if err := p.writeU32(addr, UID); err != nil {
 			return 0, err
@@ -176,4 +187,4 @@ func sysGetresID(p *Process, a [6]uint64) (uint64, error) {
 }
 
 // sysGetgroups reports no supplementary groups.
-func sysGetgroups(p *Process, a [6]uint64) (uint64, error) { return 0, nil }
+func sysGetgroups(t *Task, a [6]uint64) (uint64, error) { return 0, nil }

@@ -11,7 +11,8 @@ import (
 
 const nsig = 64
 
-func sysRtSigaction(p *Process, a [6]uint64) (uint64, error) {
+func sysRtSigaction(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	sig, act, oact := a[0], a[1], a[2]
 	if sig == 0 || sig > nsig || (sig == sigKILL || sig == sigSTOP) && act != 0 || a[3] != 8 {
 		return 0, unix.EINVAL
@@ -42,12 +43,13 @@ const (
 	sigSetmask = 2
 )
 
-func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
+func sysRtSigprocmask(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	how, set, oset := a[0], a[1], a[2]
 	if a[3] != 8 {
 		return 0, unix.EINVAL
 	}
-	old := p.cur.sig.mask
+	old := p.k.cur.sig.mask
 	if set != 0 {
 		v, err := p.readU64(set)
 		if err != nil {
@@ -55,17 +57,17 @@ func sysRtSigprocmask(p *Process, a [6]uint64) (uint64, error) {
 		}
 		switch how {
 		case sigBlock:
-			p.cur.sig.mask |= v
+			p.k.cur.sig.mask |= v
 		case sigUnblock:
-			p.cur.sig.mask &^= v
+			p.k.cur.sig.mask &^= v
 		case sigSetmask:
-			p.cur.sig.mask = v
+			p.k.cur.sig.mask = v
 		default:
 			return 0, unix.EINVAL
 		}
-		p.cur.sig.mask &^= unblockable
-		if p.deliverable(p.cur) != 0 {
-			p.switching = true // delivered as the call returns
+		p.k.cur.sig.mask &^= unblockable
+		if p.deliverable(p.k.cur) != 0 {
+			p.k.switching = true // delivered as the call returns
 		}
 	}
 	if oset != 0 {
@@ -83,25 +85,26 @@ func (p *Process) readSigset(addr, size uint64) (uint64, error) {
 }
 
 // sysRtSigpending reports the signals pending for the thread.
-func sysRtSigpending(p *Process, a [6]uint64) (uint64, error) {
+func sysRtSigpending(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	if a[1] != 8 {
 		return 0, unix.EINVAL
 	}
-	return 0, p.writeU64(a[0], p.pending(p.cur))
+	return 0, p.writeU64(a[0], p.pending(p.k.cur))
 }
 
 // sysRtSigsuspend waits, with the mask replaced, until a handler runs; the
 // handler returns to the mask before, and the call fails with EINTR.
-func sysRtSigsuspend(p *Process, a [6]uint64) (uint64, error) {
+func sysRtSigsuspend(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	mask, err := p.readSigset(a[0], a[1])
 	if err != nil {
 		return 0, err
 	}
-	t := p.cur
 	t.sig.suspended, t.sig.suspendedMask = true, t.sig.mask
 	t.sig.mask = mask &^ unblockable
 	if p.deliverable(t) != 0 {
-		p.switching = true // delivered as the call returns
+		p.k.switching = true // delivered as the call returns
 		return 0, unix.EINTR
 	}
 	return p.block(&wait{what: "a signal (rt_sigsuspend)", deadline: noDeadline})
@@ -109,7 +112,8 @@ func sysRtSigsuspend(p *Process, a [6]uint64) (uint64, error) {
 
 // sysRtSigtimedwait takes a pending signal of the set without running its
 // handler, waiting for one until the timeout (guest time) if none is.
-func sysRtSigtimedwait(p *Process, a [6]uint64) (uint64, error) {
+func sysRtSigtimedwait(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	set, err := p.readSigset(a[0], a[3])
 	if err != nil {
 		return 0, err
@@ -123,7 +127,6 @@ func sysRtSigtimedwait(p *Process, a [6]uint64) (uint64, error) {
 		}
 		deadline = p.deadlineAfter(d)
 	}
-	t := p.cur
 	take := func() (uint64, error, bool) {
 		ready := p.pending(t) & set
 		if ready == 0 {
@@ -151,8 +154,8 @@ func sysRtSigtimedwait(p *Process, a [6]uint64) (uint64, error) {
 const ssDisable = 2
 
 // sysSigaltstack sets and reports the thread's alternate signal stack.
-func sysSigaltstack(p *Process, a [6]uint64) (uint64, error) {
-	t := p.cur
+func sysSigaltstack(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	sp := p.cpu.Reg(p.abi.sp)
 	var set []byte
 	if a[0] != 0 {
@@ -195,55 +198,89 @@ func sysSigaltstack(p *Process, a [6]uint64) (uint64, error) {
 }
 
 // sysRtSigreturn returns from a signal handler through its frame.
-func sysRtSigreturn(p *Process, a [6]uint64) (uint64, error) {
+func sysRtSigreturn(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	if p.abi.arch == emu.ARM64 {
 		return p.sigreturnARM64()
 	}
 	return p.sigreturnX86()
 }
 
-// sysKill sends a signal to the process; there is no other.
-func sysKill(p *Process, a [6]uint64) (uint64, error) {
+// sysKill sends a signal to a process (pid > 0), to the caller's process
+// group (0), to every process but the first (-1), or to the process group
+// -pid.
+func sysKill(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	pid, sig := int32(a[0]), a[1]
 	if sig > nsig {
 		return 0, unix.EINVAL
 	}
-	switch pid {
-	case PID, 0, -PID:
+	var targets []*Process
+	switch {
+	case pid > 0:
+		if q := p.k.procs[int(pid)]; q != nil && !q.exited {
+			targets = []*Process{q}
+		}
+	case pid == -1:
+		for _, q := range p.k.live() {
+			if q != p.k.first || q == p {
+				targets = append(targets, q)
+			}
+		}
 	default:
-		return 0, unix.ESRCH // -1: every process but this one, and there is none
+		group := p.pgid
+		if pid < -1 {
+			group = int(-pid)
+		}
+		for _, q := range p.k.live() {
+			if q.pgid == group {
+				targets = append(targets, q)
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return 0, unix.ESRCH
 	}
 	if sig != 0 {
-		p.sendProcess(int(sig), sigInfo{signo: int32(sig), code: siUser, pid: PID, uid: UID})
+		for _, q := range targets {
+			q.sendProcess(int(sig), sigInfo{signo: int32(sig), code: siUser, pid: uint32(p.pid), uid: UID})
+		}
 	}
 	return 0, nil
 }
 
-// sysTkill sends a signal to one thread.
-func sysTkill(p *Process, a [6]uint64) (uint64, error) {
-	return p.tkill(int(int32(a[0])), a[1])
+// sysTkill sends a signal to one thread, of any process.
+func sysTkill(t *Task, a [6]uint64) (uint64, error) {
+	return t.tkill(0, int(int32(a[0])), a[1])
 }
 
-// sysTgkill sends a signal to one thread of the process.
-func sysTgkill(p *Process, a [6]uint64) (uint64, error) {
-	if tgid := int32(a[0]); tgid <= 0 {
+// sysTgkill sends a signal to one thread of the process tgid.
+func sysTgkill(t *Task, a [6]uint64) (uint64, error) {
+	tgid := int(int32(a[0]))
+	if tgid <= 0 {
 		return 0, unix.EINVAL
-	} else if tgid != PID {
-		return 0, unix.ESRCH
 	}
-	return p.tkill(int(int32(a[1])), a[2])
+	return t.tkill(tgid, int(int32(a[1])), a[2])
 }
 
-func (p *Process) tkill(tid int, sig uint64) (uint64, error) {
+// tkill sends sig to the thread tid (of the process tgid, unless 0).
+func (t *Task) tkill(tgid, tid int, sig uint64) (uint64, error) {
 	if tid <= 0 || sig > nsig {
 		return 0, unix.EINVAL
 	}
-	t := p.threadByTID(tid)
-	if t == nil {
+	var target *Task
+	for _, q := range t.proc.k.live() {
+		if tgid == 0 || q.pid == tgid {
+			if target = q.threadByTID(tid); target != nil {
+				break
+			}
+		}
+	}
+	if target == nil {
 		return 0, unix.ESRCH
 	}
 	if sig != 0 {
-		p.send(t, int(sig), sigInfo{signo: int32(sig), code: siTkill, pid: PID, uid: UID})
+		target.proc.send(target, int(sig), sigInfo{signo: int32(sig), code: siTkill, pid: uint32(t.proc.pid), uid: UID})
 	}
 	return 0, nil
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // Thread system calls: clone for threads, exit of one thread, thread ids,
-// yielding and affinity. Processes (fork, vfork, clone without CLONE_VM)
-// are refused: icount runs one process.
+// yielding and affinity. clone without CLONE_THREAD makes a process
+// (sys_fork.go).
 
 // clone flags (include/uapi/linux/sched.h).
 const (
@@ -39,31 +39,26 @@ const (
 		cloneParentSettid | cloneChildCleartid | cloneChildSettid | cloneDetached | cloneUntraced | cloneIO
 )
 
-// firstTID is the thread id of the second thread; the first's is PID.
-const firstTID = PID + 1
-
-// MaxThreads bounds the threads alive at once: past it clone fails with
-// EAGAIN, as it does past RLIMIT_NPROC.
-const MaxThreads = 4096
-
-func sysClone(p *Process, a [6]uint64) (uint64, error) {
+// sysClone makes a thread (CLONE_THREAD) or a process (sys_fork.go).
+func sysClone(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	flags, sp, ptid := a[0], a[1], a[2]
 	tls, ctid := a[p.abi.cloneTLSArg], a[p.abi.cloneCTIDArg]
+	if flags&cloneThread == 0 {
+		return t.cloneProcess(cloneArgs{flags: flags, sp: sp, ptid: ptid, tls: tls, ctid: ctid})
+	}
 	switch {
-	case flags&cloneVM == 0:
-		return 0, errUnsupported(fmt.Sprintf("a new process (clone flags %#x without CLONE_VM, as fork makes; icount runs one process)", flags))
 	case flags&cloneThreadNeeds != cloneThreadNeeds || flags&^cloneSignalMask&^cloneThreadMay != 0:
 		return 0, errUnsupported(fmt.Sprintf("clone flags %#x (icount makes threads: CLONE_VM|CLONE_SIGHAND|CLONE_THREAD and the flags pthreads and Go add)", flags))
-	case p.live() >= MaxThreads:
+	case p.k.liveTasks() >= MaxTasks:
 		return 0, unix.EAGAIN
 	}
 	ctx, err := p.cpu.NewContext()
 	if err != nil {
 		return 0, err
 	}
-	t := &thread{tid: p.nextTID, ctx: ctx, name: p.cur.name}
-	t.sig.mask = p.cur.sig.mask
-	p.nextTID++
+	child := &Task{proc: p, tid: p.k.newID(), name: t.name}
+	child.sig.mask = t.sig.mask
 	set := func(r emu.Reg, v uint64) {
 		if err == nil {
 			err = p.cpu.SetContextReg(ctx, r, v)
@@ -82,75 +77,104 @@ func sysClone(p *Process, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	if flags&cloneParentSettid != 0 {
-		if err := p.writeU32(ptid, uint32(t.tid)); err != nil {
+		if err := p.writeU32(ptid, uint32(child.tid)); err != nil {
 			p.cpu.FreeContext(ctx)
 			return 0, err
 		}
 	}
 	if flags&cloneChildSettid != 0 {
-		if err := p.writeU32(ctid, uint32(t.tid)); err != nil {
+		if err := p.writeU32(ctid, uint32(child.tid)); err != nil {
 			p.cpu.FreeContext(ctx)
 			return 0, err
 		}
 	}
 	if flags&cloneChildCleartid != 0 {
-		t.clearTID = ctid
+		child.clearTID = ctid
 	}
-	p.threads = append(p.threads, t)
-	p.alive++
-	if !p.sliced {
-		p.switching = true // the CPU runs in slices from now on
-	}
-	return uint64(t.tid), nil
+	p.k.setContext(child, p.cpu, ctx)
+	p.tasks = append(p.tasks, child)
+	p.img.addTask(child)
+	p.k.addTask(child)
+	return uint64(child.tid), nil
 }
 
 // sysClone3 answers ENOSYS: glibc then calls clone.
-func sysClone3(p *Process, a [6]uint64) (uint64, error) { return 0, unix.ENOSYS }
+func sysClone3(t *Task, a [6]uint64) (uint64, error) { return 0, unix.ENOSYS }
 
 // sysExit ends the calling thread; the last one's exit ends the process.
-func sysExit(p *Process, a [6]uint64) (uint64, error) {
-	if p.live() == 1 {
-		return sysExitGroup(p, a)
+func sysExit(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	if len(p.tasks) == 1 {
+		return sysExitGroup(t, a)
 	}
-	t := p.cur
+	t.exit()
+	p.k.switching = true
+	return 0, errBlocked
+}
+
+// exit ends the task: it leaves its process and the scheduler, and its
+// CLONE_CHILD_CLEARTID address is cleared and woken.
+func (t *Task) exit() {
+	p, k := t.proc, t.proc.k
+	if t.state == exited {
+		return
+	}
+	if t.state == blocked {
+		k.wake(t, 0, nil) // its wait's release runs
+	}
 	t.state = exited
-	p.alive--
-	if t.clearTID != 0 {
+	if t.clearTID != 0 && !p.exited {
 		// As the kernel does: a fault here is ignored.
 		if p.writeU32(t.clearTID, 0) == nil {
 			p.futexWake(t.clearTID, 1, futexBitsetAny)
 		}
 	}
-	p.switching = true
-	return 0, errBlocked
+	p.tasks = removeTask(p.tasks, t)
+	k.tasks = removeTask(k.tasks, t)
+	k.setContext(t, nil, nil)
+	if v := t.vforkParent; v != nil {
+		t.vforkParent = nil
+		k.releaseVfork(v)
+	}
 }
 
-func sysGettid(p *Process, a [6]uint64) (uint64, error) { return uint64(p.cur.tid), nil }
+// removeTask removes t from ts, keeping the order.
+func removeTask(ts []*Task, t *Task) []*Task {
+	for i, u := range ts {
+		if u == t {
+			return append(ts[:i], ts[i+1:]...)
+		}
+	}
+	return ts
+}
 
-func sysSetTidAddress(p *Process, a [6]uint64) (uint64, error) {
-	p.cur.clearTID = a[0]
-	return uint64(p.cur.tid), nil
+func sysGettid(t *Task, a [6]uint64) (uint64, error) { return uint64(t.tid), nil }
+
+func sysSetTidAddress(t *Task, a [6]uint64) (uint64, error) {
+	t.clearTID = a[0]
+	return uint64(t.tid), nil
 }
 
 // sysSetRobustList records the list; at a thread's exit its robust futexes
 // are not released (a thread that exits holding a robust mutex is rare).
-func sysSetRobustList(p *Process, a [6]uint64) (uint64, error) {
+func sysSetRobustList(t *Task, a [6]uint64) (uint64, error) {
 	if a[1] != 24 { // sizeof(struct robust_list_head)
 		return 0, unix.EINVAL
 	}
-	p.cur.robustList = a[0]
+	t.robustList = a[0]
 	return 0, nil
 }
 
-func sysSchedYield(p *Process, a [6]uint64) (uint64, error) {
-	if len(p.threads) > 1 {
-		p.switching, p.yield = true, true
+func sysSchedYield(t *Task, a [6]uint64) (uint64, error) {
+	if k := t.proc.k; len(k.tasks) > 1 {
+		k.switching, k.yield = true, true
 	}
 	return 0, nil
 }
 
 // sysSchedSetaffinity accepts any mask naming one of the guest's CPUs.
-func sysSchedSetaffinity(p *Process, a [6]uint64) (uint64, error) {
+func sysSchedSetaffinity(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	if a[0] != 0 && p.threadByTID(int(a[0])) == nil {
 		return 0, unix.ESRCH
 	}
@@ -175,7 +199,7 @@ const (
 )
 
 // sysMembarrier: one CPU runs every thread, so every barrier holds at once.
-func sysMembarrier(p *Process, a [6]uint64) (uint64, error) {
+func sysMembarrier(t *Task, a [6]uint64) (uint64, error) {
 	switch a[0] {
 	case membarrierQuery:
 		return membarrierGlobal | membarrierPrivateExpedited | membarrierRegisterPrivateExpdted, nil

@@ -20,9 +20,8 @@ var clockNames = map[int32]string{
 }
 
 // clockID checks a guest clock id and names it. A negative id is a CPU-time
-// clock of a process or thread (clock_getcpuclockid): only the guest's own
-// are valid. host is the host clock that stands for it in host time.
-func clockID(id int32) (name string, host int32, err error) {
+// clock of a process or thread (clock_getcpuclockid): of an emulated one. host is the host clock that stands for it in host time.
+func (k *Kernel) clockID(id int32) (name string, host int32, err error) {
 	if id >= 0 {
 		name, ok := clockNames[id]
 		if !ok {
@@ -31,8 +30,7 @@ func clockID(id int32) (name string, host int32, err error) {
 		return name, id, nil
 	}
 	// ~pid << 3 | thread << 2 | type, type 3 is invalid.
-	pid := ^(id >> 3)
-	if id&3 == 3 || (pid != 0 && pid != PID) {
+	if pid := int(^(id >> 3)); id&3 == 3 || pid != 0 && !k.knows(pid) {
 		return "", 0, unix.EINVAL
 	}
 	return "CPU-time clock", unix.CLOCK_PROCESS_CPUTIME_ID, nil
@@ -79,8 +77,9 @@ func (p *Process) readTimeout(addr uint64) (int64, error) {
 	return p.readTimespec(addr)
 }
 
-func sysClockGettime(p *Process, a [6]uint64) (uint64, error) {
-	name, host, err := clockID(int32(a[0]))
+func sysClockGettime(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	name, host, err := p.k.clockID(int32(a[0]))
 	if err != nil {
 		return 0, err
 	}
@@ -97,9 +96,10 @@ const (
 	resCoarse = 4_000_000 // a 250 Hz tick
 )
 
-func sysClockGetres(p *Process, a [6]uint64) (uint64, error) {
+func sysClockGetres(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	id := int32(a[0])
-	if _, _, err := clockID(id); err != nil {
+	if _, _, err := p.k.clockID(id); err != nil {
 		return 0, err
 	}
 	if a[1] == 0 {
@@ -112,7 +112,8 @@ func sysClockGetres(p *Process, a [6]uint64) (uint64, error) {
 	return 0, p.writeMem(a[1], timespec(res, false))
 }
 
-func sysGettimeofday(p *Process, a [6]uint64) (uint64, error) {
+func sysGettimeofday(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	if a[1] != 0 {
 		// struct timezone: UTC, no daylight saving.
 		if err := p.writeMem(a[1], make([]byte, 8)); err != nil {
@@ -129,7 +130,8 @@ func sysGettimeofday(p *Process, a [6]uint64) (uint64, error) {
 	return 0, p.writeMem(a[0], timespec(ns, true))
 }
 
-func sysTime(p *Process, a [6]uint64) (uint64, error) {
+func sysTime(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	ns, err := p.readClock("time", unix.CLOCK_REALTIME)
 	if err != nil {
 		return 0, err
@@ -151,7 +153,8 @@ const userHz = 100
 
 // sysTimes answers with the clock read as both the time since boot and
 // the process's user time.
-func sysTimes(p *Process, a [6]uint64) (uint64, error) {
+func sysTimes(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	ns, err := p.readClock("times", unix.CLOCK_PROCESS_CPUTIME_ID)
 	if err != nil {
 		return 0, err
@@ -176,7 +179,8 @@ const (
 
 // sysGetrusage answers with the clock read as the user time; the system
 // time and every other figure are zero (there are no children either).
-func sysGetrusage(p *Process, a [6]uint64) (uint64, error) {
+func sysGetrusage(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	ru := make([]byte, 144)
 	switch int32(a[0]) {
 	case rusageSelf, rusageThread:
@@ -195,13 +199,14 @@ func sysGetrusage(p *Process, a [6]uint64) (uint64, error) {
 // uptime is sysinfo's uptime in seconds: from the clock under a fixed
 // clock, else a fixed 0 (no read of the host).
 func (p *Process) uptime() uint64 {
-	if c := p.clk.fixed; c != nil {
+	if c := p.k.clk.fixed; c != nil {
 		return uint64(max(c.Read("sysinfo"), 0) / 1e9)
 	}
 	return 0
 }
 
-func sysNanosleep(p *Process, a [6]uint64) (uint64, error) {
+func sysNanosleep(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	d, err := p.readTimespec(a[0])
 	if err != nil {
 		return 0, err
@@ -209,12 +214,12 @@ func sysNanosleep(p *Process, a [6]uint64) (uint64, error) {
 	return p.sleepThread(d, a[1])
 }
 
-// sleepThread sleeps d nanoseconds: with other threads alive, or a timer
-// that may fire meanwhile, the thread waits in guest time while they run;
+// sleepThread sleeps d nanoseconds: with other tasks alive, or a timer
+// that may fire meanwhile, the task waits in guest time while they run;
 // alone it sleeps at once (sleep). A signal ends the wait early with EINTR,
 // and the time left is written to rem, if not 0.
 func (p *Process) sleepThread(d int64, rem uint64) (uint64, error) {
-	if p.live() == 1 && !p.timerArmed() {
+	if p.k.alone() {
 		p.sleep(d)
 		return 0, nil
 	}
@@ -230,25 +235,40 @@ func (p *Process) sleepThread(d int64, rem uint64) (uint64, error) {
 
 const timerAbstime = 1
 
-func sysClockNanosleep(p *Process, a [6]uint64) (uint64, error) {
+func sysClockNanosleep(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	id := int32(a[0])
-	_, host, err := clockID(id)
+	_, host, err := p.k.clockID(id)
 	if err != nil || id == unix.CLOCK_THREAD_CPUTIME_ID {
 		return 0, unix.EINVAL
 	}
-	t, err := p.readTimespec(a[2])
+	ts, err := p.readTimespec(a[2])
 	if err != nil {
 		return 0, err
 	}
 	if a[1]&timerAbstime != 0 {
-		if p.live() == 1 && !p.timerArmed() {
-			return 0, p.sleepUntil(host, t)
+		if p.k.alone() {
+			return 0, p.sleepUntil(host, ts)
 		}
-		d, err := p.untilTime(host, t)
+		d, err := p.untilTime(host, ts)
 		if err != nil {
 			return 0, err
 		}
 		return p.sleepThread(d, 0)
 	}
-	return p.sleepThread(t, a[3])
+	return p.sleepThread(ts, a[3])
+}
+
+// knows reports whether id is the pid of a process not yet reaped or the
+// tid of a live thread.
+func (k *Kernel) knows(id int) bool {
+	if k.procs[id] != nil {
+		return true
+	}
+	for _, t := range k.tasks {
+		if t.tid == id {
+			return true
+		}
+	}
+	return false
 }

@@ -26,8 +26,30 @@ const (
 	itimerProf    = 2
 )
 
-// timerArmed reports whether ITIMER_REAL is armed.
+// timerArmed reports whether the process's ITIMER_REAL is armed.
 func (p *Process) timerArmed() bool { return p.alarm.deadline != noDeadline }
+
+// timerArmed reports whether any process's ITIMER_REAL is armed.
+func (k *Kernel) timerArmed() bool {
+	for _, p := range k.live() {
+		if p.timerArmed() {
+			return true
+		}
+	}
+	return false
+}
+
+// alone reports whether the running task is the only one and no timer
+// can fire: a sleep then ends at once, guest time jumping over it.
+func (k *Kernel) alone() bool { return len(k.tasks) == 1 && !k.timerArmed() }
+
+// fireTimers sends SIGALRM to each process whose ITIMER_REAL's deadline
+// has come.
+func (k *Kernel) fireTimers() {
+	for _, p := range k.live() {
+		p.fireTimers()
+	}
+}
 
 // armTimer sets ITIMER_REAL to fire after value, then every interval
 // (value 0 disarms it), and returns what was left of it and its interval.
@@ -39,7 +61,7 @@ func (p *Process) armTimer(value, interval int64) (left, oldInterval int64) {
 	p.alarm = itimer{deadline: noDeadline}
 	if value > 0 {
 		p.alarm = itimer{deadline: p.deadlineAfter(value), interval: max(interval, 0)}
-		p.switching = true // Schedule makes the CPU run in slices
+		p.k.switching = true // Schedule makes the CPU run in slices
 	}
 	return left, oldInterval
 }
@@ -63,7 +85,8 @@ func (p *Process) fireTimers() {
 
 // sysAlarm arms ITIMER_REAL for a whole number of seconds; it returns the
 // seconds the previous alarm still had, rounded to the nearest.
-func sysAlarm(p *Process, a [6]uint64) (uint64, error) {
+func sysAlarm(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	left, _ := p.armTimer(int64(uint32(a[0]))*1e9, 0)
 	secs := (left + 5e8) / 1e9
 	if left > 0 && secs == 0 {
@@ -89,7 +112,8 @@ func itimerval(interval, value int64) []byte {
 	return append(timespec(interval, true), timespec(value, true)...)
 }
 
-func sysSetitimer(p *Process, a [6]uint64) (uint64, error) {
+func sysSetitimer(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	switch a[0] {
 	case itimerReal:
 	case itimerVirtual, itimerProf:
@@ -117,7 +141,8 @@ func sysSetitimer(p *Process, a [6]uint64) (uint64, error) {
 	return 0, nil
 }
 
-func sysGetitimer(p *Process, a [6]uint64) (uint64, error) {
+func sysGetitimer(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	switch a[0] {
 	case itimerReal:
 	case itimerVirtual, itimerProf:
@@ -134,6 +159,7 @@ func sysGetitimer(p *Process, a [6]uint64) (uint64, error) {
 
 // sysPause waits for a signal whose handler runs: it then fails with
 // EINTR.
-func sysPause(p *Process, a [6]uint64) (uint64, error) {
+func sysPause(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
 	return p.block(&wait{what: "a signal (pause)", deadline: noDeadline})
 }

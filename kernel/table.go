@@ -20,9 +20,9 @@ func (s Support) String() string {
 	return [...]string{"full", "partial", "enosys", "no"}[s]
 }
 
-// Handler emulates one system call. It returns the result, or an Errno for
-// the guest, or errUnsupported to stop the run.
-type Handler func(p *Process, a [6]uint64) (uint64, error)
+// Handler emulates one system call made by the task t. It returns the
+// result, or an Errno for the guest, or errUnsupported to stop the run.
+type Handler func(t *Task, a [6]uint64) (uint64, error)
 
 // Syscall is one row of a guest arch's system-call table.
 type Syscall struct {

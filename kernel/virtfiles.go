@@ -39,7 +39,7 @@ func (p *Process) openVirtual(path string, flags uint64) (f *file, ok bool, err 
 		}
 		return &file{host: fd, path: path, virt: virtRandom}, true, nil
 	}
-	if procSelfAbsent(path) {
+	if p.procSelfAbsent(path) {
 		return nil, true, unix.ENOENT
 	}
 	text, ok := p.generatedFile(path)
@@ -74,7 +74,7 @@ func (p *Process) readVirtual(f *file, buf []byte) (int, bool) {
 }
 
 // cpus is the number of CPUs the guest is told it has.
-func (p *Process) cpus() int { return max(p.opts.CPUs, 1) }
+func (p *Process) cpus() int { return max(p.k.opts.CPUs, 1) }
 
 // cpuList is the kernel's list format of the guest's CPUs: "0" or "0-3".
 func (p *Process) cpuList() string {

@@ -24,20 +24,60 @@ const unknownFile = "???"
 // they are placed at the caller's first line. A function calling itself
 // directly is one context in icount's tree: its calls from its caller then
 // include its recursive calls.
+//
+// A run of more than one process is one part per program run (entry of
+// Profile.Processes), in order, each with its pid, command, summary and
+// totals, as the format allows; KCachegrind reads each part, but
+// callgrind_annotate only the first: WriteCallgrindPart writes one part
+// alone.
 func WriteCallgrind(w io.Writer, p *count.Profile) error {
 	bw := bufio.NewWriter(w)
 	cw := &callgrindWriter{w: bw, ids: map[string]map[string]int{}}
-
 	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: icount %s\n", p.Meta.IcountVersion)
-	fmt.Fprintf(bw, "cmd: %s\npart: 1\n", oneLine(strings.Join(p.Meta.Args, " ")))
-	fmt.Fprintf(bw, "desc: Guest: %s, %s, exit %d\n", p.Meta.Arch, p.Meta.CPUModel, p.Exit.Status)
+	procs := processes(p)
+	if len(procs) == 1 {
+		cw.part(p, 0, false)
+	} else {
+		for i := range procs {
+			cw.part(p, i, true)
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteCallgrindPart writes one program of the run, the entry process of
+// Profile.Processes, as a callgrind file of one part (see WriteCallgrind).
+func WriteCallgrindPart(w io.Writer, p *count.Profile, process int) error {
+	procs := processes(p)
+	if process < 0 || process >= len(procs) {
+		return fmt.Errorf("no process %d: the run has %d", process, len(procs))
+	}
+	bw := bufio.NewWriter(w)
+	cw := &callgrindWriter{w: bw, ids: map[string]map[string]int{}}
+	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: icount %s\n", p.Meta.IcountVersion)
+	cw.part(p, process, len(procs) > 1)
+	return bw.Flush()
+}
+
+// part writes the part of the entry process: the whole run when the run
+// had one (own false), else that program's own header and costs.
+func (cw *callgrindWriter) part(p *count.Profile, process int, own bool) {
+	bw := cw.w
+	fns, cmd, exit, total := p.Functions, p.Meta.Args, fmt.Sprintf("exit %d", p.Exit.Status), p.Totals.Instructions
+	if own {
+		pr := processes(p)[process]
+		fns, cmd, exit, total = pr.Functions, pr.Argv, exitText(pr.Exit), pr.Totals.Instructions
+		fmt.Fprintf(bw, "\npid: %d\n", pr.PID)
+	}
+	fmt.Fprintf(bw, "cmd: %s\npart: %d\n", oneLine(strings.Join(cmd, " ")), process+1)
+	fmt.Fprintf(bw, "desc: Guest: %s, %s, %s\n", p.Meta.Arch, p.Meta.CPUModel, exit)
 	fmt.Fprintf(bw, "positions: line\nevents: Ir\n")
-	fmt.Fprintf(bw, "summary: %d\n", p.Totals.Instructions)
+	fmt.Fprintf(bw, "summary: %d\n", total)
 
 	type fkey struct{ module, name string }
 	funcs := map[fkey]*count.FunctionCount{}
-	for i := range p.Functions {
-		f := &p.Functions[i]
+	for i := range fns {
+		f := &fns[i]
 		funcs[fkey{f.Module, f.Name}] = f
 	}
 	home := func(module, name string) string {
@@ -52,6 +92,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 		}
 		return 0
 	}
+	objectFile := func(module string) string { return objectFile(p, process, module) }
 
 	// Self costs by function, then file and line.
 	type pos struct {
@@ -60,6 +101,9 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 	}
 	lines := map[fkey]map[pos]uint64{}
 	for _, l := range p.Lines {
+		if l.Process != process {
+			continue
+		}
 		k := fkey{l.Module, l.Function}
 		if lines[k] == nil {
 			lines[k] = map[pos]uint64{}
@@ -76,7 +120,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 	}
 	arcs := map[fkey]map[fkey]*arc{}
 	for _, n := range p.CallTree {
-		if n.Parent < 0 {
+		if n.Parent < 0 || n.Process != process {
 			continue
 		}
 		parent := p.CallTree[n.Parent]
@@ -102,7 +146,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 			order = append(order, k)
 		}
 	}
-	for _, f := range p.Functions {
+	for _, f := range fns {
 		add(fkey{f.Module, f.Name})
 	}
 	var extra []fkey
@@ -130,7 +174,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 	for _, k := range order {
 		fileHome := home(k.module, k.name)
 		bw.WriteString("\n")
-		if obj := objectFile(p, k.module); obj != curObj {
+		if obj := objectFile(k.module); obj != curObj {
 			cw.name("ob", "ob", obj)
 			curObj = obj
 		}
@@ -185,7 +229,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 		})
 		for _, c := range callees {
 			a := arcs[k][c]
-			if obj := objectFile(p, c.module); obj != objectFile(p, k.module) {
+			if obj := objectFile(c.module); obj != objectFile(k.module) {
 				cw.name("cob", "ob", obj)
 			}
 			cw.name("cfi", "fl", home(c.module, c.name))
@@ -194,8 +238,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 			fmt.Fprintf(bw, "%d %d\n", firstLine(k.module, k.name), a.incl)
 		}
 	}
-	fmt.Fprintf(bw, "\ntotals: %d\n", p.Totals.Instructions)
-	return bw.Flush()
+	fmt.Fprintf(bw, "\ntotals: %d\n", total)
 }
 
 // callgrindWriter compresses names: the first use of a name gives it a
@@ -222,11 +265,12 @@ func (c *callgrindWriter) name(spec, kind, name string) {
 	fmt.Fprintf(c.w, "%s=(%d) %s\n", spec, id, name)
 }
 
-// objectFile is the file of the mapped object named module: the path of
-// the mapping whose base name it is, else the module name.
-func objectFile(p *count.Profile, module string) string {
+// objectFile is the file of the mapped object named module in the entry
+// process: the path of its mapping whose base name it is, else the module
+// name.
+func objectFile(p *count.Profile, process int, module string) string {
 	for _, m := range p.Mappings {
-		if path.Base(m.File) == module {
+		if m.Process == process && path.Base(m.File) == module {
 			return m.File
 		}
 	}

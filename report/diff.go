@@ -14,7 +14,7 @@ import (
 )
 
 // DiffSchema names the version of the diff's JSON form.
-const DiffSchema = "icount-diff/1"
+const DiffSchema = "icount-diff/2"
 
 // Verdict kinds, from worst to best. A Report's verdict is its worst
 // comparison's, except that a regression outranks "none".
@@ -72,6 +72,9 @@ type Comparison struct {
 	Head    ProfileID  `json:"head"`
 	Verdict Verdict    `json:"verdict"`
 	Totals  []CountRow `json:"totals"`
+	// Processes compares the programs the runs ran, when either ran more
+	// than one (see processRows); the totals are theirs summed.
+	Processes []ProcessRow `json:"processes,omitempty"`
 	// Functions lists every function on either side but the ignored ones,
 	// largest absolute change first.
 	Functions []FunctionRow `json:"functions"`
@@ -80,6 +83,9 @@ type Comparison struct {
 	// Inclusive and Calls say whether either Profile has those counts.
 	Inclusive bool `json:"has_inclusive"`
 	Calls     bool `json:"has_calls"`
+	// Schemas are the base's and the head's Profile schemas, when they
+	// differ (a note says so too).
+	Schemas []string `json:"profile_schemas,omitempty"`
 	// Identical: both binaries have the same SHA-256.
 	Identical bool `json:"identical_binaries"`
 	// Incomparable says why there is no verdict; empty when there is one.
@@ -245,12 +251,17 @@ func compareOne(p Pair, g *Gates) Comparison {
 		{"distinct blocks", Delta{b.Totals.DistinctBlocks, h.Totals.DistinctBlocks}},
 		{"system calls", Delta{b.Totals.Syscalls, h.Totals.Syscalls}},
 	}
+	c.Processes = processRows(b, h)
 	c.Functions, c.Ignored = functionRows(b, h, g)
 	for _, f := range append(slices.Clone(c.Functions), c.Ignored...) {
 		c.Inclusive = c.Inclusive || f.Inclusive.Base != 0 || f.Inclusive.Head != 0
 		c.Calls = c.Calls || f.Calls.Base != 0 || f.Calls.Head != 0
 	}
 	c.Renames = renames(c.Functions)
+	if schemas, note := schemaNote(b, h); note != "" {
+		c.Schemas = schemas
+		c.Notes = append(c.Notes, note)
+	}
 	c.Incomparable = Comparability(b, h)
 	if c.Identical && !sameCounts(c) {
 		c.Incomparable = append(c.Incomparable,
@@ -388,6 +399,11 @@ func sameCounts(c Comparison) bool {
 	}
 	for _, f := range append(slices.Clone(c.Functions), c.Ignored...) {
 		if f.Status != "unchanged" {
+			return false
+		}
+	}
+	for _, pr := range c.Processes {
+		if pr.Status != "unchanged" {
 			return false
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// DiffJSON writes the Report as indented JSON (schema icount-diff/1).
+// DiffJSON writes the Report as indented JSON (schema DiffSchema).
 func DiffJSON(w io.Writer, r *Report) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {

@@ -61,6 +61,17 @@ func mdComparison(b *strings.Builder, c Comparison, collapse bool) {
 		rows = append(rows, []string{t.Name, Group(t.Base), Group(t.Head), SignedGroup(t.Change()), Percent(t.Delta)})
 	}
 	b.WriteString(mdTable(rows, 1))
+	if len(c.Processes) > 0 {
+		fmt.Fprintf(b, "\nProcesses: %s.\n\n", mdText(processSummary(c.Processes)))
+		table, unchanged, left := processTable(c.Processes, true)
+		b.WriteString(mdTable(table, 1))
+		if left > 0 {
+			fmt.Fprintf(b, "\n%s more changed: see the JSON report.\n", plural(left, "process", "processes"))
+		}
+		if unchanged > 0 {
+			fmt.Fprintf(b, "\n%s unchanged.\n", plural(unchanged, "other process", "other processes"))
+		}
+	}
 	var changed []FunctionRow
 	for _, f := range c.Functions {
 		if f.Status != "unchanged" {

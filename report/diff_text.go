@@ -74,6 +74,18 @@ func textComparison(b *strings.Builder, c Comparison) {
 	}
 	b.WriteString(AlignTable(rows, 1, "  "))
 	b.WriteString("\n")
+	if len(c.Processes) > 0 {
+		fmt.Fprintf(b, "processes: %s\n", processSummary(c.Processes))
+		table, unchanged, left := processTable(c.Processes, false)
+		b.WriteString(AlignTable(table, 1, "  "))
+		if left > 0 {
+			fmt.Fprintf(b, "%s more changed (see the JSON report)\n", plural(left, "process", "processes"))
+		}
+		if unchanged > 0 {
+			fmt.Fprintf(b, "%s unchanged\n", plural(unchanged, "other process", "other processes"))
+		}
+		b.WriteString("\n")
+	}
 	var shown []FunctionRow
 	unchanged := 0
 	for _, f := range c.Functions {

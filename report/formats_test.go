@@ -191,7 +191,7 @@ func TestShareBlocks(t *testing.T) {
 		{Parent: 0, Function: "b", Self: 1},
 		{Parent: 1, Function: "c", Self: 0},
 	}
-	got := shareBlocks(tree, func(_, name string) uint64 { return map[string]uint64{"a": 5, "b": 10, "c": 7}[name] })
+	got := shareBlocks(tree, func(_ int, _, name string) uint64 { return map[string]uint64{"a": 5, "b": 10, "c": 7}[name] })
 	want := []uint64{5, 4, 3, 3, 7}
 	for i := range want {
 		if got[i] != want[i] {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -74,6 +75,9 @@ func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte(`{"schema":"icount/1","call_tree":[{"parent":5}]}`))
 	f.Add([]byte(`{"schema":"icount/1","blocks":[{"addr":1,"size":2,"executions":3,"cuts":[{"index":-1,"executions":9}]}],"lines":[{"function":"f","self":1}]}`))
 	f.Add([]byte(`{"schema":"icount/0"}`))
+	if b, err := json.Marshal(tree()); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseJSON("fuzz.json", data)
@@ -90,6 +94,11 @@ func FuzzParseJSON(f *testing.F) {
 		Summary(io.Discard, p, 5)
 		MixSummary(io.Discard, p)
 		WriteCallgrind(io.Discard, p)
+		for i := range processes(p) {
+			if err := WriteCallgrindPart(io.Discard, p, i); err != nil {
+				t.Fatalf("callgrind part %d: %v", i+1, err)
+			}
+		}
 		WritePprof(io.Discard, p)
 		WriteBench(io.Discard, p, "fuzz")
 	})

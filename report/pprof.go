@@ -15,7 +15,13 @@ import (
 // instructions/count (the default) and blocks/count, one sample per node of
 // the call tree with its full stack (one per function without a tree),
 // mappings with file names and build IDs, functions with their raw and
-// demangled names, file and first line. A location is a function's entry.
+// demangled names, file and first line. A location is a function's entry
+// in one process.
+//
+// Every sample carries the process it ran in: a numeric label "pid" and a
+// string label "process" (its program's name), and with more than one
+// process a root frame "pid PID NAME", so that -tagfocus, -tagignore and
+// flame graphs tell the processes apart.
 //
 // Instructions are exact per context. Block executions are exact per
 // function; icount's tree does not count them per context, so a function
@@ -33,6 +39,11 @@ func Pprof(p *count.Profile) (*pprofile.Profile, error) {
 			"blocks/count is exact per function; split among a function's calling contexts in proportion to their instructions",
 		},
 	}
+	procs := processes(p)
+	multi := len(procs) > 1
+	if multi {
+		out.Comments = append(out.Comments, fmt.Sprintf("%d processes: the labels pid and process and a root frame per process tell them apart", len(procs)))
+	}
 	hasLines := false
 	for _, f := range p.Functions {
 		hasLines = hasLines || f.File != ""
@@ -43,70 +54,114 @@ func Pprof(p *count.Profile) (*pprofile.Profile, error) {
 			HasFunctions: true, HasFilenames: hasLines, HasLineNumbers: hasLines})
 	}
 
-	type fkey struct{ module, name string }
+	type fkey struct {
+		process      int
+		module, name string
+	}
+	type nkey struct{ module, name string }
+	own := map[fkey]count.FunctionCount{} // each process's own counts
+	for i, pr := range procs {
+		for _, f := range pr.Functions {
+			own[fkey{i, f.Module, f.Name}] = f
+		}
+	}
+	merged := map[nkey]count.FunctionCount{}
+	for _, f := range p.Functions {
+		merged[nkey{f.Module, f.Name}] = f
+	}
+	fns := map[nkey]*pprofile.Function{}
+	function := func(module, name string) *pprofile.Function {
+		k := nkey{module, name}
+		if fn := fns[k]; fn != nil {
+			return fn
+		}
+		f := merged[k]
+		fn := &pprofile.Function{ID: uint64(len(out.Function) + 1), Name: DisplayName(name), SystemName: name,
+			Filename: f.File, StartLine: int64(f.Line)}
+		out.Function = append(out.Function, fn)
+		fns[k] = fn
+		return fn
+	}
+	newLocation := func(fn *pprofile.Function) *pprofile.Location {
+		l := &pprofile.Location{ID: uint64(len(out.Location) + 1), Line: []pprofile.Line{{Function: fn, Line: fn.StartLine}}}
+		out.Location = append(out.Location, l)
+		return l
+	}
 	locs := map[fkey]*pprofile.Location{}
-	blocks := map[fkey]uint64{}
-	location := func(module, name string) *pprofile.Location {
-		k := fkey{module, name}
+	location := func(process int, module, name string) *pprofile.Location {
+		k := fkey{process, module, name}
 		if l := locs[k]; l != nil {
 			return l
 		}
-		fn := &pprofile.Function{ID: uint64(len(out.Function) + 1), Name: DisplayName(name), SystemName: name}
-		l := &pprofile.Location{ID: uint64(len(out.Location) + 1)}
-		for _, f := range p.Functions {
-			if f.Module == module && f.Name == name {
-				fn.Filename, fn.StartLine = f.File, int64(f.Line)
-				l.Address = f.Addr
-				blocks[k] = f.Blocks
+		l := newLocation(function(module, name))
+		l.Address = own[k].Addr
+		for i, m := range p.Mappings {
+			if m.Process == process && l.Address >= m.Start && l.Address < m.Limit {
+				l.Mapping = out.Mapping[i]
 			}
 		}
-		for _, m := range out.Mapping {
-			if l.Address >= m.Start && l.Address < m.Limit {
-				l.Mapping = m
-			}
-		}
-		l.Line = []pprofile.Line{{Function: fn, Line: fn.StartLine}}
-		out.Function = append(out.Function, fn)
-		out.Location = append(out.Location, l)
 		locs[k] = l
 		return l
 	}
+	// Each process's root frame, and its labels.
+	roots := make([]*pprofile.Location, len(procs))
+	label := func(process int, s *pprofile.Sample) *pprofile.Sample {
+		pr := procs[process]
+		s.Label = map[string][]string{"process": {processName(pr)}}
+		s.NumLabel = map[string][]int64{"pid": {int64(pr.PID)}}
+		if multi {
+			if roots[process] == nil {
+				name := fmt.Sprintf("pid %d %s", pr.PID, processName(pr))
+				roots[process] = newLocation(&pprofile.Function{ID: uint64(len(out.Function) + 1), Name: name, SystemName: name})
+				out.Function = append(out.Function, roots[process].Line[0].Function)
+			}
+			s.Location = append(s.Location, roots[process])
+		}
+		return s
+	}
 
 	if len(p.CallTree) == 0 {
-		for _, f := range p.Functions {
-			if f.Self > 0 || f.Blocks > 0 {
-				out.Sample = append(out.Sample, &pprofile.Sample{Location: []*pprofile.Location{location(f.Module, f.Name)},
-					Value: []int64{int64(f.Self), int64(f.Blocks)}})
+		for i, pr := range procs {
+			for _, f := range pr.Functions {
+				if f.Self > 0 || f.Blocks > 0 {
+					out.Sample = append(out.Sample, label(i, &pprofile.Sample{Location: []*pprofile.Location{location(i, f.Module, f.Name)},
+						Value: []int64{int64(f.Self), int64(f.Blocks)}}))
+				}
 			}
 		}
 		return out, out.CheckValid()
 	}
 	for _, n := range p.CallTree {
-		location(n.Module, n.Function)
+		location(n.Process, n.Module, n.Function)
 	}
-	nodeBlocks := shareBlocks(p.CallTree, func(module, name string) uint64 { return blocks[fkey{module, name}] })
+	nodeBlocks := shareBlocks(p.CallTree, func(process int, module, name string) uint64 { return own[fkey{process, module, name}].Blocks })
 	for i, n := range p.CallTree {
 		if n.Self == 0 && nodeBlocks[i] == 0 {
 			continue
 		}
 		var stack []*pprofile.Location
 		for j := i; j >= 0; j = p.CallTree[j].Parent {
-			stack = append(stack, locs[fkey{p.CallTree[j].Module, p.CallTree[j].Function}])
+			c := p.CallTree[j]
+			stack = append(stack, locs[fkey{c.Process, c.Module, c.Function}])
 		}
-		out.Sample = append(out.Sample, &pprofile.Sample{Location: stack, Value: []int64{int64(n.Self), int64(nodeBlocks[i])}})
+		out.Sample = append(out.Sample, label(n.Process, &pprofile.Sample{Location: stack, Value: []int64{int64(n.Self), int64(nodeBlocks[i])}}))
 	}
 	return out, out.CheckValid()
 }
 
-// shareBlocks shares each function's block executions among its contexts
-// in proportion to their instructions, by largest remainder, so that the
-// shares of a function sum to its block executions exactly.
-func shareBlocks(tree []count.CallNode, blocksOf func(module, name string) uint64) []uint64 {
-	type fkey struct{ module, name string }
+// shareBlocks shares each function's block executions in a process among
+// its contexts there in proportion to their instructions, by largest
+// remainder, so that the shares of a function sum to its block executions
+// exactly.
+func shareBlocks(tree []count.CallNode, blocksOf func(process int, module, name string) uint64) []uint64 {
+	type fkey struct {
+		process      int
+		module, name string
+	}
 	nodes := map[fkey][]int{}
 	var order []fkey
 	for i, n := range tree {
-		k := fkey{n.Module, n.Function}
+		k := fkey{n.Process, n.Module, n.Function}
 		if nodes[k] == nil {
 			order = append(order, k)
 		}
@@ -115,7 +170,7 @@ func shareBlocks(tree []count.CallNode, blocksOf func(module, name string) uint6
 	share := make([]uint64, len(tree))
 	for _, k := range order {
 		idx := nodes[k]
-		total := blocksOf(k.module, k.name)
+		total := blocksOf(k.process, k.module, k.name)
 		var self uint64
 		for _, i := range idx {
 			self += tree[i].Self

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 
 	"github.com/icount-dev/icount/count"
@@ -27,12 +28,58 @@ func Summary(w io.Writer, p *count.Profile, top int) {
 	fmt.Fprintf(w, "%s%s instructions (%s, %s)\n", Prefix, Group(t.Instructions), p.Meta.Arch, end)
 	fmt.Fprintf(w, "%s%s block executions, %s distinct blocks, %s system calls\n",
 		Prefix, Group(t.Blocks), Group(t.DistinctBlocks), Group(t.Syscalls))
+	processLines(w, p)
 	objectLines(w, p)
 	threadLines(w, p)
 	topFunctions(w, p, top)
 	clockLine(w, p)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)
+	}
+}
+
+// maxProcessLines bounds the processes the summary lists one by one.
+const maxProcessLines = 8
+
+// processLines lists the programs the run's processes ran, when there was
+// more than one, most instructions first (then in the order they started):
+// each with its share, pid, how it ended and its command line; those past
+// maxProcessLines summed on one line.
+func processLines(w io.Writer, p *count.Profile) {
+	ps := processes(p)
+	if len(ps) < 2 {
+		return
+	}
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ps[order[a]].Totals.Instructions > ps[order[b]].Totals.Instructions })
+	total := p.Totals.Instructions
+	share := func(n uint64) float64 {
+		if total == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(total)
+	}
+	pids := map[int]bool{}
+	for _, pr := range ps {
+		pids[pr.PID] = true
+	}
+	fmt.Fprintf(w, "%sinstructions by process (%s in %s):\n", Prefix,
+		plural(len(ps), "program", "programs"), plural(len(pids), "process", "processes"))
+	for k, i := range order {
+		if k == maxProcessLines {
+			var rest uint64
+			for _, j := range order[k:] {
+				rest += ps[j].Totals.Instructions
+			}
+			fmt.Fprintf(w, "%s%16s %5.1f%%  ... %d more\n", Prefix, Group(rest), share(rest), len(order)-k)
+			break
+		}
+		pr := ps[i]
+		fmt.Fprintf(w, "%s%16s %5.1f%%  pid %-6d %-18s %s\n", Prefix, Group(pr.Totals.Instructions), share(pr.Totals.Instructions),
+			pr.PID, exitText(pr.Exit), argvLine(pr))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -287,6 +288,8 @@ func (a *annotation) openModule(module string) *moduleCode {
 		if path != bin.Path {
 			sum = ranges[0].SHA256
 		}
+		// The processes that mapped the file where the first did.
+		ranges = slices.DeleteFunc(ranges, func(m count.Mapping) bool { return m.File != path || m.Bias != bias })
 	}
 	what := "the binary " + path
 	if path != bin.Path {
@@ -314,7 +317,7 @@ func (a *annotation) openModule(module string) *moduleCode {
 		b := &a.p.Blocks[i]
 		in := len(ranges) == 0
 		for _, m := range ranges {
-			in = in || b.Addr >= m.Start && b.Addr < m.Limit
+			in = in || b.Process == m.Process && b.Addr >= m.Start && b.Addr < m.Limit
 		}
 		if !in {
 			continue

@@ -27,7 +27,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&o.lines, "lines", false, "add per-line costs and every block that ran to the --json Profile (for icount annotate)")
 	fl.BoolVar(&o.mix, "mix", false, "add the instruction mix (loads, stores, branches, ...) to the summary")
 	fl.StringVar(&o.pprof, "pprof", "", "write a gzipped pprof profile to `FILE` (go tool pprof)")
-	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind)")
+	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind); of several processes, a part each, and each part alone as FILE.1, FILE.2, ... for callgrind_annotate")
 	fl.StringVar(&o.bench, "bench", "", "write the counts as Go benchmark `NAME` (BenchmarkNAME) to --bench-out, for benchstat")
 	fl.StringVar(&o.benchOut, "bench-out", "", "the `FILE` --bench writes")
 }
@@ -70,6 +70,15 @@ func (o *outputFlags) write(p *count.Profile) error {
 	if o.callgrind != "" {
 		if err := writeFile(o.callgrind, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrind(w, p) }); err != nil {
 			return err
+		}
+		if n := len(p.Processes); n > 1 {
+			// callgrind_annotate reads a file's first part only.
+			for i := range n {
+				part := fmt.Sprintf("%s.%d", o.callgrind, i+1)
+				if err := writeFile(part, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindPart(w, p, i) }); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if o.bench != "" {

@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Guest threads. Every thread runs on the one emulated CPU; the others
-// wait with their registers saved (emu.Context). A thread runs until it
-// blocks in a system call, exits, or has run a quantum of instructions;
-// the next runnable thread in creation order runs then (sched.go). No host
-// time enters: a count is the same on every run.
+// Tasks: the guest's threads, of every process. A task runs on its
+// process's CPU (one per address space); the tasks not running wait with
+// their registers saved (emu.Context). A task runs until it blocks in a
+// system call, exits, or has run a quantum of instructions; the next
+// runnable task in creation order runs then (sched.go), whichever process
+// it belongs to. No host time enters: a count is the same on every run.
 
 // threadState is where a thread is in its life.
 type threadState int
@@ -23,30 +24,34 @@ const (
 	exited
 )
 
-// sigState is a thread's own part of the signal state: the process shares
+// sigState is a task's own part of the signal state: the process shares
 // the handlers (Process.sigactions).
 type sigState struct {
 	mask     uint64 // blocked signals, bit sig-1
 	altstack []byte // stack_t given to sigaltstack, nil for none
 	pending  uint64 // signals sent to it and not yet delivered, bit sig-1
 	// Signal delivery (signal.go): each pending signal's siginfo, what
-	// rt_sigreturn still has to restore when the CPU has stopped, and the
-	// signal that ended the process.
+	// rt_sigreturn still has to restore when the CPU has stopped.
 	info      [nsig]sigInfo
 	afterStop func() error
-	killedBy  int
 	// suspended says that rt_sigsuspend replaced mask until a handler
 	// runs: the handler's frame then saves suspendedMask, the mask before.
 	suspended     bool
 	suspendedMask uint64
 }
 
-// thread is one guest thread.
-type thread struct {
-	tid   int
-	ctx   *emu.Context // its registers while another thread runs
-	state threadState
-	wait  *wait // what it waits for, while blocked
+// Task is one guest thread: its registers and its part of the signal
+// state. Its process (the thread group) holds what its threads share, the
+// Kernel what every process shares.
+type Task struct {
+	proc *Process
+	tid  int
+	ctx  *emu.Context // its registers while another task runs on its CPU
+	// ctxCPU is the CPU ctx belongs to: its process's, or, until the next
+	// switch frees it, the one it left by exec.
+	ctxCPU CPU
+	state  threadState
+	wait   *wait // what it waits for, while blocked
 	// result is what its system call returns when the wait ends.
 	result uint64
 	// clearTID is CLONE_CHILD_CLEARTID's address (set_tid_address): at
@@ -54,8 +59,11 @@ type thread struct {
 	clearTID   uint64
 	robustList uint64
 	sig        sigState
-	insns      uint64 // instructions it ran, counted at each switch
+	insns      uint64 // instructions it ran in its process's program, counted at each switch
 	name       string // prctl PR_SET_NAME
+	// vforkParent is the task a CLONE_VFORK child's exec or exit
+	// releases (it waits until then); nil for none.
+	vforkParent *Task
 }
 
 // noDeadline is a wait's deadline when it has none.
@@ -86,24 +94,31 @@ type wait struct {
 	futex  uint64
 	bitset uint32
 	seq    uint64
+
+	// vfork is the pid of the CLONE_VFORK child a parent waits for: the
+	// clone's result once the child execs or exits.
+	vfork int
 }
 
 // errBlocked is returned by a handler that blocked the calling thread
 // (Process.block): its result is written when the wait ends.
 var errBlocked = errorString("the thread blocked")
 
-// block makes the running thread wait for w; a handler returns what it
-// returns. The thread's system call returns when the wait ends.
+// block makes the running task wait for w; a handler returns what it
+// returns. The task's system call returns when the wait ends.
 func (p *Process) block(w *wait) (uint64, error) {
-	p.cur.state, p.cur.wait = blocked, w
-	p.switching = true
+	p.k.cur.state, p.k.cur.wait = blocked, w
+	p.k.switching = true
 	return 0, errBlocked
 }
 
 // now is the guest's time for deadlines, in nanoseconds of
 // CLOCK_MONOTONIC: the fixed clock's time (without a read), or the host's.
-func (p *Process) now() int64 {
-	if c := p.clk.fixed; c != nil {
+func (p *Process) now() int64 { return p.k.now() }
+
+// now is the guest's time for deadlines (Process.now).
+func (k *Kernel) now() int64 {
+	if c := k.clk.fixed; c != nil {
 		return c.Now()
 	}
 	var ts unix.Timespec
@@ -122,57 +137,35 @@ func (p *Process) deadlineAfter(d int64) int64 {
 	return now + d
 }
 
-// CurrentTID is the thread id of the thread running, or last run.
-func (p *Process) CurrentTID() int { return p.cur.tid }
+// CurrentTID is the thread id of the task running, or last run.
+func (k *Kernel) CurrentTID() int { return k.cur.tid }
 
-// live counts the threads that have not exited.
-func (p *Process) live() int { return p.alive }
-
-// threadByTID finds a thread that has not exited.
-func (p *Process) threadByTID(tid int) *thread {
-	for _, t := range p.threads {
-		if t.tid == tid && t.state != exited {
+// threadByTID finds a thread of the process that has not exited.
+func (p *Process) threadByTID(tid int) *Task {
+	for _, t := range p.tasks {
+		if t.tid == tid {
 			return t
 		}
 	}
 	return nil
 }
 
-// ThreadCount is one thread's share of a run.
+// ThreadCount is one thread's share of a program's run.
 type ThreadCount struct {
 	TID          int
 	Name         string
 	Instructions uint64
 }
 
-// ThreadCounts returns the instructions each thread ran, in creation
-// order, given the run's total: the first thread's share is what the
-// others did not run (it alone ran before there were slices). Nil for a
-// program that never made a second thread.
-func (p *Process) ThreadCounts(total uint64) []ThreadCount {
-	if len(p.threads) < 2 {
-		return nil
-	}
-	out := make([]ThreadCount, len(p.threads))
-	others := uint64(0)
-	for i, t := range p.threads {
-		out[i] = ThreadCount{TID: t.tid, Name: t.name, Instructions: t.insns}
-		if i > 0 {
-			others += t.insns
-		}
-	}
-	out[0].Instructions = total - min(others, total)
-	return out
-}
-
-// DeadlockError ends a run in which every thread waits with no deadline
-// and nothing can wake one.
+// DeadlockError ends a run in which every task of every process waits
+// with no deadline and nothing can wake one.
 type DeadlockError struct {
 	Threads []ThreadWait
 }
 
-// ThreadWait is where one thread of a deadlocked process waits.
+// ThreadWait is where one thread of a deadlocked run waits.
 type ThreadWait struct {
+	PID   int // its process
 	TID   int
 	PC    uint64      // its system call's address
 	What  string      // what it waits for
@@ -182,5 +175,12 @@ type ThreadWait struct {
 // Error says what happened; count lists the threads, naming where each
 // waits.
 func (e *DeadlockError) Error() string {
+	procs := map[int]bool{}
+	for _, t := range e.Threads {
+		procs[t.PID] = true
+	}
+	if len(procs) > 1 {
+		return fmt.Sprintf("deadlock: all %d threads of %d processes wait and none can wake another", len(e.Threads), len(procs))
+	}
 	return fmt.Sprintf("deadlock: all %d threads wait and none can wake another", len(e.Threads))
 }

@@ -1,0 +1,336 @@
+package count
+
+import (
+	"fmt"
+	"sort"
+	"sync/atomic"
+
+	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/kernel"
+	"github.com/icount-dev/icount/loader"
+)
+
+// A run's processes. Each address space is one emu.CPU with its own block
+// table, decoder and modules (an image): the first process's, each fork's
+// and each exec's. When a program ends (its process exits, or exec
+// replaces it) its image is read back into a part, one entry of the
+// Profile's process tree, and its CPU is closed; at the end the parts are
+// merged into the run's Profile.
+
+// image is count's side of one address space.
+type image struct {
+	cpu  *emu.CPU
+	dec  *decoder
+	mods *modules
+	late *lateCounters
+	loc  *locator
+	kimg *kernel.Image // the kernel's record, once it made one
+
+	part     *Profile // what it counted, once it ended
+	exitNote string   // how a fault ended it, for a process other than the first
+	trace    []string
+}
+
+// runner is one run: the kernel and every image.
+type runner struct {
+	opts    Options
+	k       *kernel.Kernel
+	files   map[string]*objectFile // object files read, shared by every image's modules
+	shapes  shapes                 // blocks decoded, shared by every image's decoder
+	images  map[kernel.CPU]*image
+	order   []*image // by kernel image, in the order they started
+	pending []*image // made, not yet matched to the kernel's image
+	running atomic.Pointer[emu.CPU]
+	done    atomic.Uint64 // instructions of the images read back
+}
+
+// NewCPU is the kernel's Host: the CPU of a new address space, for exe
+// (a new program) or a copy of from's (a fork).
+func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) (kernel.CPU, error) {
+	im := &image{}
+	var parent *image
+	if exe != nil {
+		im.mods = newModules(exe.Path, exe.Base(), r.files)
+	} else {
+		parent = r.images[from]
+		im.mods = newModules(parent.mods.main.path, parent.mods.main.bias, r.files)
+	}
+	var collect []uint64
+	for _, name := range r.opts.Collect {
+		if entry, ok := im.mods.main.symbols().byName(name); ok {
+			collect = append(collect, entry)
+		}
+	}
+	if len(r.opts.Collect) > 0 && len(collect) == 0 {
+		collect = []uint64{0} // no function of the program is collected: nothing is inside
+	}
+	budget := uint64(0)
+	if m := r.opts.MaxInstructions; m != 0 {
+		budget = max(m-min(m, r.executed()), 1)
+	}
+	cpu, err := emu.New(arch, emu.Hooks{
+		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
+			info := im.dec.newBlock(id, addr, size)
+			im.late.check(addr, size)
+			return info
+		},
+		Syscall:     func() { r.k.Syscall() },
+		Interrupt:   func(intno uint32) bool { return r.k.Interrupt(intno) },
+		WholeBefore: func(pc, limit uint64) uint64 { return im.dec.wholeBefore(pc, limit) },
+		Forgotten:   func(blocks []emu.Block) { im.dec.forget(blocks) },
+		InsnEnd:     func(pc uint64) uint64 { return im.dec.insnEnd(pc) },
+	}, emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget})
+	if err != nil {
+		return nil, fmt.Errorf("starting the emulator: %w", err)
+	}
+	im.cpu = cpu
+	im.dec = newDecoder(arch, cpu.Read, im.mods.entry)
+	im.dec.mapOf = im.mods.mapping
+	im.dec.cpu = cpu
+	im.dec.shapes = r.shapes
+	cpu.SetSiteCuts(im.dec.siteCuts)
+	im.late = &lateCounters{cpu: cpu, dec: im.dec}
+	im.loc = &locator{dec: im.dec, cpu: cpu}
+	cpu.SetCounter(func(insn emu.CounterInsn) uint64 { return r.k.ReadCounter(insn) }, im.dec.notRun)
+	if parent != nil {
+		if err := cpu.CopyMemoryFrom(parent.cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("fork: copying the address space: %w", err)
+		}
+		if err := cpu.CopyRegistersFrom(parent.cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("fork: copying the registers: %w", err)
+		}
+	}
+	if r.images == nil {
+		r.images = map[kernel.CPU]*image{}
+	}
+	r.images[cpu] = im
+	r.pending = append(r.pending, im)
+	return cpu, nil
+}
+
+// link matches the kernel's new images to the images made for them.
+func (r *runner) link() {
+	kimgs := r.k.Images()
+	for i := len(r.order); i < len(kimgs); i++ {
+		im := r.images[kimgs[i].CPU]
+		im.kimg = kimgs[i]
+		im.mods.maps = kimgs[i]
+		r.order = append(r.order, im)
+	}
+	// A CPU the kernel let go of before making an image of it (a failed
+	// exec) is closed.
+	for _, im := range r.pending {
+		if im.kimg == nil && r.images[im.cpu] == im {
+			delete(r.images, im.cpu)
+			im.cpu.Close()
+		}
+	}
+	r.pending = r.pending[:0]
+}
+
+// executed is how many instructions the run has executed so far, from
+// any goroutine (--progress).
+func (r *runner) executed() uint64 {
+	n := r.done.Load()
+	if cpu := r.running.Load(); cpu != nil {
+		n += cpu.Executed()
+	}
+	return n
+}
+
+// retire reads back the images whose programs ended and closes their CPUs.
+func (r *runner) retire(images []*kernel.Image) {
+	for _, ki := range images {
+		im := r.images[ki.CPU]
+		if im == nil || im.part != nil {
+			continue
+		}
+		im.read(r.opts)
+		r.done.Add(im.part.Totals.Instructions + outside(im.part))
+		delete(r.images, ki.CPU)
+		if r.running.Load() == im.cpu {
+			r.running.Store(nil)
+		}
+		im.cpu.Close()
+	}
+}
+
+func outside(p *Profile) uint64 {
+	if p.Region == nil {
+		return 0
+	}
+	return p.Region.OutsideInstructions
+}
+
+// read builds the image's part of the Profile from its CPU.
+func (im *image) read(opts Options) {
+	cpu := im.cpu
+	part := &Profile{Syscalls: im.kimg.Calls}
+	cpu.FlushSiteCuts()
+	blocks := im.dec.ran(cpu.Blocks(), im.mods.entry)
+	fillCounts(part, blocks, im.mods, opts.HotBlocks)
+	if tree := cpu.CallTree(); tree != nil {
+		part.CallTree, part.Functions = attribute(tree, im.mods)
+	}
+	describe(part, cpu.Arch(), blocks, im.mods, opts.Lines)
+	if len(opts.Collect) > 0 {
+		insns, execs := cpu.Outside()
+		part.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
+	}
+	for _, f := range im.dec.failed {
+		part.Warnings = append(part.Warnings, "count may be inexact: "+f)
+	}
+	part.Warnings = append(part.Warnings, fidelityWarnings(blocks)...)
+	if sse, x87 := cpu.UnmaskedLoads(); sse+x87 > 0 {
+		part.Warnings = append(part.Warnings, fmt.Sprintf("the program unmasked floating-point exceptions (in MXCSR %d times, in the x87 control word %d times): the emulated CPU raises none of them (no SIGFPE), but at the x87 instructions icount runs itself", sse, x87))
+	}
+	if n := cpu.DAZLoads(); n > 0 {
+		part.Warnings = append(part.Warnings, fmt.Sprintf("the program set MXCSR.DAZ (denormals are zero) %d times: the emulated CPU's minss, maxss, minsd, maxsd and their packed forms ignore it", n))
+	}
+	executed := part.Totals.Instructions + outside(part)
+	for _, t := range im.kimg.Threads(executed) {
+		part.Threads = append(part.Threads, ThreadCount(t))
+	}
+	im.part = part
+}
+
+// entry is the image's entry of the Profile's process tree.
+func (im *image) entry() Process {
+	ki, part := im.kimg, im.part
+	e := Process{PID: ki.PID, PPID: ki.PPID, Parent: ki.Parent, Exec: ki.Exec, Argv: nonNil(ki.Argv),
+		Binary: Binary{Path: ki.Exe.Path, Size: ki.Exe.Size, SHA256: ki.Exe.SHA256, BuildID: ki.Exe.BuildID, Base: ki.Exe.Base()},
+		Totals: part.Totals, Syscalls: part.Syscalls, Threads: part.Threads, Functions: nonNilFunctions(part.Functions)}
+	e.Exit = ProcessExit{Status: ki.Exit.Status, Exec: ki.Exit.Exec, Running: ki.Exit.Running,
+		Message: im.exitNote, Backtrace: im.trace}
+	if ki.Exit.Signal != 0 {
+		e.Exit.Signal = kernel.SignalName(ki.Exit.Signal)
+	}
+	return e
+}
+
+func nonNilFunctions(f []FunctionCount) []FunctionCount {
+	if f == nil {
+		return []FunctionCount{}
+	}
+	return f
+}
+
+// merge puts the parts of every image into prof: the process tree, the
+// totals, and the run's functions, mix and system calls merged by module
+// and name; call trees, hot blocks, lines, blocks and mappings side by
+// side, each naming its entry.
+func merge(prof *Profile, images []*image, hot int) {
+	if len(images) == 1 {
+		part := images[0].part
+		prof.Totals, prof.Syscalls, prof.Functions, prof.CallTree = part.Totals, part.Syscalls, part.Functions, part.CallTree
+		prof.Mix, prof.HotBlocks, prof.Mappings, prof.Lines, prof.Blocks = part.Mix, part.HotBlocks, part.Mappings, part.Lines, part.Blocks
+		prof.Region, prof.Threads, prof.Warnings = part.Region, part.Threads, part.Warnings
+		prof.Processes = []Process{images[0].entry()}
+		return
+	}
+	prof.Syscalls = map[string]uint64{}
+	type fkey struct{ module, name string }
+	funcs := map[fkey]*FunctionCount{}
+	var order []fkey
+	var mix Mix
+	seen := map[string]bool{}
+	for i, im := range images {
+		part := im.part
+		prof.Processes = append(prof.Processes, im.entry())
+		prof.Totals.Instructions += part.Totals.Instructions
+		prof.Totals.Blocks += part.Totals.Blocks
+		prof.Totals.DistinctBlocks += part.Totals.DistinctBlocks
+		for name, n := range part.Syscalls {
+			prof.Syscalls[name] += n
+		}
+		prof.Totals.Syscalls += part.Totals.Syscalls
+		for _, f := range part.Functions {
+			k := fkey{f.Module, f.Name}
+			m := funcs[k]
+			if m == nil {
+				c := f
+				if f.Mix != nil {
+					mx := *f.Mix
+					c.Mix = &mx
+				}
+				funcs[k] = &c
+				order = append(order, k)
+				continue
+			}
+			m.Self += f.Self
+			m.Inclusive += f.Inclusive
+			m.Calls += f.Calls
+			m.Blocks += f.Blocks
+			if f.Mix != nil {
+				if m.Mix == nil {
+					m.Mix = &Mix{}
+				}
+				m.Mix.plus(*f.Mix)
+			}
+		}
+		if part.Mix != nil {
+			mix.plus(*part.Mix)
+		}
+		base := len(prof.CallTree)
+		for _, n := range part.CallTree {
+			if n.Parent >= 0 {
+				n.Parent += base
+			}
+			n.Process = i
+			prof.CallTree = append(prof.CallTree, n)
+		}
+		for _, b := range part.HotBlocks {
+			b.Process = i
+			prof.HotBlocks = append(prof.HotBlocks, b)
+		}
+		for _, m := range part.Mappings {
+			m.Process = i
+			prof.Mappings = append(prof.Mappings, m)
+		}
+		for _, l := range part.Lines {
+			l.Process = i
+			prof.Lines = append(prof.Lines, l)
+		}
+		for _, b := range part.Blocks {
+			b.Process = i
+			prof.Blocks = append(prof.Blocks, b)
+		}
+		if part.Region != nil {
+			if prof.Region == nil {
+				prof.Region = &Region{Functions: part.Region.Functions}
+			}
+			prof.Region.OutsideInstructions += part.Region.OutsideInstructions
+			prof.Region.OutsideBlocks += part.Region.OutsideBlocks
+		}
+		prof.Threads = append(prof.Threads, part.Threads...)
+		for _, w := range part.Warnings {
+			w = fmt.Sprintf("pid %d (%s): %s", im.kimg.PID, im.mods.main.name, w)
+			if !seen[w] {
+				seen[w] = true
+				prof.Warnings = append(prof.Warnings, w)
+			}
+		}
+	}
+	prof.Mix = &mix
+	prof.Functions = make([]FunctionCount, 0, len(order))
+	for _, k := range order {
+		prof.Functions = append(prof.Functions, *funcs[k])
+	}
+	sortFunctions(prof.Functions)
+	sort.SliceStable(prof.HotBlocks, func(i, j int) bool { return prof.HotBlocks[i].Instructions > prof.HotBlocks[j].Instructions })
+	prof.HotBlocks = prof.HotBlocks[:min(len(prof.HotBlocks), hot)]
+}
+
+// plus adds o's counts to m's.
+func (m *Mix) plus(o Mix) {
+	m.Loads += o.Loads
+	m.Stores += o.Stores
+	m.Branches += o.Branches
+	m.Calls += o.Calls
+	m.Returns += o.Returns
+	m.Syscalls += o.Syscalls
+	m.SIMDFP += o.SIMDFP
+	m.Other += o.Other
+}
