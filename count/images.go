@@ -149,6 +149,11 @@ func (r *runner) retire(images []*kernel.Image) {
 		}
 		im.read(r.opts)
 		r.done.Add(im.part.Totals.Instructions + outside(im.part))
+		if ki.CPU == r.k.Current().CPU() {
+			// Where the run stopped, if it ends here: Run's deferred
+			// cleanup closes it.
+			continue
+		}
 		delete(r.images, ki.CPU)
 		if r.running.Load() == im.cpu {
 			r.running.Store(nil)

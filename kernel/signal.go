@@ -207,6 +207,9 @@ func (p *Process) send(t *Task, sig int, info sigInfo) {
 // system-call instruction, whose number and arguments are still in their
 // registers (the result was not written).
 func (p *Process) restartCall(t *Task) {
+	if t.wait.futex != 0 {
+		p.k.futexUnqueue(t)
+	}
 	t.wait.end()
 	t.state, t.wait = runnable, nil
 	pc := p.cpu.ContextReg(t.ctx, p.abi.pc)
