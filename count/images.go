@@ -101,6 +101,10 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 			cpu.Close()
 			return nil, fmt.Errorf("fork: copying the registers: %w", err)
 		}
+		if err := cpu.CopyCounterWatchesFrom(parent.cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("fork: %w", err)
+		}
 	}
 	if r.images == nil {
 		r.images = map[kernel.CPU]*image{}

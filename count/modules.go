@@ -37,15 +37,29 @@ type objectFile struct {
 	sha256  string
 	buildID string
 	loads   []elf.ProgHeader // PT_LOAD; nil when not ELF
+	// What was read of it, kept for the run: every process that maps it
+	// (each fork, each exec of the same program) reads it once.
+	syms  map[uint64]*symtab // by load bias
+	dbg   *debugInfo
+	lines bool // dbg has the line tables
 }
 
 // symbols returns the module's symbol table, read on first use.
 func (m *module) symbols() *symtab {
 	if m.syms == nil {
-		if m.path == "" {
+		switch {
+		case m.path == "":
 			m.syms = &symtab{module: m.name, names: map[string]uint64{}}
-		} else {
+		case m.file != nil && m.file.syms[m.bias] != nil:
+			m.syms = m.file.syms[m.bias]
+		default:
 			m.syms = loadSymbols(m.path, m.bias)
+			if m.file != nil {
+				if m.file.syms == nil {
+					m.file.syms = map[uint64]*symtab{}
+				}
+				m.file.syms[m.bias] = m.syms
+			}
 		}
 	}
 	return m.syms
@@ -55,10 +69,17 @@ func (m *module) symbols() *symtab {
 // tables and inlined frames with lines.
 func (m *module) debug(lines bool) *debugInfo {
 	if m.dbg == nil || lines && !m.lines {
-		if m.path == "" {
+		switch {
+		case m.path == "":
 			m.dbg = &debugInfo{decl: map[uint64]srcPos{}}
-		} else {
+		case m.file != nil && m.file.dbg != nil && (m.file.lines || !lines):
+			m.dbg = m.file.dbg
+			lines = m.file.lines
+		default:
 			m.dbg = loadDebugInfo(m.path, lines)
+			if m.file != nil {
+				m.file.dbg, m.file.lines = m.dbg, lines
+			}
 		}
 		m.lines = lines
 	}

@@ -2,7 +2,7 @@ package emu
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../.deps/unicorn/include -O2 -Wall
-#cgo LDFLAGS: ${SRCDIR}/../.deps/unicorn/lib/libunicorn.a -lm -lpthread
+#cgo LDFLAGS: ${SRCDIR}/../.deps/unicorn/lib/libunicorn.a -lm -lpthread -Wl,--wrap=mmap64 -Wl,--wrap=munmap -Wl,--wrap=memset
 #include <stdlib.h>
 #include "hotpath.h"
 #include "fpstatus.h"
@@ -214,6 +214,10 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	}
 	// Before anything that initializes the engine, which sizes the buffer.
 	if err := check("translation buffer size", C.ic_set_code_buffer(c.uc, C.uint32_t(buffer))); err != nil {
+		C.uc_close(c.uc)
+		return nil, err
+	}
+	if err := check("translation buffer", C.ic_init_code_buffer(c.uc)); err != nil {
 		C.uc_close(c.uc)
 		return nil, err
 	}

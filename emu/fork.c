@@ -1,16 +1,21 @@
 // Fork's copies: a new engine's page table and host memory made those of
-// another (ic_mem_copy_from), and its registers (ic_copy_regs).
+// another (ic_mem_copy_from), and its registers (ic_copy_regs); and the
+// translation buffer, sized per engine, whose flushes are made safe and
+// cheap in Unicorn 2.1.1 (ic_init_code_buffer, __wrap_memset).
 //
 // Memory is copied eagerly, but only what the host holds: the slabs are
 // reserved with MAP_NORESERVE and fill as the guest touches them, so the
 // copy visits only the chunks that may hold data (memory.h: IC_CHUNK_BITS)
 // of the pages mapped, asks the host's page map which of their pages exist
-// (present or swapped), and copies those that are not all zeros. A page
-// the parent never touched stays untouched in the child too.
+// (present or swapped out), and copies those that are not all zeros (a
+// page only read holds the host's shared zero page). A page the parent
+// never touched stays untouched in the child too.
 #include "fork.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAGE (1ull << IC_PAGE_BITS)
@@ -28,9 +33,24 @@ static int zeros(const uint8_t *p) {
 	return 1;
 }
 
+// copy_run copies the n pages at a, which the host holds in src, to dst,
+// having the host give dst's memory for them in one call (before Linux
+// 5.14 it is given page by page as the copy touches it).
+static int copy_run(ic_mem *dst, uint64_t a, const uint8_t *from, uint64_t n) {
+	if (n == 0) return 0;
+	if (ic_mem_back(dst, a, a + n * PAGE) != 0) return -1;
+	uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
+#ifdef MADV_POPULATE_WRITE
+	madvise(to, n * PAGE, MADV_POPULATE_WRITE);
+#endif
+	memcpy(to, from, n * PAGE);
+	return 0;
+}
+
 // copy_chunk copies the pages of [lo, hi), within one chunk of src that
-// may hold data, to dst. pagemap is /proc/self/pagemap, -1 if the host has
-// none: every page is then read.
+// may hold data, to dst: those the host holds that are not all zeros.
+// pagemap is /proc/self/pagemap, -1 if the host has none: every page is
+// then read.
 static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
 	const uint8_t *host = src->slab[lo >> IC_SLAB_BITS] + (lo & (SLAB - 1));
 	const uint64_t hp = (uint64_t)src->host_page;
@@ -38,13 +58,19 @@ static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, 
 	uint64_t map[CHUNK / 4096 + 1];
 	int known = pagemap >= 0 && n <= sizeof map / sizeof map[0] &&
 	            pread(pagemap, map, n * 8, (off_t)(first * 8)) == (ssize_t)(n * 8);
+	uint64_t run = lo, len = 0; // pages to copy from run on
 	for (uint64_t a = lo; a < hi; a += PAGE) {
 		const uint8_t *p = host + (a - lo);
-		if (known && !(map[(uintptr_t)p / hp - first] & (PM_PRESENT | PM_SWAPPED))) continue;
-		if (zeros(p)) continue;
-		if (ic_mem_copy(dst, a, (void *)p, PAGE, 1) != 0) return -1;
+		int held = !known || (map[(uintptr_t)p / hp - first] & (PM_PRESENT | PM_SWAPPED));
+		if (held && !zeros(p)) {
+			len++;
+			continue;
+		}
+		if (copy_run(dst, run, host + (run - lo), len) != 0) return -1;
+		run = a + PAGE;
+		len = 0;
 	}
-	return 0;
+	return copy_run(dst, run, host + (run - lo), len);
 }
 
 // copy_data copies what the host holds of [lo, hi), mapped in src.
@@ -112,3 +138,71 @@ uc_err ic_copy_regs(uc_engine *dst, uc_engine *src) {
 uc_err ic_set_code_buffer(uc_engine *uc, uint32_t size) { return uc_ctl_set_tcg_buffer_size(uc, size); }
 
 uc_err ic_code_buffer(uc_engine *uc, uint32_t *size) { return uc_ctl_get_tcg_buffer_size(uc, size); }
+
+// Unicorn 2.1.1 zeroes the whole translation buffer at every flush (a
+// hack later versions dropped: Unicorn's commit 2c688bae), which makes the
+// host give it memory, all of it: 1 GiB by default. The linker sends the
+// emulator's calls to mmap64, munmap and memset here (cpu.go: --wrap), so
+// that the translation buffers (its executable mappings, private and
+// anonymous) are known, and zeroing one of them is done by giving its
+// pages back, which then read as zeros.
+void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_munmap(void *addr, size_t len);
+void *__real_memset(void *s, int c, size_t n);
+
+#define IC_MAX_BUFFERS 1024
+static struct {
+	uintptr_t lo, hi;
+} buffers[IC_MAX_BUFFERS];
+static int nbuffers;
+static pthread_mutex_t buffers_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+	void *p = __real_mmap64(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && (prot & PROT_EXEC) && (flags & (MAP_PRIVATE | MAP_ANONYMOUS)) == (MAP_PRIVATE | MAP_ANONYMOUS)) {
+		pthread_mutex_lock(&buffers_mu);
+		if (nbuffers < IC_MAX_BUFFERS) buffers[nbuffers++] = (typeof(buffers[0])){(uintptr_t)p, (uintptr_t)p + len};
+		pthread_mutex_unlock(&buffers_mu);
+	}
+	return p;
+}
+
+int __wrap_munmap(void *addr, size_t len) {
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	pthread_mutex_lock(&buffers_mu);
+	for (int i = 0; i < nbuffers; i++)
+		if (buffers[i].lo < hi && lo < buffers[i].hi) buffers[i--] = buffers[--nbuffers];
+	pthread_mutex_unlock(&buffers_mu);
+	return __real_munmap(addr, len);
+}
+
+void *__wrap_memset(void *s, int c, size_t n) {
+	const size_t page = 4096;
+	if (c != 0 || n < (1u << 20)) return __real_memset(s, c, n);
+	uintptr_t lo = (uintptr_t)s, hi = lo + n;
+	int in = 0;
+	pthread_mutex_lock(&buffers_mu);
+	for (int i = 0; i < nbuffers && !in; i++) in = buffers[i].lo <= lo && hi <= buffers[i].hi;
+	pthread_mutex_unlock(&buffers_mu);
+	uintptr_t alo = (lo + page - 1) & ~(page - 1), ahi = hi & ~(page - 1);
+	if (!in || madvise((void *)alo, ahi - alo, MADV_DONTNEED) != 0) return __real_memset(s, c, n);
+	__real_memset(s, 0, alo - lo);
+	__real_memset((void *)ahi, 0, hi - ahi);
+	return s;
+}
+
+// ic_init_code_buffer initializes the engine (which allocates its
+// translation buffer) and, in a Unicorn before 2.1.3, flushes the buffer
+// once before any code is translated. Those never start the buffer's
+// region (Unicorn's commit 2128e01e, "Init tcg region buffer"): the
+// first time the buffer fills, the emulator starts it over without
+// discarding the blocks translated there, and crashes on the next jump
+// between them. After a flush every later fill flushes, as it should.
+uc_err ic_init_code_buffer(uc_engine *uc) {
+	uint32_t size;
+	unsigned int major, minor;
+	unsigned int v = uc_version(&major, &minor);
+	uc_err err = uc_ctl_get_tcg_buffer_size(uc, &size); // initializes the engine
+	if (err != UC_ERR_OK || (major << 16 | minor << 8 | (v >> 8 & 0xff)) >= (2u << 16 | 1u << 8 | 3)) return err;
+	return uc_ctl_flush_tb(uc);
+}

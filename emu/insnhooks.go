@@ -9,6 +9,7 @@ import "C"
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"unsafe"
 )
 
@@ -58,7 +59,7 @@ type counterHooks struct {
 	read func(insn CounterInsn) uint64
 	// remaining says how many instructions of a block lie at or after pc.
 	remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32
-	watched   map[uint64]bool // addresses with a counter hook
+	watched   map[uint64]int // addresses with a counter hook, and the instruction's length
 }
 
 // SetCounter gives the CPU what its counter-reading instructions return.
@@ -90,24 +91,27 @@ func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
 	if end < addr {
 		end = ^uint64(0)
 	}
-	var code []byte
-	base, n := start, 0
-	for page := start &^ (PageSize - 1); page < end; page += PageSize {
-		lo, hi := max(page, start), min(page+PageSize, end)
-		buf := make([]byte, hi-lo)
-		if c.Read(lo, buf) != nil {
-			// Unmapped: what came before ends here.
-			k, err := c.watchIn(base, code)
-			if n += k; err != nil {
-				return n, err
-			}
-			code, base = nil, hi
+	end = min(end, addrLimit)
+	n := 0
+	for lo := start; lo < end; {
+		// Each mapped run of pages is read whole; what is not mapped
+		// ends the run before it.
+		if C.ic_mem_get(c.mem, C.uint64_t(lo))&C.IC_MAPPED == 0 {
+			lo = (lo &^ (PageSize - 1)) + PageSize
 			continue
 		}
-		code = append(code, buf...)
+		hi := min(uint64(C.ic_mem_find(c.mem, C.uint64_t(lo), C.uint64_t(end), 0)), end)
+		code := make([]byte, hi-lo)
+		if err := c.Read(lo, code); err != nil {
+			return n, err
+		}
+		k, err := c.watchIn(lo, code)
+		if n += k; err != nil {
+			return n, err
+		}
+		lo = hi
 	}
-	k, err := c.watchIn(base, code)
-	return n + k, err
+	return n, nil
 }
 
 // watchIn hooks every counter-reading instruction in code, which is guest
@@ -168,16 +172,16 @@ func CounterInsnAt(code []byte) (CounterInsn, int) {
 // WatchCounters does, unless it has a hook already; it reports whether it
 // had none.
 func (c *CPU) WatchCounterAt(pc uint64, size int) (bool, error) {
-	if c.counter.watched[pc] {
+	if _, ok := c.counter.watched[pc]; ok {
 		return false, nil
 	}
 	if err := check("hook counter read", C.ic_watch_counter(c.st, C.uint64_t(pc), C.uint32_t(size))); err != nil {
 		return false, err
 	}
 	if c.counter.watched == nil {
-		c.counter.watched = map[uint64]bool{}
+		c.counter.watched = map[uint64]int{}
 	}
-	c.counter.watched[pc] = true
+	c.counter.watched[pc] = size
 	return true, nil
 }
 
@@ -187,6 +191,22 @@ func isPrefix(b byte) bool {
 		return true
 	}
 	return b&0xf0 == 0x40 // REX
+}
+
+// CopyCounterWatchesFrom hooks on c every counter-reading instruction
+// from hooks: a fork's, whose memory is from's, need not search it again.
+func (c *CPU) CopyCounterWatchesFrom(from *CPU) error {
+	pcs := make([]uint64, 0, len(from.counter.watched))
+	for pc := range from.counter.watched {
+		pcs = append(pcs, pc)
+	}
+	sort.Slice(pcs, func(i, j int) bool { return pcs[i] < pcs[j] })
+	for _, pc := range pcs {
+		if _, err := c.WatchCounterAt(pc, from.counter.watched[pc]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CounterSites returns how many addresses have a counter hook.

@@ -58,7 +58,8 @@ type Options struct {
 type Host interface {
 	// NewCPU returns a new CPU for arch: with nothing mapped, for the
 	// program exe when a process starts or execs one; or for a fork (exe
-	// nil), holding a copy of the memory and running registers of from.
+	// nil), holding a copy of the memory, the running registers and the
+	// counter-instruction watches of from.
 	NewCPU(arch emu.Arch, exe *loader.Executable, from CPU) (CPU, error)
 }
 

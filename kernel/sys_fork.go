@@ -174,9 +174,6 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 		return err
 	}
 	child.cpu, child.mm, child.prov = cpu, p.mm.forkTo(cpu), p.prov.fork()
-	if err := child.mm.watchExecutable(); err != nil {
-		return err
-	}
 	k.setContext(task, cpu, ctx)
 	k.loaded[cpu] = held{ctx, task}
 	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
@@ -260,11 +257,12 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	case path == "":
 		return 0, unix.ENOENT
 	default:
-		dir, _, err := p.pathAt(dirfd, 0)
-		if err != nil && !filepath.IsAbs(path) {
-			return 0, err
+		if !filepath.IsAbs(path) && dirfd != guestFDCWD && int32(dirfd) != -100 {
+			if _, err := p.fds.get(dirfd); err != nil {
+				return 0, err
+			}
 		}
-		host = p.execHostPath(dir, dirfd, path)
+		host = p.execHostPath(dirfd, path)
 	}
 	exe, interp, argv, err := p.openProgram(host, path, argv, 0)
 	if err != nil {
@@ -288,8 +286,8 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 		old.Exit = ImageExit{Exec: true} // else a CLONE_VM child leaves its parent's memory
 	}
 	t.insns = 0
-	p.exeName = host
-	if abs, err := filepath.Abs(host); err == nil {
+	p.exeName = exe.Path // a script's interpreter, not the script
+	if abs, err := filepath.Abs(exe.Path); err == nil {
 		p.exeName = abs
 	}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {
@@ -305,7 +303,7 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 }
 
 // execHostPath is the host file execve's path names.
-func (p *Process) execHostPath(dir int, dirfd uint64, path string) string {
+func (p *Process) execHostPath(dirfd uint64, path string) string {
 	host := p.hostPath(path)
 	if filepath.IsAbs(host) {
 		if _, err := os.Stat(host); err != nil && p.k.opts.Sysroot != "" {

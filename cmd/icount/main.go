@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,13 @@ type exitError struct {
 
 func (e *exitError) Error() string { return fmt.Sprint(e.err) }
 
+// gcPercent is the garbage collector's target: icount's heap is small
+// beside the guest's memory, and a run of many processes makes garbage
+// at every one's end.
+const gcPercent = 400
+
 func main() {
+	debug.SetGCPercent(gcPercent)
 	root := newRootCmd()
 	err := root.Execute()
 	if err == nil {
