@@ -93,6 +93,34 @@ SMC_BINS := $(BUILD)/c/jit-musl $(BUILD)/c/jit-glibc $(BUILD)/arm64/c/jit-glibc 
             $(BUILD)/arm64/c/execstack-glibc $(BUILD)/arm64/c/execstack-dynamic
 TESTPROGS += $(SMC_BINS)
 
+# Processes (cmd/icount/process_test.go): spawn (posix_spawn, fork, vfork,
+# execve of both arches, waits, signals, descriptors across fork and exec)
+# amd64 musl- and glibc-static and glibc-dynamic, arm64 glibc-static; the
+# child it runs, amd64 musl-static and arm64 glibc-static; forkbomb amd64
+# musl- and glibc-static; forkmany those and arm64 glibc-static; forkexec
+# (fork and exec a program N times, for make bench) musl-static.
+PROC      := $(BUILD)/proc
+PROC_BINS := $(PROC)/spawn-musl $(PROC)/spawn-glibc $(PROC)/spawn-dynamic $(PROC)/arm64/spawn-glibc \
+             $(PROC)/child-musl $(PROC)/arm64/child-glibc $(PROC)/forkbomb-musl $(PROC)/forkbomb-glibc \
+             $(PROC)/forkmany-musl $(PROC)/forkmany-glibc $(PROC)/arm64/forkmany-glibc $(PROC)/forkexec-musl
+TESTPROGS += $(PROC_BINS)
+
+$(PROC)/%-musl: testdata/proc/%.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -o $@ $<
+
+$(PROC)/%-glibc: testdata/proc/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -o $@ $<
+
+$(PROC)/%-dynamic: testdata/proc/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(PROC)/arm64/%-glibc: testdata/proc/%.c | deps
+	@mkdir -p $(@D)
+	$(A64CC) -static $(CFLAGS) -o $@ $<
+
 # ---- Instruction sites (cmd/icount/sites_test.go) ----
 # C programs whose instructions icount hooks where it first decodes them:
 # the integer fixes and the privileged instructions (compared with their
@@ -388,10 +416,12 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
-# that cmd/icount/cpython_test.go knows (make test runs the fast ones) and
-# the libm suite, natively and under icount. In CI after make test.
+# that cmd/icount/cpython_test.go knows (make test runs the fast ones), the
+# libm suite, and the process trees of cmd/icount/process_test.go (make
+# test runs all but make with gcc, git and Python), natively and under
+# icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm)$$' -count=1 -timeout 60m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 60m -v ./cmd/icount
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs

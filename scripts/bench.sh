@@ -11,10 +11,18 @@
 # Then the Go benchmark of testdata/go/bench (built here with go test -c):
 # native, callgrind and icount --count-only --fixed-clock, as above.
 #
+# Then processes (issue 14): a shell loop running /bin/true 200 times,
+# natively, under callgrind following every child (--trace-children=yes)
+# and under icount, and the ratio icount/callgrind (at most 0.10); and the
+# cost of one fork, exec and exit of a static program, natively and under
+# icount: testdata/build/proc/forkexec-musl runs testdata/build/c/empty-musl
+# FORKS times and 0 times, and the difference over FORKS is the cost.
+#
 # Usage: scripts/bench.sh [ITERATIONS]   (run by `make bench`, after a build)
 # Environment: ICOUNT (default bin/icount), BENCH (default
 # testdata/build/c/bench), REPEAT (start-up runs, best is kept; default 5),
-# ATTR_REPEAT (runs of each attribution mode, best is kept; default 3).
+# ATTR_REPEAT (runs of each attribution mode, best is kept; default 3),
+# FORKS (fork+exec+exit cycles timed; default 200).
 set -uo pipefail
 export LC_ALL=C
 
@@ -184,6 +192,58 @@ else
 	echo "  instructions: callgrind I refs ${girefs:-n/a}, icount ${gcount:-n/a} (--fixed-clock; both GOMAXPROCS 1)"
 	echo "  ratio icount/callgrind: $(ratio "$t_gic" "$t_gcg") (counting only)"
 	echo "  ratio icount/native:    $(ratio "$t_gic" "$t_gn")"
+fi
+
+# Processes: every side gets the same environment, PATH alone.
+echo
+loop='for i in $(seq 200); do /bin/true; done'
+penv=(env -i PATH=/usr/bin:/bin)
+echo "processes: sh -c '$loop'"
+run shnative "${penv[@]}" /bin/sh -c "$loop"
+printf '  %-10s %8.3fs  exit %d\n' native "$secs" "$rc"
+t_shcg=
+if [ "$have_valgrind" = 1 ]; then
+	run shcallgrind "${penv[@]}" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null /bin/sh -c "$loop"
+	[ "$rc" = 0 ] && t_shcg=$secs
+	printf '  %-10s %8.3fs  exit %d  (--trace-children=yes)\n' callgrind "$secs" "$rc"
+fi
+t_shic=
+if [ "$have_icount" = 1 ]; then
+	run shicount "$icount" run -q --count-only --fixed-clock --env PATH=/usr/bin:/bin /bin/sh -c "$loop"
+	[ "$rc" = 0 ] && t_shic=$secs
+	printf '  %-10s %8.3fs  exit %d\n' icount "$secs" "$rc"
+	[ "$rc" = 0 ] || sed 's/^/    stderr: /' "$tmp/shicount.err" | head -n 5
+fi
+echo "  ratio icount/callgrind: $(ratio "$t_shic" "$t_shcg") (at most 0.10)"
+
+forks=${FORKS:-200}
+forkexec=testdata/build/proc/forkexec-musl
+empty=testdata/build/c/empty-musl
+echo
+echo "fork+exec+exit of $empty (forkexec $forks times less 0 times, best of $repeat):"
+if [ ! -x "$forkexec" ] || [ ! -x "$empty" ]; then
+	echo "  $forkexec or $empty: not built"
+else
+	# forkcost CMD...: the best of $repeat runs of CMD $forks and 0 times,
+	# as milliseconds per fork+exec+exit; "n/a" and why if a run failed.
+	forkcost() {
+		local many= none=
+		for _ in $(seq "$repeat"); do
+			run forks "$@" "$forkexec" "$forks" "$empty"
+			if [ "$rc" != 0 ]; then
+				echo "n/a (exit $rc: $(head -n 1 "$tmp/forks.err"))"
+				return
+			fi
+			many=$(least "$many" "$secs")
+			run noforks "$@" "$forkexec" 0 "$empty"
+			none=$(least "$none" "$secs")
+		done
+		awk -v a="$many" -v b="$none" -v n="$forks" 'BEGIN { printf "%.3f ms\n", (a - b) / n * 1000 }'
+	}
+	echo "  native $(forkcost "${penv[@]}")"
+	if [ "$have_icount" = 1 ]; then
+		echo "  icount $(forkcost "$icount" run -q --count-only --fixed-clock)"
+	fi
 fi
 
 echo
