@@ -2,6 +2,7 @@ package count
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"sync/atomic"
 
@@ -25,6 +26,9 @@ type image struct {
 	late *lateCounters
 	loc  *locator
 	kimg *kernel.Image // the kernel's record, once it made one
+	// owner is the image whose address space a CLONE_VM child's ran in
+	// (kimg.Shared); it has no CPU, decoder or modules of its own.
+	owner *image
 
 	part     *Profile // what it counted, once it ended
 	exitNote string   // how a fault ended it, for a process other than the first
@@ -38,8 +42,9 @@ type runner struct {
 	files   map[string]*objectFile // object files read, shared by every image's modules
 	shapes  shapes                 // blocks decoded, shared by every image's decoder
 	images  map[kernel.CPU]*image
-	order   []*image // by kernel image, in the order they started
-	pending []*image // made, not yet matched to the kernel's image
+	order   []*image        // by kernel image, in the order they started
+	pending []*image        // made, not yet matched to the kernel's image
+	ended   []*kernel.Image // ended, waiting for their CPUs to be free
 	running atomic.Pointer[emu.CPU]
 	done    atomic.Uint64 // instructions of the images read back
 }
@@ -114,13 +119,20 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	return cpu, nil
 }
 
-// link matches the kernel's new images to the images made for them.
+// link matches the kernel's new images to the images made for them. An
+// image that runs in another's address space (a CLONE_VM child) has no
+// CPU of its own: its counts are its owner's.
 func (r *runner) link() {
 	kimgs := r.k.Images()
 	for i := len(r.order); i < len(kimgs); i++ {
-		im := r.images[kimgs[i].CPU]
-		im.kimg = kimgs[i]
-		im.mods.maps = kimgs[i]
+		ki := kimgs[i]
+		if ki.Shared {
+			r.order = append(r.order, &image{kimg: ki, owner: r.images[ki.CPU]})
+			continue
+		}
+		im := r.images[ki.CPU]
+		im.kimg = ki
+		im.mods.maps = ki
 		r.order = append(r.order, im)
 	}
 	// A CPU the kernel let go of before making an image of it (a failed
@@ -144,11 +156,27 @@ func (r *runner) executed() uint64 {
 	return n
 }
 
-// retire reads back the images whose programs ended and closes their CPUs.
-func (r *runner) retire(images []*kernel.Image) {
-	for _, ki := range images {
+// retire reads back the images whose programs ended, once no process
+// runs on their CPUs any more (all of them at the run's end), and closes
+// the CPUs.
+func (r *runner) retire(ended []*kernel.Image, final bool) {
+	r.ended = append(r.ended, ended...)
+	waiting := r.ended[:0]
+	for _, ki := range r.ended {
+		if ki.Shared {
+			im := r.order[ki.ID]
+			im.part = &Profile{Syscalls: ki.Calls, Functions: []FunctionCount{}}
+			for _, n := range ki.Calls {
+				im.part.Totals.Syscalls += n
+			}
+			continue
+		}
 		im := r.images[ki.CPU]
 		if im == nil || im.part != nil {
+			continue
+		}
+		if !final && !r.k.CPUFree(ki.CPU) {
+			waiting = append(waiting, ki) // a CLONE_VM child runs there still
 			continue
 		}
 		im.read(r.opts)
@@ -164,6 +192,7 @@ func (r *runner) retire(images []*kernel.Image) {
 		}
 		im.cpu.Close()
 	}
+	r.ended = waiting
 }
 
 func outside(p *Profile) uint64 {
@@ -315,7 +344,7 @@ func merge(prof *Profile, images []*image, hot int) {
 		}
 		prof.Threads = append(prof.Threads, part.Threads...)
 		for _, w := range part.Warnings {
-			w = fmt.Sprintf("pid %d (%s): %s", im.kimg.PID, im.mods.main.name, w)
+			w = fmt.Sprintf("pid %d (%s): %s", im.kimg.PID, filepath.Base(im.kimg.Exe.Path), w)
 			if !seen[w] {
 				seen[w] = true
 				prof.Warnings = append(prof.Warnings, w)

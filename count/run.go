@@ -142,11 +142,11 @@ func Run(opts Options) (*Profile, error) {
 		faultSig, faultMsg = describeFault(exe.Arch, fault, lastCPU.Read)
 	}
 	for _, im := range r.order {
-		if im.part == nil && im.kimg.Exit == (kernel.ImageExit{}) && im != first {
+		if !im.kimg.Ended() {
 			im.kimg.Exit.Running = true
 		}
 	}
-	r.retire(k.Images())
+	r.retire(k.Images(), true)
 
 	prof := &Profile{
 		Schema: Schema,
@@ -170,7 +170,9 @@ func Run(opts Options) (*Profile, error) {
 	merge(prof, r.order, opts.HotBlocks)
 	var late []string
 	for _, im := range r.order {
-		late = append(late, im.late.warnings...)
+		if im.late != nil {
+			late = append(late, im.late.warnings...)
+		}
 	}
 	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late)...)
 	if n := k.MemoryRefused(); n > 0 {
@@ -236,6 +238,9 @@ func Run(opts Options) (*Profile, error) {
 func (r *runner) whereIn(pid int, addr uint64) string {
 	for i := len(r.order) - 1; i >= 0; i-- {
 		if im := r.order[i]; im.kimg.PID == pid {
+			if im.owner != nil {
+				im = im.owner
+			}
 			return im.mods.where(addr)
 		}
 	}
@@ -284,7 +289,7 @@ func (r *runner) loop() error {
 			return err
 		}
 		r.link()
-		r.retire(k.Retired())
+		r.retire(k.Retired(), false)
 		if k.Done() {
 			return nil // a signal without a handler ended the first process
 		}

@@ -41,6 +41,14 @@ func (c *CPU) NewContext() (*Context, error) {
 		c.FreeContext(ctx)
 		return nil, err
 	}
+	if c.arch == X86_64 {
+		// Inside a hook (clone's) the emulator keeps the arithmetic flags
+		// and DF apart from EFLAGS, which the save took as it stands.
+		if err := c.SetContextReg(ctx, X86EFLAGS, c.Reg(X86EFLAGS)); err != nil {
+			c.FreeContext(ctx)
+			return nil, err
+		}
+	}
 	return ctx, nil
 }
 

@@ -91,7 +91,10 @@ type Kernel struct {
 	waitSeq uint64                   // futex waits so far
 
 	images  []*Image // every program a process ran, in the order they started
-	retired []*Image // images whose address space no process uses any more
+	retired []*Image // images whose programs ended since Retired was called
+	// spaceUsers counts the processes running on each CPU (more than one
+	// while CLONE_VM children run in their parent's memory).
+	spaceUsers map[CPU]int
 
 	failure    error    // set when the run must stop with an icount error
 	files      []string // files the guest opened, in order
@@ -107,7 +110,7 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 	}
 	k := &Kernel{host: host, opts: opts, clk: clockState{fixed: opts.Clock},
 		quantum: opts.Quantum, nextID: PID, procs: map[int]*Process{},
-		loaded: map[CPU]held{}, futexes: map[futexKey]*futexQueue{}}
+		loaded: map[CPU]held{}, futexes: map[futexKey]*futexQueue{}, spaceUsers: map[CPU]int{}}
 	if k.quantum == 0 {
 		k.quantum = DefaultQuantum
 	}
@@ -132,6 +135,9 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 	}
 	return k, nil
 }
+
+// CPUFree reports whether no process runs on cpu any more.
+func (k *Kernel) CPUFree(cpu CPU) bool { return k.spaceUsers[cpu] == 0 }
 
 // Current is the task running, or to run next.
 func (k *Kernel) Current() *Task { return k.cur }
@@ -170,8 +176,9 @@ func (k *Kernel) FilesOpened() []string { return k.files }
 // Images lists every program a process ran, in the order they started.
 func (k *Kernel) Images() []*Image { return k.images }
 
-// Retired returns the images whose address space no process uses any more
-// since the last call: their CPUs may be read back and closed.
+// Retired returns the images whose programs ended (an exit, an exec) since
+// the last call: once CPUFree says so, their CPUs may be read back and
+// closed.
 func (k *Kernel) Retired() []*Image {
 	r := k.retired
 	k.retired = nil

@@ -107,9 +107,13 @@ type Image struct {
 	Calls      map[string]uint64 // system calls made, by name
 	Exit       ImageExit
 
-	prov  *provenance
-	users int     // processes whose address space it is
-	tasks []*Task // the threads that ran in it, in creation order
+	// Shared says that it ran in another image's address space (a
+	// CLONE_VM child until it exec'd or exited): its instructions are
+	// that image's.
+	Shared bool
+	ended  bool // its program ended: an exit, a death, an exec
+	prov   *provenance
+	tasks  []*Task // the threads that ran in it, in creation order
 	insns []uint64
 }
 
@@ -120,6 +124,10 @@ type ImageExit struct {
 	Exec    bool // it was replaced by exec
 	Running bool // it still ran when the run ended
 }
+
+// Ended reports whether the image's program ended (an exit, a death by a
+// signal, an exec); else it still ran.
+func (im *Image) Ended() bool { return im.ended }
 
 // ExecMappings lists every range made executable in the image, in order.
 func (im *Image) ExecMappings() []ExecMapping { return im.prov.log }
@@ -240,6 +248,7 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	}
 	p.leaveImage()
 	p.cpu, p.abi, p.mm, p.prov, p.rng = cpu, a, mm, prov, rng
+	k.spaceUsers[cpu]++
 	p.exe, p.interp, p.argv, p.env = exe, interp, argv, env
 	k.setContext(t, cpu, ctx)
 	k.loaded[cpu] = held{ctx, t}
@@ -249,25 +258,26 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	}
 	p.img = &Image{ID: len(k.images), PID: p.pid, PPID: ppid, Parent: parent, Exec: parent >= 0,
 		Argv: argv, Exe: exe, Interp: interp, InterpBase: interpBase, CPU: cpu,
-		Calls: map[string]uint64{}, prov: prov, users: 1}
+		Calls: map[string]uint64{}, prov: prov}
 	p.img.addTask(t)
 	k.images = append(k.images, p.img)
 	return nil
 }
 
-// leaveImage lets go of p's address space, retiring its image when no
-// process uses it any more.
+// leaveImage lets go of p's program and of its address space; the image
+// is retired (its counts may be read back), and the CPU too once no
+// process uses it.
 func (p *Process) leaveImage() {
 	im := p.img
 	if im == nil {
 		return
 	}
 	p.img = nil
-	im.users--
-	if im.users > 0 {
-		return
-	}
+	im.ended = true
 	p.k.retired = append(p.k.retired, im)
+	if p.k.spaceUsers[p.cpu]--; p.k.spaceUsers[p.cpu] == 0 {
+		delete(p.k.spaceUsers, p.cpu)
+	}
 }
 
 // openInterp opens and checks the interpreter of exe, under sysroot if

@@ -98,6 +98,26 @@ func (k *Kernel) load(t *Task) error {
 	return nil
 }
 
+// taskReg reads a register of t, which is not running: from its CPU when
+// the CPU still holds its registers (no other task ran there since), else
+// from its saved context.
+func (k *Kernel) taskReg(t *Task, r emu.Reg) uint64 {
+	cpu := t.proc.cpu
+	if k.loaded[cpu].ctx == t.ctx {
+		return cpu.Reg(r)
+	}
+	return cpu.ContextReg(t.ctx, r)
+}
+
+// setTaskReg writes a register of t, which is not running (see taskReg).
+func (k *Kernel) setTaskReg(t *Task, r emu.Reg, v uint64) error {
+	cpu := t.proc.cpu
+	if k.loaded[cpu].ctx == t.ctx {
+		return cpu.SetReg(r, v)
+	}
+	return cpu.SetContextReg(t.ctx, r, v)
+}
+
 // setContext gives t the context ctx on cpu (a new task's, an exec's), or
 // none (an exit), freeing its old one unless its CPU holds it (load frees
 // it then).

@@ -212,8 +212,8 @@ func (p *Process) restartCall(t *Task) {
 	}
 	t.wait.end()
 	t.state, t.wait = runnable, nil
-	pc := p.cpu.ContextReg(t.ctx, p.abi.pc)
-	if err := p.cpu.SetContextReg(t.ctx, p.abi.pc, pc-p.abi.syscallSize); err != nil {
+	pc := p.k.taskReg(t, p.abi.pc)
+	if err := p.k.setTaskReg(t, p.abi.pc, pc-p.abi.syscallSize); err != nil {
 		p.k.wake(t, 0, unix.EINTR)
 	}
 }

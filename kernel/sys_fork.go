@@ -129,9 +129,14 @@ func (child *Process) shareSpace(p *Process, task *Task, c cloneArgs) error {
 		p.cpu.FreeContext(ctx)
 		return err
 	}
-	child.cpu, child.mm, child.prov, child.img = p.cpu, p.mm, p.prov, p.img
-	child.img.users++
-	p.k.setContext(task, p.cpu, ctx)
+	k := p.k
+	child.cpu, child.mm, child.prov = p.cpu, p.mm, p.prov
+	k.spaceUsers[p.cpu]++
+	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
+		Argv: p.argv, Exe: p.exe, Interp: p.img.Interp, InterpBase: p.img.InterpBase, CPU: p.cpu,
+		Calls: map[string]uint64{}, prov: p.prov, Shared: true}
+	k.images = append(k.images, child.img)
+	k.setContext(task, p.cpu, ctx)
 	return nil
 }
 
@@ -178,7 +183,8 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 	k.loaded[cpu] = held{ctx, task}
 	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
 		Argv: p.argv, Exe: p.exe, Interp: p.img.Interp, InterpBase: p.img.InterpBase, CPU: cpu,
-		Calls: map[string]uint64{}, prov: child.prov, users: 1}
+		Calls: map[string]uint64{}, prov: child.prov}
+	k.spaceUsers[cpu]++
 	k.images = append(k.images, child.img)
 	return nil
 }
@@ -282,9 +288,7 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	}
 	t.sig.altstack = nil
 	old := p.img
-	if old.users == 1 {
-		old.Exit = ImageExit{Exec: true} // else a CLONE_VM child leaves its parent's memory
-	}
+	old.Exit = ImageExit{Exec: true}
 	t.insns = 0
 	p.exeName = exe.Path // a script's interpreter, not the script
 	if abs, err := filepath.Abs(exe.Path); err == nil {

@@ -37,7 +37,7 @@ func (p *Process) exitProcess(status, sig int) {
 	p.cwd.release()
 	p.cwd = nil
 	p.alarm = itimer{deadline: noDeadline}
-	if im := p.img; im != nil && im.users == 1 {
+	if im := p.img; im != nil {
 		im.Exit = ImageExit{Status: p.exitStatus, Signal: sig}
 	}
 	p.leaveImage()
