@@ -64,7 +64,6 @@ type Process struct {
 	// static one); argv and env what it was started with.
 	exe, interp *loader.Executable
 	argv, env   []string
-	exeName     string // the path an exec was given, made absolute ("" for the first program)
 
 	fds   *fdTable
 	cwd   *workdir // nil: icount's own working directory
@@ -114,7 +113,7 @@ type Image struct {
 	ended  bool // its program ended: an exit, a death, an exec
 	prov   *provenance
 	tasks  []*Task // the threads that ran in it, in creation order
-	insns []uint64
+	insns  []uint64
 }
 
 // ImageExit is how one program of the run ended.

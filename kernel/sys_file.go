@@ -534,15 +534,11 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 // another directory does the same work: libc reads /proc/self/exe.
 const exeDir = "/icount/exe/"
 
-// exePath is the path the guest knows its executable by: the first
-// program's at /icount/exe/NAME, so that nothing depends on the binary's
-// directory; a program exec'd by the path it was given, made absolute.
-func (p *Process) exePath() string {
-	if p.exeName != "" {
-		return p.exeName
-	}
-	return exeDir + filepath.Base(p.exe.Path)
-}
+// exePath is the path the guest knows its executable by: /icount/exe/NAME,
+// for the first program and for every program exec'd, so that nothing a
+// program does depends on its binary's directory (and a program exec'd
+// does the work it does run alone).
+func (p *Process) exePath() string { return exeDir + filepath.Base(p.exe.Path) }
 
 // isExe reports whether path names the guest's own executable.
 func (p *Process) isExe(path string) bool {

@@ -54,7 +54,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		return 0, unix.EAGAIN
 	}
 	child := &Process{k: k, pid: k.newID(), pgid: p.pgid, sid: p.sid, parent: p,
-		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env, exeName: p.exeName,
+		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
 		fds: p.fds.fork(), sigactions: make(map[uint64][]byte, len(p.sigactions)),
 		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline},
 		cwd: p.cwd, umask: p.umask}
@@ -290,10 +290,6 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	old := p.img
 	old.Exit = ImageExit{Exec: true}
 	t.insns = 0
-	p.exeName = exe.Path // a script's interpreter, not the script
-	if abs, err := filepath.Abs(exe.Path); err == nil {
-		p.exeName = abs
-	}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {
 		k.fail(fmt.Errorf("exec %s: %w", host, err))
 		return 0, errBlocked
