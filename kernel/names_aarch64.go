@@ -30,7 +30,7 @@ var namesAArch64 = map[uint64]string{
 	185: "mq_getsetattr", 186: "msgget", 187: "msgctl", 188: "msgrcv", 189: "msgsnd", 190: "semget",
 	191: "semctl", 192: "semtimedop", 193: "semop", 194: "shmget", 195: "shmctl", 196: "shmat",
 	197: "shmdt", 199: "socketpair", 200: "bind", 201: "listen", 202: "accept",
-	203: "connect", 204: "getsockname", 205: "getpeername", 206: "sendto", 207: "recvfrom",
+	203: "connect", 206: "sendto", 207: "recvfrom",
 	208: "setsockopt", 209: "getsockopt", 210: "shutdown", 211: "sendmsg", 212: "recvmsg",
 	213: "readahead", 217: "add_key", 218: "request_key", 219: "keyctl", 224: "swapon", 225: "swapoff", 227: "msync", 228: "mlock", 229: "munlock",
 	230: "mlockall", 231: "munlockall", 234: "remap_file_pages", 235: "mbind",

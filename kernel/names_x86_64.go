@@ -6,8 +6,7 @@ var namesX86_64 = map[uint64]string{
 	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
-	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen", 51: "getsockname", 52: "getpeername",
-	53: "socketpair", 54: "setsockopt", 55: "getsockopt", 64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
+	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen", 53: "socketpair", 54: "setsockopt", 55: "getsockopt", 64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
 	68: "msgget", 69: "msgsnd", 70: "msgrcv", 71: "msgctl", 73: "flock", 76: "truncate",
 	78: "getdents", 82: "rename", 84: "rmdir", 85: "creat",
 	86: "link", 88: "symlink", 90: "chmod", 91: "fchmod", 92: "chown", 93: "fchown", 94: "lchown",

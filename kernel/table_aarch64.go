@@ -99,6 +99,8 @@ var tableAArch64 = []Syscall{
 	{178, "gettid", sysGettid, Full, "fixed: the first thread is the pid, later ones count up from it"},
 	{179, "sysinfo", sysSysinfo, Full, "fixed figures: 4 GiB of memory, 1 process; uptime 0, or from the clock under --fixed-clock"},
 	{198, "socket", sysSocket, Partial, "fails with EACCES: no network, no local sockets (libc skips nscd)"},
+	{204, "getsockname", sysGetsockname, Full, "of a socket the program was given (a standard descriptor): the host's; ENOTSOCK for other descriptors"},
+	{205, "getpeername", sysGetpeername, Full, "of a socket the program was given (a standard descriptor): the host's; ENOTSOCK for other descriptors"},
 	{214, "brk", sysBrk, Full, ""},
 	{215, "munmap", sysMunmap, Full, ""},
 	{216, "mremap", sysMremap, Partial, "MREMAP_FIXED stops the run"},

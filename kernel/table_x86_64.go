@@ -40,6 +40,8 @@ var tableX86_64 = []Syscall{
 	{39, "getpid", sysGetpid, Full, "fixed"},
 	{40, "sendfile", sysSendfile, Full, ""},
 	{41, "socket", sysSocket, Partial, "fails with EACCES: no network, no local sockets (libc skips nscd)"},
+	{51, "getsockname", sysGetsockname, Full, "of a socket the program was given (a standard descriptor): the host's; ENOTSOCK for other descriptors"},
+	{52, "getpeername", sysGetpeername, Full, "of a socket the program was given (a standard descriptor): the host's; ENOTSOCK for other descriptors"},
 	{56, "clone", sysClone, Partial, "threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD) as pthreads and Go make them, and processes (fork, vfork, posix_spawn: CLONE_VM, CLONE_VFORK, CLONE_PARENT, CLONE_SETTLS and the tid flags); at most 4096 tasks and 512 processes at once (EAGAIN); shared descriptor tables, working directories or handlers between processes and namespaces stop the run"},
 	{57, "fork", sysFork, Full, "a copy of the address space on a CPU of its own"},
 	{58, "vfork", sysVfork, Full, "the child runs in the parent's memory, the parent waits until it execs or exits"},
