@@ -1,11 +1,12 @@
 package count
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/fixedclock"
@@ -326,11 +327,8 @@ func fillCounts(prof *Profile, blocks []ranBlock, mods *modules, hot int) {
 	for _, n := range prof.Syscalls {
 		prof.Totals.Syscalls += n
 	}
-	sort.SliceStable(counts, func(i, j int) bool {
-		if counts[i].Instructions != counts[j].Instructions {
-			return counts[i].Instructions > counts[j].Instructions
-		}
-		return counts[i].Addr < counts[j].Addr
+	slices.SortFunc(counts, func(a, b BlockCount) int {
+		return cmp.Or(cmp.Compare(b.Instructions, a.Instructions), cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Size, b.Size))
 	})
 	counts = counts[:min(len(counts), hot)]
 	fn := map[uint64]uint64{}
