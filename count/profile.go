@@ -61,7 +61,8 @@ type Process struct {
 	Exit   ProcessExit `json:"exit"`
 	// Totals are its own counts (not its children's). A child made with
 	// CLONE_VM (vfork, posix_spawn) runs in its parent's memory until it
-	// execs: until then its instructions are its parent entry's.
+	// execs or exits: until then its instructions and blocks are its
+	// parent entry's, and its own entry has only its system calls.
 	Totals    Totals            `json:"totals"`
 	Syscalls  map[string]uint64 `json:"syscalls,omitempty"`
 	Threads   []ThreadCount     `json:"threads,omitempty"`
