@@ -102,7 +102,8 @@ TESTPROGS += $(SMC_BINS)
 PROC      := $(BUILD)/proc
 PROC_BINS := $(PROC)/spawn-musl $(PROC)/spawn-glibc $(PROC)/spawn-dynamic $(PROC)/arm64/spawn-glibc \
              $(PROC)/child-musl $(PROC)/arm64/child-glibc $(PROC)/forkbomb-musl $(PROC)/forkbomb-glibc \
-             $(PROC)/forkmany-musl $(PROC)/forkmany-glibc $(PROC)/arm64/forkmany-glibc $(PROC)/forkexec-musl
+             $(PROC)/forkmany-musl $(PROC)/forkmany-glibc $(PROC)/arm64/forkmany-glibc $(PROC)/forkexec-musl \
+             $(PROC)/deadlock2-musl
 TESTPROGS += $(PROC_BINS)
 
 $(PROC)/%-musl: testdata/proc/%.c | deps

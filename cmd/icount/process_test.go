@@ -741,3 +741,27 @@ func TestProcessPython(t *testing.T) {
 	procMatch(t, r, want, status)
 	procRepeat(t, c, dir, r)
 }
+
+// TestProcessDeadlock runs testdata/proc/deadlock2.c: a parent waiting for
+// its child, the child reading a pipe only the parent could write. The run
+// ends as a deadlock (122), naming each process's wait and where it waits.
+func TestProcessDeadlock(t *testing.T) {
+	r := runIcount(t, nil, []string{"--fixed-clock"}, testProgram(t, "proc/deadlock2-musl"))
+	if r.status != exitDeadlock {
+		t.Fatalf("status %d, want %d; stderr:\n%s", r.status, exitDeadlock, r.stderr)
+	}
+	for _, want := range []string{
+		"icount: deadlock: every thread waits and none can wake another (2 waiting)\n",
+		"icount:   pid 1000 thread 1000 waits for wait4(1001) for a child to end, in __syscall_cp_c+0x17 (deadlock2-musl)\n",
+		"icount:     called from waitpid+0x22 (deadlock2-musl)\n",
+		"icount:   pid 1001 thread 1001 waits for read from pipe (fd 3), in __syscall_cp_c+0x17 (deadlock2-musl)\n",
+		"icount:     called from read+0x1f (deadlock2-musl)\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r.profile == nil || len(r.profile.Processes) != 2 || r.profile.Exit.Reason != "deadlock" {
+		t.Fatalf("profile: %+v", r.profile)
+	}
+}
