@@ -69,8 +69,8 @@ TESTPROGS += $(MEM_BINS)
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and
 # glibc-static, arm64 glibc-static; pipes (cmd/icount/pipes_test.go) as
-# deadlock and spin.
-THREAD_C    := pthreads deadlock spin pipes
+# deadlock and spin; threads20k (20,000 threads in turn) as those.
+THREAD_C    := pthreads deadlock spin pipes threads20k
 THREAD_BINS := $(foreach p,$(THREAD_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc) \
                $(BUILD)/c/pthreads-dynamic $(BUILD)/arm64/c/pthreads-dynamic
 TESTPROGS   += $(THREAD_BINS)

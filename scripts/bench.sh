@@ -247,6 +247,22 @@ else
 fi
 
 echo
+echo "address space and threads at scale (best of $repeat runs; issue 14's bounds: mmapstress under 5 s, threads20k under 3 s):"
+for prog in testdata/build/c/mmapstress-glibc testdata/build/c/threads20k-musl testdata/build/arm64/c/threads20k-glibc; do
+	if [ ! -x "$prog" ] || [ "$have_icount" != 1 ]; then
+		echo "  $prog: not built"
+		continue
+	fi
+	best=
+	for _ in $(seq "$repeat"); do
+		run scale "$icount" run -q --count-only --fixed-clock "$prog"
+		[ "$rc" = 0 ] || { best="exit $rc"; break; }
+		best=$(least "$best" "$secs")
+	done
+	printf "  %-40s icount %s s\n" "$prog" "$best"
+done
+
+echo
 echo "start-up (best of $repeat runs):"
 for prog in testdata/build/amd64/write testdata/build/c/empty-glibc testdata/build/c/empty-musl; do
 	if [ ! -x "$prog" ]; then

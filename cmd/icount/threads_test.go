@@ -322,3 +322,33 @@ func TestSpin(t *testing.T) {
 		}
 	}
 }
+
+// TestManyThreadsInTurn runs threads20k: 20,000 threads made and joined
+// one after another, amd64 musl-static and arm64 glibc-static. The output
+// is the native run's, every thread is in the Profile with pids in
+// creation order, and two runs count the same. (Its time is make bench's.)
+func TestManyThreadsInTurn(t *testing.T) {
+	const want = "199990000\n"
+	if out, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/threads20k-musl")); status != 0 || out != want {
+		t.Fatalf("native run: status %d, output %q", status, out)
+	}
+	for _, prog := range []string{"c/threads20k-musl", "arm64/c/threads20k-glibc"} {
+		t.Run(strings.ReplaceAll(prog, "/", "-"), func(t *testing.T) {
+			var runs []result
+			for i := 0; i < 2; i++ {
+				r := runIcount(t, nil, []string{"-q", "--fixed-clock"}, testProgram(t, prog))
+				if r.profile == nil || r.status != 0 || r.stdout != want {
+					t.Fatalf("status %d, stdout %q\nstderr:\n%s", r.status, r.stdout, r.stderr)
+				}
+				runs = append(runs, r)
+			}
+			threads := runs[0].profile.Threads
+			if len(threads) != 20001 || threads[0].TID != 1000 || threads[20000].TID != 21000 {
+				t.Fatalf("%d threads in the Profile, first %+v", len(threads), threads[0])
+			}
+			if d := sameRun(runs[0], runs[1]); d != "" {
+				t.Errorf("run 2 differs from run 1: %s", d)
+			}
+		})
+	}
+}
