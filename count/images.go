@@ -84,7 +84,8 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		WholeBefore: func(pc, limit uint64) uint64 { return im.dec.wholeBefore(pc, limit) },
 		Forgotten:   func(blocks []emu.Block) { im.dec.forget(blocks) },
 		InsnEnd:     func(pc uint64) uint64 { return im.dec.insnEnd(pc) },
-	}, emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget})
+	}, emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget,
+		CodeBuffer: codeBuffer(exe)})
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -117,6 +118,19 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	r.images[cpu] = im
 	r.pending = append(r.pending, im)
 	return cpu, nil
+}
+
+// forkCodeBuffer is the translation buffer of a fork's CPU: a child runs
+// little of its parent's program before it execs (a new CPU, with the
+// default buffer), and a hundred live children stay small.
+const forkCodeBuffer = 64 << 20
+
+// codeBuffer is the translation buffer for a CPU of exe (nil: a fork's).
+func codeBuffer(exe *loader.Executable) uint64 {
+	if exe == nil {
+		return forkCodeBuffer
+	}
+	return 0 // emu.DefaultCodeBuffer
 }
 
 // link matches the kernel's new images to the images made for them. An
