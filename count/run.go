@@ -179,9 +179,13 @@ func Run(opts Options) (*Profile, error) {
 	if n := k.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))
 	}
+	when := "when the first process ended"
+	if exited, _ := k.Exited(); !exited {
+		when = "when the run stopped"
+	}
 	for _, e := range prof.Processes {
 		if e.Exit.Running {
-			prof.Warnings = append(prof.Warnings, fmt.Sprintf("pid %d (%s) still ran when the first process ended: icount stopped it there", e.PID, filepath.Base(e.Binary.Path)))
+			prof.Warnings = append(prof.Warnings, fmt.Sprintf("pid %d (%s) still ran %s: icount stopped it there", e.PID, filepath.Base(e.Binary.Path), when))
 		}
 	}
 	threaded := len(prof.Threads) > 0
