@@ -32,6 +32,10 @@ type addressSpace struct {
 	brkStart uint64
 	brk      uint64
 	mmapTop  uint64
+	// sharedAnon are the ranges mapped MAP_SHARED|MAP_ANONYMOUS: memory a
+	// fork's child would share with its parent, which icount copies, so
+	// a fork while one is still mapped is refused.
+	sharedAnon [][2]uint64
 }
 
 func newAddressSpace(cpu CPU) *addressSpace {

@@ -52,6 +52,8 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		return 0, errUnsupported(fmt.Sprintf("clone flags %#x for a process (icount makes processes with CLONE_VM, CLONE_VFORK, CLONE_PARENT, CLONE_SETTLS and the tid flags; not shared descriptor tables, working directories or handlers, nor namespaces)", c.flags))
 	case k.liveProcesses() >= MaxProcesses || k.liveTasks() >= MaxTasks:
 		return 0, unix.EAGAIN
+	case c.flags&cloneVM == 0 && p.mm.sharesAnon():
+		return 0, errUnsupported("a fork of a process with MAP_SHARED anonymous memory (its child would share it; icount gives a child a copy)")
 	}
 	child := &Process{k: k, pid: k.newID(), pgid: p.pgid, sid: p.sid, parent: p,
 		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
@@ -194,7 +196,19 @@ func (m *addressSpace) forkTo(cpu CPU) *addressSpace {
 	c := *m
 	c.cpu = cpu
 	c.vmas = m.vmas.clone()
+	c.sharedAnon = nil
 	return &c
+}
+
+// sharesAnon reports whether memory mapped MAP_SHARED|MAP_ANONYMOUS is
+// still mapped.
+func (m *addressSpace) sharesAnon() bool {
+	for _, r := range m.sharedAnon {
+		if m.vmas.overlaps(r[0], r[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // fork copies what the mappings hold, for a child's address space.
