@@ -71,14 +71,14 @@ func sysRenameat(t *Task, a [6]uint64) (uint64, error) {
 // guest's would (RENAME_WHITEOUT needs no privilege since Linux 5.8).
 func sysRenameat2(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	olddir, oldpath, newdir, newpath, err := p.pathsAt(a[0], a[1], a[2], a[3])
-	if err != nil {
-		return 0, err
-	}
 	flags := uint(uint32(a[4]))
 	if flags&^(renameNoreplace|renameExchange|renameWhiteout) != 0 ||
 		flags&renameExchange != 0 && flags&(renameNoreplace|renameWhiteout) != 0 {
-		return 0, unix.EINVAL
+		return 0, unix.EINVAL // before the paths are read, as Linux checks
+	}
+	olddir, oldpath, newdir, newpath, err := p.pathsAt(a[0], a[1], a[2], a[3])
+	if err != nil {
+		return 0, err
 	}
 	return 0, errnoOrNil(unix.Renameat2(olddir, p.hostPath(oldpath), newdir, p.hostPath(newpath), flags))
 }
@@ -91,13 +91,13 @@ func sysLink(t *Task, a [6]uint64) (uint64, error) {
 // descriptor is open on, which Linux 6.10 and later allow its opener.
 func sysLinkat(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	olddir, oldpath, newdir, newpath, err := p.pathsAt(a[0], a[1], a[2], a[3])
-	if err != nil {
-		return 0, err
-	}
 	flags := int(int32(a[4]))
 	if flags&^(atSymlinkFollow|atEmptyPath) != 0 {
 		return 0, unix.EINVAL
+	}
+	olddir, oldpath, newdir, newpath, err := p.pathsAt(a[0], a[1], a[2], a[3])
+	if err != nil {
+		return 0, err
 	}
 	newhost := p.hostPath(newpath)
 	_, err = p.resolve(oldpath, func(host string) error { return unix.Linkat(olddir, host, newdir, newhost, flags) })

@@ -27,9 +27,10 @@
 #endif
 #define SYS_fchmodat2_ 452
 /* The arm64 build's judge, qemu-user 7.2, has no fchmodat2 (ENOSYS) and
- * reads utimensat's path before its times (EFAULT for a bad path with
- * both times UTIME_OMIT, which Linux does not look at): those cases run
- * in the amd64 builds, judged natively. */
+ * reads the paths of utimensat, renameat2 and linkat before it looks at
+ * their other arguments (EFAULT for a bad path where Linux returns at
+ * once for both times UTIME_OMIT, or EINVAL for bad flags): those cases
+ * run in the amd64 builds, judged natively. */
 #ifdef __x86_64__
 #define JUDGED_NATIVELY 1
 #endif
@@ -299,6 +300,10 @@ static void test_rename(void)
 	show("renameat2 EXCHANGE with missing", syscall(SYS_renameat2, AT_FDCWD, "n2", AT_FDCWD, "n9", RENAME_EXCHANGE));
 	show("renameat2 EXCHANGE|NOREPLACE", syscall(SYS_renameat2, AT_FDCWD, "n2", AT_FDCWD, "n3", RENAME_EXCHANGE | RENAME_NOREPLACE));
 	show("renameat2 bad flag", syscall(SYS_renameat2, AT_FDCWD, "n2", AT_FDCWD, "n3", 8));
+#ifdef JUDGED_NATIVELY
+	show("renameat2 bad flag, bad path", syscall(SYS_renameat2, AT_FDCWD, (char *)8, AT_FDCWD, "n3", 8));
+#endif
+	show("renameat2 bad path", syscall(SYS_renameat2, AT_FDCWD, (char *)8, AT_FDCWD, "n3", 0));
 	show("renameat2 WHITEOUT n3 n4", syscall(SYS_renameat2, AT_FDCWD, "n3", AT_FDCWD, "n4", RENAME_WHITEOUT));
 	kind("n3");
 	kind("n4");
@@ -332,6 +337,9 @@ static void test_link(void)
 	kind("ld/lf");
 	kind("l1");
 	show("linkat bad flag", linkat(AT_FDCWD, "l1", AT_FDCWD, "l9", 0x8000));
+#ifdef JUDGED_NATIVELY
+	show("linkat bad flag, bad path", syscall(SYS_linkat, AT_FDCWD, (char *)8, AT_FDCWD, "l9", 0x8000));
+#endif
 	show("linkat bad dirfd", linkat(999, "l1", AT_FDCWD, "l9", 0));
 	int fd = open("l1", O_RDONLY);
 	show("linkat fd \"\" EMPTY_PATH", linkat(fd, "", AT_FDCWD, "le", AT_EMPTY_PATH));
