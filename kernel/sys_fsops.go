@@ -21,7 +21,7 @@ import (
 //
 // The guest runs as uid and gid UID and GID without privileges, while
 // icount may run as anyone: chown accepts only what an unprivileged owner
-// may do (see chownAllowed), and mknod makes no devices.
+// may do (see chownAllowed), and mknod makes no devices but whiteouts.
 
 // Flags of the *at calls (asm-generic values, shared by x86-64 and arm64)
 // besides sys_fork.go's AT_EMPTY_PATH and AT_SYMLINK_NOFOLLOW.
