@@ -65,6 +65,11 @@ TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
 MEM_BINS  := $(BUILD)/c/mmapstress-musl $(BUILD)/c/mmapstress-glibc $(BUILD)/arm64/c/mmapstress-glibc
 TESTPROGS += $(MEM_BINS)
 
+# The file-system calls of kernel/sys_fsops.go (cmd/icount/fsops_test.go):
+# amd64 musl- and glibc-static, arm64 glibc-static.
+FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
+TESTPROGS  += $(FSOPS_BINS)
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and

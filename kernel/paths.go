@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
@@ -41,11 +42,24 @@ func InterpPath(interp, sysroot string) string {
 }
 
 // hostPath maps a path the guest names onto the host: its own executable's
-// aliases to the binary, and what lies under /icount/exe/ to the binary's
-// directory.
+// aliases to the binary, what lies under /icount/exe/ to the binary's
+// directory, and /proc/PID/fd/N of an emulated process to the host
+// descriptor of its N, a path not found when N is not open (libc's
+// fchmodat with AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH
+// descriptor).
 func (p *Process) hostPath(path string) string {
 	if p.isExe(path) {
 		return p.exe.Path
+	}
+	if q, file := p.procFile(path); q != nil {
+		if n, ok := strings.CutPrefix(file, "fd/"); ok {
+			if fd, err := strconv.Atoi(n); err == nil {
+				if f, err := q.fds.get(uint64(fd)); err == nil {
+					return "/proc/self/fd/" + itoa(uint64(f.host))
+				}
+				return "/proc/self/fd/-1" // not open: ENOENT, as Linux's
+			}
+		}
 	}
 	dir := strings.TrimSuffix(exeDir, "/")
 	if path == dir {

@@ -1,0 +1,34 @@
+package main
+
+// The file-system calls of kernel/sys_fsops.go (rename, link, symlink,
+// rmdir, creat, mknod, chmod, chown, the timestamps, close_range), which
+// make with gcc, git and Python's subprocess need (issue 14).
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFsops runs testdata/c/fsops.c (every call of kernel/sys_fsops.go,
+// with what succeeds and the errors Linux gives) in a new directory, built
+// musl- and glibc-static for amd64 and glibc-static for arm64: under
+// icount it prints, line for line, what it prints natively (under
+// qemu-aarch64 for arm64), where it runs as uid 1000 as icount's guest
+// does, and exits 0.
+func TestFsops(t *testing.T) {
+	for _, prog := range []string{"c/fsops-musl", "c/fsops-glibc", "arm64/c/fsops-glibc"} {
+		t.Run(prog, func(t *testing.T) {
+			bin := testProgram(t, prog)
+			want, status := runJudge(t, nil, bin)
+			const last = "close_range 1st..1st: ok\n  fd 0: EBADF\n"
+			if status != 0 || !strings.HasSuffix(want, last) || strings.Count(want, "\n") < 200 {
+				t.Fatalf("judge: exit %d, output:\n%s", status, want)
+			}
+			dir := t.TempDir()
+			r := runIcount(t, nil, nil, bin, dir)
+			if r.status != 0 || r.stdout != want {
+				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+		})
+	}
+}
