@@ -283,7 +283,9 @@ func sysLseek(t *Task, a [6]uint64) (uint64, error) {
 }
 
 func (p *Process) putStat(addr uint64, st *unix.Stat_t) error {
-	return p.writeMem(addr, p.abi.stat(st))
+	g := *st
+	g.Uid, g.Gid = guestUID(st.Uid), guestGID(st.Gid)
+	return p.writeMem(addr, p.abi.stat(&g))
 }
 
 func sysFstat(t *Task, a [6]uint64) (uint64, error) {
@@ -336,6 +338,7 @@ func sysStatx(t *Task, a [6]uint64) (uint64, error) {
 	if _, err := p.resolve(path, func(host string) error { return unix.Statx(dir, host, int(a[2]), int(a[3]), &stx) }); err != nil {
 		return 0, errnoOf(err)
 	}
+	stx.Uid, stx.Gid = guestUID(stx.Uid), guestGID(stx.Gid)
 	// struct statx has one layout on every arch.
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(&stx)), unsafe.Sizeof(stx))
 	return 0, p.writeMem(a[4], raw)

@@ -242,10 +242,11 @@ func sysFchmodat2(t *Task, a [6]uint64) (uint64, error) {
 // the caller owns.
 func chownAllowed(st *unix.Stat_t, uid, gid uint32) bool {
 	const keep = ^uint32(0)
-	if uid != keep && uid != st.Uid {
+	owner, group := guestUID(st.Uid), guestGID(st.Gid)
+	if uid != keep && uid != owner {
 		return false
 	}
-	return gid == keep || gid == st.Gid || st.Uid == UID && gid == GID
+	return gid == keep || gid == group || owner == UID && gid == GID
 }
 
 func sysChown(t *Task, a [6]uint64) (uint64, error) {
@@ -269,7 +270,7 @@ func sysFchown(t *Task, a [6]uint64) (uint64, error) {
 	if !chownAllowed(&st, uint32(a[1]), uint32(a[2])) {
 		return 0, unix.EPERM
 	}
-	return 0, errnoOrNil(unix.Fchown(f.host, int(int32(a[1])), int(int32(a[2]))))
+	return 0, errnoOrNil(unix.Fchown(f.host, int(int32(hostUIDOf(uint32(a[1])))), int(int32(hostGIDOf(uint32(a[2]))))))
 }
 
 // sysFchownat makes the change on the host once chownAllowed allows it,
@@ -294,7 +295,7 @@ func sysFchownat(t *Task, a [6]uint64) (uint64, error) {
 		if !chownAllowed(&st, uid, gid) {
 			return unix.EPERM
 		}
-		return unix.Fchownat(dir, host, int(int32(uid)), int(int32(gid)), flags)
+		return unix.Fchownat(dir, host, int(int32(hostUIDOf(uid))), int(int32(hostGIDOf(gid))), flags)
 	})
 	return 0, errnoOrNil(err)
 }
