@@ -1,6 +1,10 @@
 package kernel
 
-import "os"
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // The guest runs as uid UID and gid GID. The host user running icount is
 // mapped onto them, as a user namespace maps ids: files the host user owns
@@ -40,4 +44,41 @@ func hostGIDOf(id uint32) uint32 {
 		return id
 	}
 	return guestID(id, hostGID, GID)
+}
+
+// Inode and device numbers are the host's state, different on every run
+// that makes its files anew and on every machine, and a program's work can
+// depend on them (git hashes its index, which holds them). The guest sees
+// each host device and each host file numbered in the order it first
+// meets them: the same on every run, and one to one, so two names of one
+// file still compare equal.
+
+// inodeKey names a host file.
+type inodeKey struct{ dev, ino uint64 }
+
+// guestDev is the guest's number of the host device dev.
+func (k *Kernel) guestDev(dev uint64) uint64 {
+	if k.devs == nil {
+		k.devs = map[uint64]uint64{}
+	}
+	g, ok := k.devs[dev]
+	if !ok {
+		g = unix.Mkdev(8, uint32(len(k.devs)+1))
+		k.devs[dev] = g
+	}
+	return g
+}
+
+// guestIno is the guest's number of the host file ino on device dev.
+func (k *Kernel) guestIno(dev, ino uint64) uint64 {
+	if k.inos == nil {
+		k.inos = map[inodeKey]uint64{}
+	}
+	key := inodeKey{dev, ino}
+	g, ok := k.inos[key]
+	if !ok {
+		g = uint64(len(k.inos) + 2) // 1 is no file's, as on ext4
+		k.inos[key] = g
+	}
+	return g
 }

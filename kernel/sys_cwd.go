@@ -135,6 +135,7 @@ func sysMkdirat(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	p.created(dir, host, a[2]&0o7777, true)
+	p.stampPath(dir, host, true, true)
 	return 0, nil
 }
 

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"unsafe"
@@ -72,6 +73,9 @@ func sysPwrite64(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, errnoOf(err)
 	}
+	if n > 0 {
+		p.stamp(f.host, false, true)
+	}
 	return uint64(n), nil
 }
 
@@ -141,7 +145,12 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },
-		func(n int) (uint64, error) { return uint64(n), nil })
+		func(n int) (uint64, error) {
+			if n > 0 && !f.pipe && !f.stdio {
+				p.stamp(f.host, false, true)
+			}
+			return uint64(n), nil
+		})
 }
 
 // hostIO runs op, a read or write on f's host descriptor starting at byte
@@ -251,6 +260,9 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if made {
 		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
 	}
+	if made || hostFlags&unix.O_TRUNC != 0 {
+		p.stamp(fd, made, true)
+	}
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
 	}
@@ -285,6 +297,8 @@ func sysLseek(t *Task, a [6]uint64) (uint64, error) {
 func (p *Process) putStat(addr uint64, st *unix.Stat_t) error {
 	g := *st
 	g.Uid, g.Gid = guestUID(st.Uid), guestGID(st.Gid)
+	p.k.stamped(&g)
+	g.Dev, g.Ino = p.k.guestDev(st.Dev), p.k.guestIno(st.Dev, st.Ino)
 	return p.writeMem(addr, p.abi.stat(&g))
 }
 
@@ -339,6 +353,11 @@ func sysStatx(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	stx.Uid, stx.Gid = guestUID(stx.Uid), guestGID(stx.Gid)
+	p.k.stampedx(&stx)
+	dev := unix.Mkdev(stx.Dev_major, stx.Dev_minor)
+	stx.Ino = p.k.guestIno(dev, stx.Ino)
+	gdev := p.k.guestDev(dev)
+	stx.Dev_major, stx.Dev_minor = unix.Major(gdev), unix.Minor(gdev)
 	// struct statx has one layout on every arch.
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(&stx)), unsafe.Sizeof(stx))
 	return 0, p.writeMem(a[4], raw)
@@ -592,7 +611,11 @@ func sysFtruncate(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, errnoOrNil(unix.Ftruncate(f.host, int64(a[1])))
+	if err := unix.Ftruncate(f.host, int64(a[1])); err != nil {
+		return 0, errnoOf(err)
+	}
+	p.stamp(f.host, false, true)
+	return 0, nil
 }
 
 func sysFsync(t *Task, a [6]uint64) (uint64, error) {
@@ -623,6 +646,20 @@ func sysGetdents64(t *Task, a [6]uint64) (uint64, error) {
 	n, err := unix.Getdents(f.host, buf)
 	if err != nil {
 		return 0, errnoOf(err)
+	}
+	// Each linux_dirent64 starts with d_ino (8 bytes), d_off (8) and
+	// d_reclen (2): its inode number is the guest's (ids.go).
+	var st unix.Stat_t
+	if unix.Fstat(f.host, &st) == nil {
+		le := binary.LittleEndian
+		for off := 0; off+18 <= n; {
+			reclen := int(le.Uint16(buf[off+16:]))
+			if reclen == 0 {
+				break
+			}
+			le.PutUint64(buf[off:], p.k.guestIno(st.Dev, le.Uint64(buf[off:])))
+			off += reclen
+		}
 	}
 	return uint64(n), p.writeMem(a[1], buf[:n])
 }

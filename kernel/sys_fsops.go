@@ -300,9 +300,8 @@ func sysFchownat(t *Task, a [6]uint64) (uint64, error) {
 	return 0, errnoOrNil(err)
 }
 
-// sysUtimensat sets a file's timestamps on the host. UTIME_NOW and a NULL
-// times take the host's time, not the guest's clock: every other write
-// stamps the file with it, and a program such as make compares the two.
+// sysUtimensat sets a file's timestamps on the host; under --fixed-clock
+// the guest sees UTIME_NOW and a NULL times as its own time (stamps.go).
 func sysUtimensat(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	var ts *[2]unix.Timespec
@@ -341,6 +340,12 @@ func (p *Process) utimes(dirfd, pathAddr uint64, ts *[2]unix.Timespec, flags int
 			return 0, err
 		}
 		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(f.host), 0, tp, 0, 0, 0)
+		if e == 0 {
+			var st unix.Stat_t
+			if unix.Fstat(f.host, &st) == nil {
+				p.k.retimed(fileID{st.Dev, st.Ino}, ts)
+			}
+		}
 		return 0, errnoOrNil(errnoIf(e))
 	}
 	if flags&^(atSymlinkNofollow|atEmptyPath) != 0 {
@@ -359,9 +364,40 @@ func (p *Process) utimes(dirfd, pathAddr uint64, ts *[2]unix.Timespec, flags int
 			return err
 		}
 		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(dir), uintptr(unsafe.Pointer(b)), tp, uintptr(flags), 0, 0)
+		if e == 0 {
+			var st unix.Stat_t
+			if unix.Fstatat(dir, host, &st, flags&atSymlinkNofollow) == nil {
+				p.k.retimed(fileID{st.Dev, st.Ino}, ts)
+			}
+		}
 		return errnoIf(e)
 	})
 	return 0, errnoOrNil(err)
+}
+
+// retimed keeps the guest's view of a file's times after utimensat set
+// them to ts (nil: both now): under --fixed-clock "now" is the guest's
+// time, an explicit time the host's file holds.
+func (k *Kernel) retimed(id fileID, ts *[2]unix.Timespec) {
+	if k.clk.fixed == nil {
+		return
+	}
+	now := [2]bool{true, true}
+	set := [2]bool{true, true}
+	if ts != nil {
+		for i := range ts {
+			now[i] = ts[i].Nsec == utimeNow
+			set[i] = ts[i].Nsec != utimeOmit
+		}
+	}
+	k.stampID(id, now[0] && set[0], now[1] && set[1])
+	t := k.stamps[id]
+	if set[0] && !now[0] {
+		t.atime = 0
+	}
+	if set[1] && !now[1] {
+		t.mtime = 0
+	}
 }
 
 // errnoIf is a raw system call's errno as an error, nil for 0.

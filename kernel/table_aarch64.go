@@ -54,7 +54,7 @@ var tableAArch64 = []Syscall{
 	{80, "fstat", sysFstat, Full, ""},
 	{82, "fsync", sysFsync, Full, ""},
 	{83, "fdatasync", sysFsync, Full, ""},
-	{88, "utimensat", sysUtimensat, Full, "UTIME_NOW and NULL times take the host's time, as every write stamps files with (not the guest clock, even under --fixed-clock); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
+	{88, "utimensat", sysUtimensat, Full, "UTIME_NOW and NULL times are now (under --fixed-clock, as every change the guest makes, in guest time: the host's file keeps the host's); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
 	{93, "exit", sysExit, Full, "ends the thread; the last thread's exit ends the process"},
 	{94, "exit_group", sysExitGroup, Full, ""},
 	{95, "waitid", sysWaitid, Full, "P_ALL, P_PID, P_PGID; WEXITED, WNOHANG, WNOWAIT"},

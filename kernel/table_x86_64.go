@@ -144,7 +144,7 @@ var tableX86_64 = []Syscall{
 	{269, "faccessat", sysFaccessat, Full, ""},
 	{271, "ppoll", sysPpoll, Full, "as poll; the signal mask is not applied during the wait"},
 	{273, "set_robust_list", sysSetRobustList, Partial, "recorded; robust futexes are not released when their thread exits"},
-	{280, "utimensat", sysUtimensat, Full, "UTIME_NOW and NULL times take the host's time, as every write stamps files with (not the guest clock, even under --fixed-clock); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
+	{280, "utimensat", sysUtimensat, Full, "UTIME_NOW and NULL times are now (under --fixed-clock, as every change the guest makes, in guest time: the host's file keeps the host's); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
 	{281, "epoll_pwait", sysEpollPwait, Partial, "as epoll_wait; the signal mask is not applied during the wait"},
 	{284, "eventfd", sysEventfd, Full, "a host eventfd; a read or write that would block blocks the thread"},
 	{290, "eventfd2", sysEventfd2, Full, "a host eventfd; a read or write that would block blocks the thread"},
