@@ -56,15 +56,6 @@ var cpythonKnown = []cpythonDiff{
 		"wants today() and fromtimestamp(time()) equal; under --fixed-clock the two clock reads are a second apart"},
 	{"test_functools", `test\.test_functools\.TestLRU(C|Py)\.test_lru_cache_threaded2`,
 		"six threads meet at Barriers with a 10 s timeout; under --fixed-clock guest time advances a second per clock read, so a wait times out before the others arrive"},
-	// Tests that start another process: icount runs one process (fork,
-	// vfork and exec are issue 14), so it stops the run in them.
-	{"test_random", `test\.test_random\.TestModule\.test_after_fork`, "forks (issue 14)"},
-	{"test_re", `test\.test_re\.ReTests\.test_regression_gh94675`, "runs a regular expression in a forked process (issue 14)"},
-	{"test_unicode", `test\.test_unicode\.UnicodeTest\.test_check_encoding_errors`, "runs a Python subprocess (issue 14)"},
-	{"test_bytes", `test\.test_bytes\.(ByteArray|Bytes)Test\.test_check_encoding_errors`, "runs a Python subprocess (issue 14)"},
-	{"test_struct", `test\.test_struct\.StructTest\.test_struct_cleans_up_at_runtime_shutdown`, "runs a Python subprocess (issue 14)"},
-	{"test_base64", `test\.test_base64\.TestMain\..*`, "runs python -m base64 as a subprocess (issue 14)"},
-	{"test_json", `test\.test_json\.test_tool\.TestTool\..*`, "runs python -m json.tool as a subprocess (issue 14)"},
 }
 
 // cpythonDiff is an entry of cpythonKnown.
