@@ -806,3 +806,53 @@ func TestCopyMemoryGuestStores(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyRegistersInHook copies the registers of a CPU stopped in its
+// system call hook, as fork does: inside the emulator's run, where the
+// x86-64 arithmetic flags and DF are kept apart from EFLAGS.
+func TestCopyRegistersInHook(t *testing.T) {
+	var child *CPU
+	var from *CPU
+	from, err := New(X86_64, Hooks{Syscall: func() {
+		child = newForkCPU(t, X86_64, from)
+		if err := child.CopyRegistersFrom(from); err != nil {
+			t.Error(err)
+		}
+		from.Stop()
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(from.Close)
+	for _, m := range []uint64{0x1000, 0x8000} {
+		if err := from.Map(m, PageSize, ProtRead|ProtWrite|ProtExec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := from.Write(0x1000, forkX86[0x1000]); err != nil {
+		t.Fatal(err)
+	}
+	// std; mov $-1, %eax; add $1, %eax (CF, PF, AF, ZF); syscall
+	if err := from.Write(0x1200, []byte{0xfd, 0xb8, 0xff, 0xff, 0xff, 0xff, 0x83, 0xc0, 0x01, 0x0f, 0x05}); err != nil {
+		t.Fatal(err)
+	}
+	from.SetReg(X86CR4, from.Reg(X86CR4)|1<<9)
+	from.SetReg(X86RSP, 0x8ff0)
+	from.SetReg(X86FSBase, 0x8000)
+	if err := from.Run(0x1200, nil); err != nil {
+		t.Fatal(err)
+	}
+	const want = 0x2 | 1 | 1<<2 | 1<<4 | 1<<6 | 1<<10 // CF PF AF ZF DF
+	if got := from.Reg(X86EFLAGS); got != want {
+		t.Fatalf("the parent's flags are %#x, want %#x", got, want)
+	}
+	if got := child.Reg(X86EFLAGS); got != want {
+		t.Errorf("the child's flags are %#x, want %#x", got, want)
+	}
+	if err := child.Run(0x1000, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := child.Reg(X86RSI); got != want {
+		t.Errorf("pushfq in the child read %#x, want %#x", got, want)
+	}
+}
