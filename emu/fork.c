@@ -159,9 +159,10 @@ int __real_munmap(void *addr, size_t len);
 void *__real_memset(void *s, int c, size_t n);
 
 #define IC_MAX_BUFFERS 1024
-static struct {
+typedef struct {
 	uintptr_t lo, hi;
-} buffers[IC_MAX_BUFFERS];
+} ic_span;
+static ic_span buffers[IC_MAX_BUFFERS];
 static int nbuffers;
 static pthread_mutex_t buffers_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -169,7 +170,7 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 	void *p = __real_mmap64(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED && (prot & PROT_EXEC) && (flags & (MAP_PRIVATE | MAP_ANONYMOUS)) == (MAP_PRIVATE | MAP_ANONYMOUS)) {
 		pthread_mutex_lock(&buffers_mu);
-		if (nbuffers < IC_MAX_BUFFERS) buffers[nbuffers++] = (typeof(buffers[0])){(uintptr_t)p, (uintptr_t)p + len};
+		if (nbuffers < IC_MAX_BUFFERS) buffers[nbuffers++] = (ic_span){(uintptr_t)p, (uintptr_t)p + len};
 		pthread_mutex_unlock(&buffers_mu);
 	}
 	return p;

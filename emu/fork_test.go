@@ -856,3 +856,45 @@ func TestCopyRegistersInHook(t *testing.T) {
 		t.Errorf("pushfq in the child read %#x, want %#x", got, want)
 	}
 }
+
+// TestCopyRegistersInHookARM64 is TestCopyRegistersInHook for arm64: the
+// child goes on past the svc with the flags the parent set.
+func TestCopyRegistersInHookARM64(t *testing.T) {
+	var child, from *CPU
+	from, err := New(ARM64, Hooks{Interrupt: func(intno uint32) bool {
+		child = newForkCPU(t, ARM64, from)
+		if err := child.CopyRegistersFrom(from); err != nil {
+			t.Error(err)
+		}
+		from.Stop()
+		return intno == 2
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(from.Close)
+	if err := from.Map(0x1000, PageSize, ProtRead|ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	// mov x5, #0; subs x5, x5, #1 (N); svc #0; mrs x3, nzcv; svc #0
+	for i, insn := range []uint32{0xd2800005, 0xf10004a5, 0xd4000001, 0xd53b4203, 0xd4000001} {
+		if err := from.Write(0x1000+4*uint64(i), binary.LittleEndian.AppendUint32(nil, insn)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := from.Run(0x1000, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pc := child.PC(); pc != 0x100c {
+		t.Fatalf("the child's pc is %#x, want 0x100c, past the svc", pc)
+	}
+	if err := child.Run(child.PC(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := child.Reg(ARM64X(3)); got != 0x8000_0000 {
+		t.Errorf("the child read nzcv %#x, want N (0x80000000)", got)
+	}
+	if got := child.Reg(ARM64X(5)); got != ^uint64(0) {
+		t.Errorf("the child's x5 is %#x, want -1", got)
+	}
+}
