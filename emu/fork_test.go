@@ -546,10 +546,11 @@ func runManyBlocks(t *testing.T, n, passes int, buffer uint64) []Block {
 }
 
 // TestCodeBufferFull runs 20,000 distinct blocks three times in the
-// smallest translation buffer, which they fill several times over (a
-// translated block's descriptor alone takes over 160 bytes of it): each
-// fill discards every translation, and the block table keeps counting
-// exactly, as with the default buffer.
+// smallest translation buffer, which they fill many times over (a block
+// takes some 650 bytes of it, its descriptor alone over 160): each fill
+// discards every translation, and the block table keeps counting exactly,
+// as with the default buffer. Unicorn 2.1.1 crashes at the first fill
+// unless the buffer was flushed before (ic_init_code_buffer).
 func TestCodeBufferFull(t *testing.T) {
 	const n, passes = 20000, 3
 	small := runManyBlocks(t, n, passes, MinCodeBuffer)
