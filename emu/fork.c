@@ -120,15 +120,23 @@ int ic_mem_copy_from(ic_mem *dst, const ic_mem *src, uint64_t *failed_at) {
 // ic_copy_regs makes src's registers dst's: the whole CPU state a context
 // holds, which for x86-64 and arm64 is a copy of the CPU's own (no pointer
 // into the engine is set in it for a user program: only the debug
-// registers, which icount refuses, would set one). dst's TLB is flushed,
+// registers, which icount refuses, would set one). On x86-64, while the
+// emulator runs (src stopped in a hook, as fork is) the arithmetic flags
+// and DF are kept apart from EFLAGS, which the emulator takes them from
+// when it starts: EFLAGS is written whole, as read. dst's TLB is flushed,
 // as a write of the registers that govern it would.
-uc_err ic_copy_regs(uc_engine *dst, uc_engine *src) {
+uc_err ic_copy_regs(uc_engine *dst, uc_engine *src, int x86) {
 	uc_context *ctx;
 	uc_err err = uc_context_alloc(src, &ctx);
 	if (err != UC_ERR_OK) return err;
 	err = uc_context_save(src, ctx);
 	if (err == UC_ERR_OK) err = uc_context_restore(dst, ctx);
 	uc_context_free(ctx);
+	if (err == UC_ERR_OK && x86) {
+		uint64_t flags;
+		err = uc_reg_read(src, UC_X86_REG_EFLAGS, &flags);
+		if (err == UC_ERR_OK) err = uc_reg_write(dst, UC_X86_REG_EFLAGS, &flags);
+	}
 	if (err != UC_ERR_OK) return err;
 	return uc_ctl_flush_tlb(dst);
 }
@@ -151,9 +159,10 @@ int __real_munmap(void *addr, size_t len);
 void *__real_memset(void *s, int c, size_t n);
 
 #define IC_MAX_BUFFERS 1024
-static struct {
+typedef struct {
 	uintptr_t lo, hi;
-} buffers[IC_MAX_BUFFERS];
+} ic_span;
+static ic_span buffers[IC_MAX_BUFFERS];
 static int nbuffers;
 static pthread_mutex_t buffers_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -161,7 +170,7 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 	void *p = __real_mmap64(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED && (prot & PROT_EXEC) && (flags & (MAP_PRIVATE | MAP_ANONYMOUS)) == (MAP_PRIVATE | MAP_ANONYMOUS)) {
 		pthread_mutex_lock(&buffers_mu);
-		if (nbuffers < IC_MAX_BUFFERS) buffers[nbuffers++] = (typeof(buffers[0])){(uintptr_t)p, (uintptr_t)p + len};
+		if (nbuffers < IC_MAX_BUFFERS) buffers[nbuffers++] = (ic_span){(uintptr_t)p, (uintptr_t)p + len};
 		pthread_mutex_unlock(&buffers_mu);
 	}
 	return p;

@@ -40,13 +40,18 @@ func (c *CPU) CopyMemoryFrom(from *CPU) error {
 // architecture, c's: every register a thread has (general, flags, FP and
 // vector with their control and status, the thread pointer, and the state
 // the emulator keeps beside them, such as softfloat's pending exception
-// flags). The thread's part of the hot path (its shadow call stack) is not
-// copied.
+// flags). from may be stopped in one of its hooks (a system call), as
+// fork finds it. The thread's part of the hot path (its shadow call
+// stack) is not copied.
 func (c *CPU) CopyRegistersFrom(from *CPU) error {
 	if c.arch != from.arch {
 		return fmt.Errorf("emu: copy registers from a %v CPU to a %v one", from.arch, c.arch)
 	}
-	return check("copy registers", C.ic_copy_regs(c.uc, from.uc))
+	x86 := C.int(0)
+	if c.arch == X86_64 {
+		x86 = 1
+	}
+	return check("copy registers", C.ic_copy_regs(c.uc, from.uc, x86))
 }
 
 // CodeBuffer returns the size in bytes of the buffer the emulator

@@ -12,7 +12,7 @@
 #define IC_COPY_NOHOST 2 // no host address space for the slabs
 
 int ic_mem_copy_from(ic_mem *dst, const ic_mem *src, uint64_t *failed_at);
-uc_err ic_copy_regs(uc_engine *dst, uc_engine *src);
+uc_err ic_copy_regs(uc_engine *dst, uc_engine *src, int x86);
 uc_err ic_set_code_buffer(uc_engine *uc, uint32_t size);
 uc_err ic_code_buffer(uc_engine *uc, uint32_t *size);
 uc_err ic_init_code_buffer(uc_engine *uc);

@@ -546,10 +546,11 @@ func runManyBlocks(t *testing.T, n, passes int, buffer uint64) []Block {
 }
 
 // TestCodeBufferFull runs 20,000 distinct blocks three times in the
-// smallest translation buffer, which they fill several times over (a
-// translated block's descriptor alone takes over 160 bytes of it): each
-// fill discards every translation, and the block table keeps counting
-// exactly, as with the default buffer.
+// smallest translation buffer, which they fill many times over (a block
+// takes some 650 bytes of it, its descriptor alone over 160): each fill
+// discards every translation, and the block table keeps counting exactly,
+// as with the default buffer. Unicorn 2.1.1 crashes at the first fill
+// unless the buffer was flushed before (ic_init_code_buffer).
 func TestCodeBufferFull(t *testing.T) {
 	const n, passes = 20000, 3
 	small := runManyBlocks(t, n, passes, MinCodeBuffer)
@@ -804,5 +805,97 @@ func TestCopyMemoryGuestStores(t *testing.T) {
 		if err := c.Read(a, b[:]); err != nil || binary.LittleEndian.Uint64(b[:]) != 0x0123_4567_89ab_cdef {
 			t.Errorf("the child reads %x at %#x, want what the parent's store wrote: %v", b, a, err)
 		}
+	}
+}
+
+// TestCopyRegistersInHook copies the registers of a CPU stopped in its
+// system call hook, as fork does: inside the emulator's run, where the
+// x86-64 arithmetic flags and DF are kept apart from EFLAGS.
+func TestCopyRegistersInHook(t *testing.T) {
+	var child *CPU
+	var from *CPU
+	from, err := New(X86_64, Hooks{Syscall: func() {
+		child = newForkCPU(t, X86_64, from)
+		if err := child.CopyRegistersFrom(from); err != nil {
+			t.Error(err)
+		}
+		from.Stop()
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(from.Close)
+	for _, m := range []uint64{0x1000, 0x8000} {
+		if err := from.Map(m, PageSize, ProtRead|ProtWrite|ProtExec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := from.Write(0x1000, forkX86[0x1000]); err != nil {
+		t.Fatal(err)
+	}
+	// std; mov $-1, %eax; add $1, %eax (CF, PF, AF, ZF); syscall
+	if err := from.Write(0x1200, []byte{0xfd, 0xb8, 0xff, 0xff, 0xff, 0xff, 0x83, 0xc0, 0x01, 0x0f, 0x05}); err != nil {
+		t.Fatal(err)
+	}
+	from.SetReg(X86CR4, from.Reg(X86CR4)|1<<9)
+	from.SetReg(X86RSP, 0x8ff0)
+	from.SetReg(X86FSBase, 0x8000)
+	if err := from.Run(0x1200, nil); err != nil {
+		t.Fatal(err)
+	}
+	const want = 0x2 | 1 | 1<<2 | 1<<4 | 1<<6 | 1<<10 // CF PF AF ZF DF
+	if got := from.Reg(X86EFLAGS); got != want {
+		t.Fatalf("the parent's flags are %#x, want %#x", got, want)
+	}
+	if got := child.Reg(X86EFLAGS); got != want {
+		t.Errorf("the child's flags are %#x, want %#x", got, want)
+	}
+	if err := child.Run(0x1000, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := child.Reg(X86RSI); got != want {
+		t.Errorf("pushfq in the child read %#x, want %#x", got, want)
+	}
+}
+
+// TestCopyRegistersInHookARM64 is TestCopyRegistersInHook for arm64: the
+// child goes on past the svc with the flags the parent set.
+func TestCopyRegistersInHookARM64(t *testing.T) {
+	var child, from *CPU
+	from, err := New(ARM64, Hooks{Interrupt: func(intno uint32) bool {
+		child = newForkCPU(t, ARM64, from)
+		if err := child.CopyRegistersFrom(from); err != nil {
+			t.Error(err)
+		}
+		from.Stop()
+		return intno == 2
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(from.Close)
+	if err := from.Map(0x1000, PageSize, ProtRead|ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	// mov x5, #0; subs x5, x5, #1 (N); svc #0; mrs x3, nzcv; svc #0
+	for i, insn := range []uint32{0xd2800005, 0xf10004a5, 0xd4000001, 0xd53b4203, 0xd4000001} {
+		if err := from.Write(0x1000+4*uint64(i), binary.LittleEndian.AppendUint32(nil, insn)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := from.Run(0x1000, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pc := child.PC(); pc != 0x100c {
+		t.Fatalf("the child's pc is %#x, want 0x100c, past the svc", pc)
+	}
+	if err := child.Run(child.PC(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := child.Reg(ARM64X(3)); got != 0x8000_0000 {
+		t.Errorf("the child read nzcv %#x, want N (0x80000000)", got)
+	}
+	if got := child.Reg(ARM64X(5)); got != ^uint64(0) {
+		t.Errorf("the child's x5 is %#x, want -1", got)
 	}
 }

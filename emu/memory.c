@@ -189,8 +189,8 @@ static void mark_chunks(ic_mem *m, uint64_t lo, uint64_t hi) {
 
 // ic_mem_back makes sure host memory lies behind [lo, hi), mapping a
 // slab into the emulator's physical memory where there is none yet, and
-// notes that it may be written (IC_CHUNK_BITS). It returns -1 when the host has no address space left (or the slab limit
-// is reached).
+// notes that it may be written (IC_CHUNK_BITS). It returns -1 when the
+// host has no address space left (or the slab limit is reached).
 int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi) {
 	for (uint64_t i = lo >> IC_SLAB_BITS; i <= (hi - 1) >> IC_SLAB_BITS; i++) {
 		if (m->slab[i]) continue;

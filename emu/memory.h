@@ -33,8 +33,9 @@
 #define IC_MAX_SLABS 2048
 // Host memory may have been written only in the 2 MiB chunks of a slab
 // that were made accessible (ic_mem_back) or written by ic_mem_copy: the
-// TLB gives no access elsewhere, and every other write goes through one of
-// those. A bit per chunk says so (ic_mem_copy_from copies only those).
+// TLB gives the guest no access elsewhere, and the emulator's own writes
+// (uc_mem_write, by the sites) are to memory the guest may write. A bit
+// per chunk says so: ic_mem_copy_from (fork.c) copies those chunks only.
 #define IC_CHUNK_BITS 21
 #define IC_CHUNKS (1u << (IC_SLAB_BITS - IC_CHUNK_BITS))
 
