@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,36 +70,41 @@ func dynamicInputs(t *testing.T, dir string) {
 func TestDebianPrograms(t *testing.T) {
 	dir := t.TempDir()
 	dynamicInputs(t, dir)
+	// The guest runs as uid and gid 1000, the host user mapped onto them:
+	// what shows file owners is judged by a native run as 1000 in a copy
+	// of dir that 1000 owns (possible as root, and as 1000 itself).
+	guestDir, asGuest := guestIdentity(t, dir)
 	cases := []struct {
 		name  string
 		args  []string
 		stdin string // a file in dir
+		owner bool   // its output shows file owners
 	}{
-		{"true", nil, ""},
-		{"false", nil, ""},
-		{"echo", []string{"hello,", "dynamic", "world"}, ""},
-		{"cat", []string{"words.txt"}, ""},
-		{"sort", []string{"-n", "nums.txt"}, ""},
-		{"sort", []string{"-k2,2", "-k1,1", "-s", "words.txt"}, ""},
-		{"uniq", []string{"-c"}, "nums.txt"},
-		{"wc", []string{"words.txt", "nums.txt"}, ""},
-		{"sha256sum", []string{"words.txt"}, ""},
-		{"md5sum", []string{"nums.txt"}, ""},
-		{"base64", []string{"words.gz"}, ""},
-		{"od", []string{"-A", "x", "-t", "x1z", "tree/a.txt", "words.gz"}, ""},
-		{"gzip", []string{"-c", "-9", "words.txt"}, ""},
-		{"gzip", []string{"-d", "-c"}, "words.gz"},
-		{"tar", []string{"-cf", "-", "tree"}, ""},
-		{"tar", []string{"-tvf", "-"}, "tree.tar"},
-		{"expr", []string{"6", "*", "7"}, ""},
-		{"expr", []string{"length", "dynamic"}, ""},
-		{"seq", []string{"-w", "1", "7", "100"}, ""},
-		{"date", []string{"-u", "-d", "@0"}, ""},
-		{"awk", []string{"{ n[$1] += $3 } END { for (k in n) s = s k \"=\" n[k] \" \"; print length(s), NR }", "words.txt"}, ""},
-		{"sed", []string{"-n", "-e", "s/alpha \\([a-z]*\\)/A-\\1/p", "words.txt"}, ""},
-		{"ls", []string{"-lnR", "--time-style=+", "tree"}, ""},
-		{"grep", []string{"-c", "gamma", "words.txt"}, ""},
-		{"cmp", []string{"words.txt", "nums.txt"}, ""},
+		{"true", nil, "", false},
+		{"false", nil, "", false},
+		{"echo", []string{"hello,", "dynamic", "world"}, "", false},
+		{"cat", []string{"words.txt"}, "", false},
+		{"sort", []string{"-n", "nums.txt"}, "", false},
+		{"sort", []string{"-k2,2", "-k1,1", "-s", "words.txt"}, "", false},
+		{"uniq", []string{"-c"}, "nums.txt", false},
+		{"wc", []string{"words.txt", "nums.txt"}, "", false},
+		{"sha256sum", []string{"words.txt"}, "", false},
+		{"md5sum", []string{"nums.txt"}, "", false},
+		{"base64", []string{"words.gz"}, "", false},
+		{"od", []string{"-A", "x", "-t", "x1z", "tree/a.txt", "words.gz"}, "", false},
+		{"gzip", []string{"-c", "-9", "words.txt"}, "", false},
+		{"gzip", []string{"-d", "-c"}, "words.gz", false},
+		{"tar", []string{"-cf", "-", "tree"}, "", true},
+		{"tar", []string{"-tvf", "-"}, "tree.tar", false},
+		{"expr", []string{"6", "*", "7"}, "", false},
+		{"expr", []string{"length", "dynamic"}, "", false},
+		{"seq", []string{"-w", "1", "7", "100"}, "", false},
+		{"date", []string{"-u", "-d", "@0"}, "", false},
+		{"awk", []string{"{ n[$1] += $3 } END { for (k in n) s = s k \"=\" n[k] \" \"; print length(s), NR }", "words.txt"}, "", false},
+		{"sed", []string{"-n", "-e", "s/alpha \\([a-z]*\\)/A-\\1/p", "words.txt"}, "", false},
+		{"ls", []string{"-lnR", "--time-style=+", "tree"}, "", true},
+		{"grep", []string{"-c", "gamma", "words.txt"}, "", false},
+		{"cmp", []string{"words.txt", "nums.txt"}, "", false},
 	}
 	for _, c := range cases {
 		c := c
@@ -112,7 +118,16 @@ func TestDebianPrograms(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			wantOut, wantStatus := runNative(t, dir, stdin, prog, c.args...)
+			var wantOut string
+			var wantStatus int
+			if c.owner {
+				if asGuest == nil {
+					t.Skip("its output shows file owners: the native judge runs as uid 1000, which needs root (or uid 1000)")
+				}
+				wantOut, wantStatus = runNativeWith(t, guestDir, stdin, asGuest, prog, c.args...)
+			} else {
+				wantOut, wantStatus = runNative(t, dir, stdin, prog, c.args...)
+			}
 			run := func() result {
 				return runIcountWith(t, func(cmd *exec.Cmd) { cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, bytes.NewReader(stdin) },
 					[]string{"-q", "--fixed-clock"}, prog, c.args...)
@@ -479,4 +494,49 @@ func TestProcSelf(t *testing.T) {
 	if want := "cat\x00/proc/self/cmdline\x00/proc/self/environ\x00K=V\x00"; r.stdout != want {
 		t.Errorf("cmdline and environ %q, want %q", r.stdout, want)
 	}
+}
+
+// guestIdentity makes a copy of dir, times kept, for native runs as the
+// guest's identity (uid and gid 1000), and returns it and the credential
+// to run them with: as root the copy is given to 1000 (and its parents
+// opened to others); as 1000 it is 1000's already. Nil for another user,
+// who cannot.
+func guestIdentity(t *testing.T, dir string) (string, *syscall.Credential) {
+	t.Helper()
+	uid := os.Geteuid()
+	if uid != 0 && uid != 1000 {
+		return "", nil
+	}
+	copyDir := filepath.Join(t.TempDir(), filepath.Base(dir))
+	if out, err := exec.Command("cp", "-a", dir, copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v\n%s", err, out)
+	}
+	if uid == 1000 {
+		return copyDir, &syscall.Credential{Uid: 1000, Gid: uint32(os.Getegid())}
+	}
+	for d := filepath.Dir(copyDir); d != "/" && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("chown", "-hR", "1000:1000", copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v\n%s", err, out)
+	}
+	return copyDir, &syscall.Credential{Uid: 1000, Gid: 1000}
+}
+
+// runNativeWith is runNative as the user cred.
+func runNativeWith(t *testing.T, dir string, stdin []byte, cred *syscall.Credential, prog string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, bytes.NewReader(stdin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	out, err := cmd.Output()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), status
 }
