@@ -53,9 +53,6 @@ func hostGIDOf(id uint32) uint32 {
 // meets them: the same on every run, and one to one, so two names of one
 // file still compare equal.
 
-// inodeKey names a host file.
-type inodeKey struct{ dev, ino uint64 }
-
 // guestDev is the guest's number of the host device dev.
 func (k *Kernel) guestDev(dev uint64) uint64 {
 	if k.devs == nil {
@@ -72,9 +69,9 @@ func (k *Kernel) guestDev(dev uint64) uint64 {
 // guestIno is the guest's number of the host file ino on device dev.
 func (k *Kernel) guestIno(dev, ino uint64) uint64 {
 	if k.inos == nil {
-		k.inos = map[inodeKey]uint64{}
+		k.inos = map[fileID]uint64{}
 	}
-	key := inodeKey{dev, ino}
+	key := fileID{dev, ino}
 	g, ok := k.inos[key]
 	if !ok {
 		g = uint64(len(k.inos) + 2) // 1 is no file's, as on ext4

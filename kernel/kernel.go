@@ -98,7 +98,7 @@ type Kernel struct {
 
 	stamps map[fileID]*fileTimes // the guest's times of the files it changed (stamps.go)
 	devs   map[uint64]uint64     // the guest's device numbers (ids.go)
-	inos   map[inodeKey]uint64   // the guest's inode numbers (ids.go)
+	inos   map[fileID]uint64     // the guest's inode numbers (ids.go)
 
 	failure    error    // set when the run must stop with an icount error
 	files      []string // files the guest opened, in order

@@ -13,8 +13,11 @@ import (
 // utimensat to "now". The host's files keep the host's times; files the
 // guest did not change show theirs, as any input does.
 
-// fileID names a file on the host.
+// fileID names a file on the host: its device and inode (also the key of
+// the guest's inode numbers, ids.go).
 type fileID struct{ dev, ino uint64 }
+
+func idOf(st *unix.Stat_t) fileID { return fileID{st.Dev, st.Ino} }
 
 // fileTimes are the times stat shows of a file the guest changed, in
 // nanoseconds of guest CLOCK_REALTIME; 0 keeps the host's.
@@ -32,7 +35,7 @@ func (p *Process) stamp(fd int, accessed, modified bool) {
 	if unix.Fstat(fd, &st) != nil {
 		return
 	}
-	k.stampID(fileID{st.Dev, st.Ino}, accessed, modified)
+	k.stampID(idOf(&st), accessed, modified)
 }
 
 // stampPath is stamp for the file at host (relative to dir), not
@@ -46,7 +49,7 @@ func (p *Process) stampPath(dir int, host string, accessed, modified bool) {
 	if unix.Fstatat(dir, host, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return
 	}
-	k.stampID(fileID{st.Dev, st.Ino}, accessed, modified)
+	k.stampID(idOf(&st), accessed, modified)
 }
 
 func (k *Kernel) stampID(id fileID, accessed, modified bool) {
@@ -70,7 +73,7 @@ func (k *Kernel) stampID(id fileID, accessed, modified bool) {
 
 // stamped puts the guest's times of the file st describes into st.
 func (k *Kernel) stamped(st *unix.Stat_t) {
-	t := k.stamps[fileID{st.Dev, st.Ino}]
+	t := k.stamps[idOf(st)]
 	if t == nil {
 		return
 	}

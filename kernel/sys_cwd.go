@@ -70,13 +70,9 @@ func sysChdir(t *Task, a [6]uint64) (uint64, error) {
 
 func sysFchdir(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	f, st, err := p.fstatFD(a[0])
 	if err != nil {
 		return 0, err
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(f.host, &st); err != nil {
-		return 0, errnoOf(err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return 0, unix.ENOTDIR

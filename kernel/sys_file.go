@@ -294,6 +294,19 @@ func sysLseek(t *Task, a [6]uint64) (uint64, error) {
 	return uint64(off), nil
 }
 
+// fstatFD is the host's stat of the file behind the guest descriptor fd.
+func (p *Process) fstatFD(fd uint64) (*file, unix.Stat_t, error) {
+	var st unix.Stat_t
+	f, err := p.fds.get(fd)
+	if err != nil {
+		return nil, st, err
+	}
+	if err := unix.Fstat(f.host, &st); err != nil {
+		return nil, st, errnoOf(err)
+	}
+	return f, st, nil
+}
+
 func (p *Process) putStat(addr uint64, st *unix.Stat_t) error {
 	g := *st
 	g.Uid, g.Gid = guestUID(st.Uid), guestGID(st.Gid)
@@ -304,13 +317,9 @@ func (p *Process) putStat(addr uint64, st *unix.Stat_t) error {
 
 func sysFstat(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	_, st, err := p.fstatFD(a[0])
 	if err != nil {
 		return 0, err
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(f.host, &st); err != nil {
-		return 0, errnoOf(err)
 	}
 	return 0, p.putStat(a[1], &st)
 }

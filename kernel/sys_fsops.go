@@ -226,12 +226,7 @@ func sysFchmodat2(t *Task, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	_, err = p.resolve(path, func(host string) error {
-		b, err := unix.BytePtrFromString(host)
-		if err != nil {
-			return err
-		}
-		_, _, e := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(dir), uintptr(unsafe.Pointer(b)), uintptr(uint32(a[2])), uintptr(uint32(a[3])), 0, 0)
-		return errnoIf(e)
+		return syscallAt(unix.SYS_FCHMODAT2, dir, host, uintptr(uint32(a[2])), uintptr(uint32(a[3])))
 	})
 	return 0, errnoOrNil(err)
 }
@@ -259,13 +254,9 @@ func sysLchown(t *Task, a [6]uint64) (uint64, error) {
 
 func sysFchown(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	f, st, err := p.fstatFD(a[0])
 	if err != nil {
 		return 0, err
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(f.host, &st); err != nil {
-		return 0, errnoOf(err)
 	}
 	if !chownAllowed(&st, uint32(a[1]), uint32(a[2])) {
 		return 0, unix.EPERM
@@ -343,7 +334,7 @@ func (p *Process) utimes(dirfd, pathAddr uint64, ts *[2]unix.Timespec, flags int
 		if e == 0 {
 			var st unix.Stat_t
 			if unix.Fstat(f.host, &st) == nil {
-				p.k.retimed(fileID{st.Dev, st.Ino}, ts)
+				p.k.retimed(idOf(&st), ts)
 			}
 		}
 		return 0, errnoOrNil(errnoIf(e))
@@ -359,18 +350,14 @@ func (p *Process) utimes(dirfd, pathAddr uint64, ts *[2]unix.Timespec, flags int
 		return 0, err
 	}
 	_, err = p.resolve(path, func(host string) error {
-		b, err := unix.BytePtrFromString(host)
-		if err != nil {
+		if err := syscallAt(unix.SYS_UTIMENSAT, dir, host, tp, uintptr(flags)); err != nil {
 			return err
 		}
-		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(dir), uintptr(unsafe.Pointer(b)), tp, uintptr(flags), 0, 0)
-		if e == 0 {
-			var st unix.Stat_t
-			if unix.Fstatat(dir, host, &st, flags&atSymlinkNofollow) == nil {
-				p.k.retimed(fileID{st.Dev, st.Ino}, ts)
-			}
+		var st unix.Stat_t
+		if unix.Fstatat(dir, host, &st, flags&atSymlinkNofollow) == nil {
+			p.k.retimed(idOf(&st), ts)
 		}
-		return errnoIf(e)
+		return nil
 	})
 	return 0, errnoOrNil(err)
 }
@@ -398,6 +385,17 @@ func (k *Kernel) retimed(id fileID, ts *[2]unix.Timespec) {
 	if set[1] && !now[1] {
 		t.mtime = 0
 	}
+}
+
+// syscallAt makes the host system call nr on (dir, path) with two more
+// arguments, for the *at calls x/sys/unix lacks or wraps too narrowly.
+func syscallAt(nr uintptr, dir int, path string, a, b uintptr) error {
+	p, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	_, _, e := unix.Syscall6(nr, uintptr(dir), uintptr(unsafe.Pointer(p)), a, b, 0, 0)
+	return errnoIf(e)
 }
 
 // errnoIf is a raw system call's errno as an error, nil for 0.
