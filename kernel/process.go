@@ -251,15 +251,8 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	p.exe, p.interp, p.argv, p.env = exe, interp, argv, env
 	k.setContext(t, cpu, ctx)
 	k.loaded[cpu] = held{ctx, t}
-	ppid := 0
-	if p.parent != nil {
-		ppid = p.parent.pid
-	}
-	p.img = &Image{ID: len(k.images), PID: p.pid, PPID: ppid, Parent: parent, Exec: parent >= 0,
-		Argv: argv, Exe: exe, Interp: interp, InterpBase: interpBase, CPU: cpu,
-		Calls: map[string]uint64{}, prov: prov}
+	p.img = p.newImage(parent, parent >= 0, false, interpBase)
 	p.img.addTask(t)
-	k.images = append(k.images, p.img)
 	return nil
 }
 

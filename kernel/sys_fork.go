@@ -107,38 +107,66 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 	return uint64(child.pid), nil
 }
 
+// childRegs sets, with set, the registers a clone's child starts with
+// that differ from its parent's: the call's result 0, the PC past the
+// call, and the stack and thread pointers clone was given.
+func (p *Process) childRegs(c cloneArgs, set func(emu.Reg, uint64) error) error {
+	regs := [][2]uint64{{uint64(p.abi.ret), 0}, {uint64(p.abi.pc), p.abi.resumePC(p.cpu)}}
+	if c.sp != 0 {
+		regs = append(regs, [2]uint64{uint64(p.abi.sp), c.sp})
+	}
+	if c.flags&cloneSettls != 0 {
+		regs = append(regs, [2]uint64{uint64(p.abi.tls), c.tls})
+	}
+	for _, r := range regs {
+		if err := set(emu.Reg(r[0]), r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newContext is a context on p's CPU for a clone's child (a thread, or a
+// CLONE_VM process): the running registers as childRegs changes them.
+func (p *Process) newContext(c cloneArgs) (*emu.Context, error) {
+	ctx, err := p.cpu.NewContext()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.childRegs(c, func(r emu.Reg, v uint64) error { return p.cpu.SetContextReg(ctx, r, v) }); err != nil {
+		p.cpu.FreeContext(ctx)
+		return nil, err
+	}
+	return ctx, nil
+}
+
+// newImage records that p starts a program in its address space: at an
+// exec (of the image parent), a fork (from parent), or for a CLONE_VM
+// child (shared: it runs in its parent's image's memory).
+func (p *Process) newImage(parent int, exec, shared bool, interpBase uint64) *Image {
+	k := p.k
+	ppid := 0
+	if p.parent != nil {
+		ppid = p.parent.pid
+	}
+	im := &Image{ID: len(k.images), PID: p.pid, PPID: ppid, Parent: parent, Exec: exec,
+		Argv: p.argv, Exe: p.exe, Interp: p.interp, InterpBase: interpBase, CPU: p.cpu,
+		Calls: map[string]uint64{}, prov: p.prov, Shared: shared}
+	k.images = append(k.images, im)
+	return im
+}
+
 // shareSpace makes child (CLONE_VM) run in p's address space, its task a
 // new context on p's CPU.
 func (child *Process) shareSpace(p *Process, task *Task, c cloneArgs) error {
-	ctx, err := p.cpu.NewContext()
+	ctx, err := p.newContext(c)
 	if err != nil {
 		return err
 	}
-	set := func(r emu.Reg, v uint64) {
-		if err == nil {
-			err = p.cpu.SetContextReg(ctx, r, v)
-		}
-	}
-	set(p.abi.ret, 0)
-	set(p.abi.pc, p.abi.resumePC(p.cpu))
-	if c.sp != 0 {
-		set(p.abi.sp, c.sp)
-	}
-	if c.flags&cloneSettls != 0 {
-		set(p.abi.tls, c.tls)
-	}
-	if err != nil {
-		p.cpu.FreeContext(ctx)
-		return err
-	}
-	k := p.k
 	child.cpu, child.mm, child.prov = p.cpu, p.mm, p.prov
-	k.spaceUsers[p.cpu]++
-	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
-		Argv: p.argv, Exe: p.exe, Interp: p.img.Interp, InterpBase: p.img.InterpBase, CPU: p.cpu,
-		Calls: map[string]uint64{}, prov: p.prov, Shared: true}
-	k.images = append(k.images, child.img)
-	k.setContext(task, p.cpu, ctx)
+	p.k.spaceUsers[p.cpu]++
+	child.img = child.newImage(p.img.ID, false, true, p.img.InterpBase)
+	p.k.setContext(task, p.cpu, ctx)
 	return nil
 }
 
@@ -150,26 +178,8 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 	if err != nil {
 		return err
 	}
-	regs := []struct {
-		r emu.Reg
-		v uint64
-	}{{p.abi.ret, 0}, {p.abi.pc, p.abi.resumePC(p.cpu)}}
-	if c.sp != 0 {
-		regs = append(regs, struct {
-			r emu.Reg
-			v uint64
-		}{p.abi.sp, c.sp})
-	}
-	if c.flags&cloneSettls != 0 {
-		regs = append(regs, struct {
-			r emu.Reg
-			v uint64
-		}{p.abi.tls, c.tls})
-	}
-	for _, r := range regs {
-		if err := cpu.SetReg(r.r, r.v); err != nil {
-			return err
-		}
+	if err := p.childRegs(c, cpu.SetReg); err != nil {
+		return err
 	}
 	if k.sliced {
 		if err := cpu.SetSlice(k.quantum); err != nil {
@@ -183,11 +193,8 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 	child.cpu, child.mm, child.prov = cpu, p.mm.forkTo(cpu), p.prov.fork()
 	k.setContext(task, cpu, ctx)
 	k.loaded[cpu] = held{ctx, task}
-	child.img = &Image{ID: len(k.images), PID: child.pid, PPID: child.parent.pid, Parent: p.img.ID,
-		Argv: p.argv, Exe: p.exe, Interp: p.img.Interp, InterpBase: p.img.InterpBase, CPU: cpu,
-		Calls: map[string]uint64{}, prov: child.prov}
+	child.img = child.newImage(p.img.ID, false, false, p.img.InterpBase)
 	k.spaceUsers[cpu]++
-	k.images = append(k.images, child.img)
 	return nil
 }
 

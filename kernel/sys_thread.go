@@ -3,7 +3,6 @@ package kernel
 import (
 	"fmt"
 
-	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
 
@@ -53,29 +52,12 @@ func sysClone(t *Task, a [6]uint64) (uint64, error) {
 	case p.k.liveTasks() >= MaxTasks:
 		return 0, unix.EAGAIN
 	}
-	ctx, err := p.cpu.NewContext()
+	ctx, err := p.newContext(cloneArgs{flags: flags, sp: sp, tls: tls})
 	if err != nil {
 		return 0, err
 	}
 	child := &Task{proc: p, tid: p.k.newID(), name: t.name}
 	child.sig.mask = t.sig.mask
-	set := func(r emu.Reg, v uint64) {
-		if err == nil {
-			err = p.cpu.SetContextReg(ctx, r, v)
-		}
-	}
-	set(p.abi.ret, 0)
-	set(p.abi.pc, p.abi.resumePC(p.cpu))
-	if sp != 0 {
-		set(p.abi.sp, sp)
-	}
-	if flags&cloneSettls != 0 {
-		set(p.abi.tls, tls)
-	}
-	if err != nil {
-		p.cpu.FreeContext(ctx)
-		return 0, err
-	}
 	if flags&cloneParentSettid != 0 {
 		if err := p.writeU32(ptid, uint32(child.tid)); err != nil {
 			p.cpu.FreeContext(ctx)
