@@ -524,19 +524,3 @@ func guestIdentity(t *testing.T, dir string) (string, *syscall.Credential) {
 	}
 	return copyDir, &syscall.Credential{Uid: 1000, Gid: 1000}
 }
-
-// runNativeWith is runNative as the user cred.
-func runNativeWith(t *testing.T, dir string, stdin []byte, cred *syscall.Credential, prog string, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(prog, args...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, bytes.NewReader(stdin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	out, err := cmd.Output()
-	status := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), status
-}

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,8 +206,17 @@ var cPrograms = []cProgram{{"textstat", "textstat.c"}, {"crunch", "crunch.c"}}
 // runNative runs prog natively in dir with an empty environment.
 func runNative(t *testing.T, dir string, stdin []byte, prog string, args ...string) (string, int) {
 	t.Helper()
+	return runNativeWith(t, dir, stdin, nil, prog, args...)
+}
+
+// runNativeWith is runNative as the user cred (nil: icount's own).
+func runNativeWith(t *testing.T, dir string, stdin []byte, cred *syscall.Credential, prog string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(prog, args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, bytes.NewReader(stdin)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	out, err := cmd.Output()
 	status := 0
 	if ee, ok := err.(*exec.ExitError); ok {
