@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/fixedclock"
@@ -266,15 +267,15 @@ func (k *Kernel) liveTasks() int { return len(k.tasks) }
 // liveProcesses counts the processes not yet reaped.
 func (k *Kernel) liveProcesses() int { return len(k.procs) }
 
-// live lists the processes that have not exited, in creation order.
-func (k *Kernel) live() []*Process {
-	out := make([]*Process, 0, len(k.procList))
-	for _, p := range k.procList {
-		if !p.exited {
-			out = append(out, p)
+// live yields the processes that have not exited, in creation order.
+func (k *Kernel) live() iter.Seq[*Process] {
+	return func(yield func(*Process) bool) {
+		for _, p := range k.procList {
+			if !p.exited && !yield(p) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // String names the task for messages: "pid 1001" or "thread 1003 of pid 1001".

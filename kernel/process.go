@@ -162,13 +162,11 @@ func (im *Image) Threads(total uint64) []ThreadCount {
 	return out
 }
 
-// account adds ran instructions to t's share of its image.
+// account adds ran instructions to t's share of its image, if it has one
+// (a CLONE_VM child's are its parent's image's).
 func (im *Image) account(t *Task, ran uint64) {
-	for i := len(im.tasks) - 1; i >= 0; i-- {
-		if im.tasks[i] == t {
-			im.insns[i] += ran
-			return
-		}
+	if t.slot > 0 && t.slot <= len(im.tasks) && im.tasks[t.slot-1] == t {
+		im.insns[t.slot-1] += ran
 	}
 }
 
@@ -176,6 +174,7 @@ func (im *Image) account(t *Task, ran uint64) {
 func (im *Image) addTask(t *Task) {
 	im.tasks = append(im.tasks, t)
 	im.insns = append(im.insns, 0)
+	t.slot = len(im.tasks)
 }
 
 // execImage gives p (whose task t is running or to run) a new address space

@@ -136,7 +136,7 @@ func (k *Kernel) useSlices() error {
 		return nil
 	}
 	k.sliced = true
-	for _, p := range k.live() {
+	for p := range k.live() {
 		if err := p.cpu.SetSlice(k.quantum); err != nil {
 			return err
 		}
@@ -147,7 +147,6 @@ func (k *Kernel) useSlices() error {
 // Account adds the instructions of the CPU's last run to the running
 // task: call it after every run.
 func (k *Kernel) Account(ran uint64) {
-	k.cur.insns += ran
 	if im := k.cur.proc.img; im != nil {
 		im.account(k.cur, ran)
 	}
@@ -197,7 +196,7 @@ func (k *Kernel) pickNext(from *Task) (*Task, error) {
 			}
 		}
 		earliest := int64(noDeadline)
-		for _, p := range k.live() {
+		for p := range k.live() {
 			earliest = min(earliest, p.alarm.deadline)
 		}
 		for _, t := range k.tasks {
@@ -249,10 +248,16 @@ func (k *Kernel) wake(t *Task, ret uint64, err error) {
 	if e, ok := err.(Errno); ok {
 		ret = uint64(-int64(e))
 	}
+	t.state, t.result = runnable, ret
+	k.endWait(t)
+}
+
+// endWait ends t's wait, however it ends: it leaves its futex's queue and
+// runs its release.
+func (k *Kernel) endWait(t *Task) {
 	if t.wait.futex != 0 {
 		k.futexUnqueue(t)
 	}
-	t.state, t.result = runnable, ret
 	t.wait.end()
 }
 

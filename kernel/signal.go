@@ -207,15 +207,13 @@ func (p *Process) send(t *Task, sig int, info sigInfo) {
 // system-call instruction, whose number and arguments are still in their
 // registers (the result was not written).
 func (p *Process) restartCall(t *Task) {
-	if t.wait.futex != 0 {
-		p.k.futexUnqueue(t)
-	}
-	t.wait.end()
-	t.state, t.wait = runnable, nil
 	pc := p.k.taskReg(t, p.abi.pc)
 	if err := p.k.setTaskReg(t, p.abi.pc, pc-p.abi.syscallSize); err != nil {
 		p.k.wake(t, 0, unix.EINTR)
+		return
 	}
+	p.k.endWait(t)
+	t.state, t.wait = runnable, nil
 }
 
 // sendProcess sends sig to the process: to the first thread in creation

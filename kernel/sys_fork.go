@@ -310,7 +310,6 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	t.sig.altstack = nil
 	old := p.img
 	old.Exit = ImageExit{Exec: true}
-	t.insns = 0
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {
 		k.fail(fmt.Errorf("exec %s: %w", host, err))
 		return 0, errBlocked

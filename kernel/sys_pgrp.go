@@ -65,7 +65,7 @@ func sysSetpgid(t *Task, a [6]uint64) (uint64, error) {
 	}
 	if int(pgid) != q.pid {
 		found := false
-		for _, r := range p.k.live() {
+		for r := range p.k.live() {
 			if r.pgid == int(pgid) && r.sid == p.sid {
 				found = true
 				break
@@ -83,7 +83,7 @@ func sysSetpgid(t *Task, a [6]uint64) (uint64, error) {
 // unless it leads a group already.
 func sysSetsid(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	for _, r := range p.k.live() {
+	for r := range p.k.live() {
 		if r.pgid == p.pid {
 			return 0, unix.EPERM
 		}

@@ -222,7 +222,7 @@ func sysKill(t *Task, a [6]uint64) (uint64, error) {
 			targets = []*Process{q}
 		}
 	case pid == -1:
-		for _, q := range p.k.live() {
+		for q := range p.k.live() {
 			if q != p.k.first || q == p {
 				targets = append(targets, q)
 			}
@@ -232,7 +232,7 @@ func sysKill(t *Task, a [6]uint64) (uint64, error) {
 		if pid < -1 {
 			group = int(-pid)
 		}
-		for _, q := range p.k.live() {
+		for q := range p.k.live() {
 			if q.pgid == group {
 				targets = append(targets, q)
 			}
@@ -269,7 +269,7 @@ func (t *Task) tkill(tgid, tid int, sig uint64) (uint64, error) {
 		return 0, unix.EINVAL
 	}
 	var target *Task
-	for _, q := range t.proc.k.live() {
+	for q := range t.proc.k.live() {
 		if tgid == 0 || q.pid == tgid {
 			if target = q.threadByTID(tid); target != nil {
 				break

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,7 +32,7 @@ func (p *Process) timerArmed() bool { return p.alarm.deadline != noDeadline }
 
 // timerArmed reports whether any process's ITIMER_REAL is armed.
 func (k *Kernel) timerArmed() bool {
-	for _, p := range k.live() {
+	for p := range k.live() {
 		if p.timerArmed() {
 			return true
 		}
@@ -46,7 +47,11 @@ func (k *Kernel) alone() bool { return len(k.tasks) == 1 && !k.timerArmed() }
 // fireTimers sends SIGALRM to each process whose ITIMER_REAL's deadline
 // has come.
 func (k *Kernel) fireTimers() {
-	for _, p := range k.live() {
+	if !k.timerArmed() {
+		return
+	}
+	// A SIGALRM may end a process, and reap others: not while iterating.
+	for _, p := range slices.Collect(k.live()) {
 		p.fireTimers()
 	}
 }

@@ -59,8 +59,10 @@ type Task struct {
 	clearTID   uint64
 	robustList uint64
 	sig        sigState
-	insns      uint64 // instructions it ran in its process's program, counted at each switch
-	name       string // prctl PR_SET_NAME
+	// slot is 1 + its index among its image's tasks (Image.account), 0
+	// for none.
+	slot int
+	name string // prctl PR_SET_NAME
 	// vforkParent is the task a CLONE_VFORK child's exec or exit
 	// releases (it waits until then); nil for none.
 	vforkParent *Task
