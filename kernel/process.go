@@ -235,12 +235,7 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	if err := cpu.SetReg(a.pc, entry); err != nil {
 		return err
 	}
-	if k.sliced {
-		if err := cpu.SetSlice(k.quantum); err != nil {
-			return err
-		}
-	}
-	ctx, err := cpu.NewContext()
+	ctx, err := k.firstContext(cpu)
 	if err != nil {
 		return err
 	}
@@ -248,8 +243,7 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	p.cpu, p.abi, p.mm, p.prov, p.rng = cpu, a, mm, prov, rng
 	k.spaceUsers[cpu]++
 	p.exe, p.interp, p.argv, p.env = exe, interp, argv, env
-	k.setContext(t, cpu, ctx)
-	k.loaded[cpu] = held{ctx, t}
+	k.runsOn(t, cpu, ctx)
 	p.img = p.newImage(parent, parent >= 0, false, interpBase)
 	p.img.addTask(t)
 	return nil

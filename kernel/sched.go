@@ -118,6 +118,25 @@ func (k *Kernel) setTaskReg(t *Task, r emu.Reg, v uint64) error {
 	return cpu.SetContextReg(t.ctx, r, v)
 }
 
+// firstContext readies a new CPU (a fork's, an exec's) to run like the
+// others, in slices once they do, and saves its running registers as the
+// context of the task that will run there first.
+func (k *Kernel) firstContext(cpu CPU) (*emu.Context, error) {
+	if k.sliced {
+		if err := cpu.SetSlice(k.quantum); err != nil {
+			return nil, err
+		}
+	}
+	return cpu.NewContext()
+}
+
+// runsOn makes ctx, which holds cpu's running registers, t's: the first
+// task of a new CPU.
+func (k *Kernel) runsOn(t *Task, cpu CPU, ctx *emu.Context) {
+	k.setContext(t, cpu, ctx)
+	k.loaded[cpu] = held{ctx, t}
+}
+
 // setContext gives t the context ctx on cpu (a new task's, an exec's), or
 // none (an exit), freeing its old one unless its CPU holds it (load frees
 // it then).

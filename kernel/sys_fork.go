@@ -181,18 +181,12 @@ func (child *Process) copySpace(p *Process, task *Task, c cloneArgs) error {
 	if err := p.childRegs(c, cpu.SetReg); err != nil {
 		return err
 	}
-	if k.sliced {
-		if err := cpu.SetSlice(k.quantum); err != nil {
-			return err
-		}
-	}
-	ctx, err := cpu.NewContext()
+	ctx, err := k.firstContext(cpu)
 	if err != nil {
 		return err
 	}
 	child.cpu, child.mm, child.prov = cpu, p.mm.forkTo(cpu), p.prov.fork()
-	k.setContext(task, cpu, ctx)
-	k.loaded[cpu] = held{ctx, task}
+	k.runsOn(task, cpu, ctx)
 	child.img = child.newImage(p.img.ID, false, false, p.img.InterpBase)
 	k.spaceUsers[cpu]++
 	return nil
