@@ -15,8 +15,9 @@ import (
 // table, decoder and modules (an image): the first process's, each fork's
 // and each exec's. When a program ends (its process exits, or exec
 // replaces it) its image is read back into a part, one entry of the
-// Profile's process tree, and its CPU is closed; at the end the parts are
-// merged into the run's Profile.
+// Profile's process tree, and its CPU is kept as a spare for a later
+// address space (spares.go); at the end the parts are merged into the
+// run's Profile.
 
 // image is count's side of one address space.
 type image struct {
@@ -45,6 +46,7 @@ type runner struct {
 	order   []*image        // by kernel image, in the order they started
 	pending []*image        // made, not yet matched to the kernel's image
 	ended   []*kernel.Image // ended, waiting for their CPUs to be free
+	spares  []spare         // CPUs of programs that ended, oldest first
 	running atomic.Pointer[emu.CPU]
 	done    atomic.Uint64 // instructions of the images read back
 }
@@ -73,7 +75,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	if m := r.opts.MaxInstructions; m != 0 {
 		budget = max(m-min(m, r.executed()), 1)
 	}
-	cpu, err := emu.New(arch, emu.Hooks{
+	hooks := emu.Hooks{
 		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
 			info := im.dec.newBlock(id, addr, size)
 			im.late.check(addr, size)
@@ -84,8 +86,16 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		WholeBefore: func(pc, limit uint64) uint64 { return im.dec.wholeBefore(pc, limit) },
 		Forgotten:   func(blocks []emu.Block) { im.dec.forget(blocks) },
 		InsnEnd:     func(pc uint64) uint64 { return im.dec.insnEnd(pc) },
-	}, emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget,
-		CodeBuffer: codeBuffer(exe)})
+	}
+	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget,
+		CodeBuffer: codeBuffer(exe)}
+	var cpu *emu.CPU
+	var err error
+	if s := r.takeSpare(arch, opts, im.mods.main.path); s != nil {
+		cpu, err = s.CPU(hooks, opts)
+	} else {
+		cpu, err = emu.New(arch, hooks, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
@@ -171,8 +181,8 @@ func (r *runner) executed() uint64 {
 }
 
 // retire reads back the images whose programs ended, once no process
-// runs on their CPUs any more (all of them at the run's end), and closes
-// the CPUs.
+// runs on their CPUs any more (all of them at the run's end), and keeps
+// the CPUs as spares.
 func (r *runner) retire(ended []*kernel.Image, final bool) {
 	r.ended = append(r.ended, ended...)
 	waiting := r.ended[:0]
@@ -204,7 +214,7 @@ func (r *runner) retire(ended []*kernel.Image, final bool) {
 		if r.running.Load() == im.cpu {
 			r.running.Store(nil)
 		}
-		im.cpu.Close()
+		r.keepSpare(im)
 	}
 	r.ended = waiting
 }

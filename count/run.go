@@ -99,6 +99,7 @@ func Run(opts Options) (*Profile, error) {
 		for _, im := range r.images {
 			im.cpu.Close()
 		}
+		r.closeSpares()
 	}()
 
 	argv0 := opts.Argv0

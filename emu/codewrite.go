@@ -36,6 +36,10 @@ func (c *CPU) emulate(pc, count uint64, locate Locator) (C.uc_err, uint64, error
 	step := false
 	for {
 		var err C.uc_err
+		var before uint64
+		if count != 0 && c.mem.unsettled != 0 {
+			before = c.Executed() // what ran before a page to settle
+		}
 		if step {
 			var ran bool
 			var herr error
@@ -59,6 +63,19 @@ func (c *CPU) emulate(pc, count uint64, locate Locator) (C.uc_err, uint64, error
 			return err, count, nil
 		}
 		r := c.lastRefusal()
+		if err == C.UC_ERR_EXCEPTION && c.exception == 0 && r.ok && r.suspect {
+			// A fetch from a page an earlier program left code in: every
+			// block before it completed, and it goes on once settled.
+			if count != 0 {
+				count -= min(c.Executed()-before, count-1)
+			}
+			c.clearRefusal()
+			if herr := c.settle(r.page &^ (PageSize - 1)); herr != nil {
+				return err, count, herr
+			}
+			pc = c.PC()
+			continue
+		}
 		if err != C.UC_ERR_EXCEPTION || c.exception != 0 || !r.ok || !r.code {
 			return err, count, nil
 		}

@@ -157,6 +157,10 @@ type CPU struct {
 	slice slices
 	// exit is the address the emulator stops at (setExit), 0 for none.
 	exit uint64
+	// reset is the registers as they were when the engine was made.
+	reset *C.uc_context
+	// variant is the block hook installed.
+	variant hookVariant
 }
 
 // Error is an error returned by Unicorn.
@@ -185,7 +189,22 @@ func Version() string {
 
 // New creates a CPU for arch with every hook installed, ready to map memory.
 func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
-	c := &CPU{arch: arch, hooks: hooks}
+	c, err := open(arch, opts.CodeBuffer)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(hooks, opts); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// open creates the engine of a CPU for arch, with its memory and every
+// hook but the block hook, and keeps its registers as they are at reset
+// (a spare's next CPU starts from them).
+func open(arch Arch, codeBuffer uint64) (*CPU, error) {
+	c := &CPU{arch: arch}
 	var ucArch C.uc_arch
 	var mode C.uc_mode
 	var model C.int
@@ -206,16 +225,15 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		C.uc_close(c.uc)
 		return nil, err
 	}
-	buffer := opts.CodeBuffer
-	if buffer == 0 {
-		buffer = DefaultCodeBuffer
+	if codeBuffer == 0 {
+		codeBuffer = DefaultCodeBuffer
 	}
-	if buffer < MinCodeBuffer || buffer > MaxCodeBuffer {
+	if codeBuffer < MinCodeBuffer || codeBuffer > MaxCodeBuffer {
 		C.uc_close(c.uc)
-		return nil, fmt.Errorf("emu: a translation buffer of %d bytes: not from %d to %d", buffer, MinCodeBuffer, MaxCodeBuffer)
+		return nil, fmt.Errorf("emu: a translation buffer of %d bytes: not from %d to %d", codeBuffer, MinCodeBuffer, MaxCodeBuffer)
 	}
 	// Before anything that initializes the engine, which sizes the buffer.
-	if err := check("translation buffer size", C.ic_set_code_buffer(c.uc, C.uint32_t(buffer))); err != nil {
+	if err := check("translation buffer size", C.ic_set_code_buffer(c.uc, C.uint32_t(codeBuffer))); err != nil {
 		C.uc_close(c.uc)
 		return nil, err
 	}
@@ -227,9 +245,8 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	if arch == X86_64 {
 		execReads = 1
 	}
-	c.handle = cgo.NewHandle(c)
 	c.mem = C.ic_mem_new(c.uc, execReads)
-	c.st = C.ic_new(c.uc, C.uintptr_t(c.handle))
+	c.st = C.ic_new(c.uc, 0)
 	if c.mem == nil || c.st == nil {
 		c.Close()
 		return nil, errors.New("emu: out of memory for the block table")
@@ -250,23 +267,6 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 		c.Close()
 		return nil, err
 	}
-	if opts.Attribution {
-		roi := append([]uint64(nil), opts.Collect...)
-		sort.Slice(roi, func(i, j int) bool { return roi[i] < roi[j] })
-		var p *C.uint64_t
-		if len(roi) > 0 {
-			p = (*C.uint64_t)(C.malloc(C.size_t(8 * len(roi))))
-			copy(unsafe.Slice((*uint64)(unsafe.Pointer(p)), len(roi)), roi)
-			defer C.free(unsafe.Pointer(p))
-		}
-		if C.ic_enable_cct(c.st, C.int(c.spReg()), p, C.uint32_t(len(roi))) != 0 {
-			c.Close()
-			return nil, errors.New("emu: out of memory for the calling-context tree")
-		}
-	}
-	if opts.MaxInstructions != 0 {
-		c.st.limited, c.st.budget = 1, C.uint64_t(opts.MaxInstructions)
-	}
 	if err := check("install hooks", C.ic_install_hooks(c.st, C.int(arch))); err != nil {
 		c.Close()
 		return nil, err
@@ -282,7 +282,54 @@ func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 			return nil, err
 		}
 	}
+	if err := check("save the registers at reset", C.uc_context_alloc(c.uc, &c.reset)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := check("save the registers at reset", C.uc_context_save(c.uc, c.reset)); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
+}
+
+// start readies a CPU's hot path for a program: its Go side, the call
+// tree and the instruction limit opts ask for, and the block hook that
+// goes with them.
+func (c *CPU) start(hooks Hooks, opts Options) error {
+	c.hooks = hooks
+	c.handle = cgo.NewHandle(c)
+	c.st.handle = C.uintptr_t(c.handle)
+	if opts.Attribution {
+		roi := append([]uint64(nil), opts.Collect...)
+		sort.Slice(roi, func(i, j int) bool { return roi[i] < roi[j] })
+		var p *C.uint64_t
+		if len(roi) > 0 {
+			p = (*C.uint64_t)(C.malloc(C.size_t(8 * len(roi))))
+			copy(unsafe.Slice((*uint64)(unsafe.Pointer(p)), len(roi)), roi)
+			defer C.free(unsafe.Pointer(p))
+		}
+		if C.ic_enable_cct(c.st, C.int(c.spReg()), p, C.uint32_t(len(roi))) != 0 {
+			return errors.New("emu: out of memory for the calling-context tree")
+		}
+	}
+	if opts.MaxInstructions != 0 {
+		c.st.limited, c.st.budget = 1, C.uint64_t(opts.MaxInstructions)
+	}
+	if c.st.block_hook != 0 {
+		return nil // a spare's, of the variant opts call for (Spare.Fits)
+	}
+	c.variant = variantOf(opts)
+	return check("install the block hook", C.ic_set_block_hook(c.st))
+}
+
+// A variant of the block hook (hotpath.c: IC_BLOCK_HOOKS): limited or
+// not, and without a call tree, with one, or with one and a region.
+type hookVariant struct{ limited, cct, roi bool }
+
+// variantOf is the variant of the block hook opts call for.
+func variantOf(opts Options) hookVariant {
+	return hookVariant{limited: opts.MaxInstructions != 0, cct: opts.Attribution, roi: opts.Attribution && len(opts.Collect) > 0}
 }
 
 // x86MathFault is the x87 floating-point exception (#MF) a SiteX87 raises
@@ -322,6 +369,10 @@ func (c *CPU) Close() {
 	if c.st != nil {
 		C.ic_free(c.st)
 		c.st = nil
+	}
+	if c.reset != nil {
+		C.uc_context_free(c.reset)
+		c.reset = nil
 	}
 	c.freeSites()     // after uc_close: its hooks point at them
 	if c.mem != nil { // after uc_close: the emulator maps its host memory

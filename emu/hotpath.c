@@ -76,8 +76,9 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	return s;
 }
 
-void ic_free(ic_state *s) {
-	if (!s) return;
+// release frees what s holds of a program's run: blocks, call tree,
+// forgotten blocks and page keys.
+static void release(ic_state *s) {
 	ic_cct_free(s);
 	for (int i = 0; i < s->nretired; i++) free(s->retired[i]);
 	for (ic_gone *g = s->gone, *next; g; g = next) {
@@ -87,8 +88,32 @@ void ic_free(ic_state *s) {
 	for (uint32_t i = 0; i < s->npageslots; i++) free(s->pages[i].keys);
 	free(s->pages);
 	free(s->table);
+}
+
+void ic_free(ic_state *s) {
+	if (!s) return;
+	release(s);
 	if (s->scratch) uc_context_free(s->scratch);
 	free(s);
+}
+
+// ic_reset makes s as ic_new made it, for another program on the same
+// engine (spare.go): what it counted goes, and so do its sites, which the
+// caller has freed; the engine, the memory, the scratch context and the
+// hooks stay, the block hook as it was until ic_set_block_hook. It returns
+// -1 when out of memory.
+int ic_reset(ic_state *s) {
+	release(s);
+	ic_state keep = *s;
+	memset(s, 0, sizeof *s);
+	s->uc = keep.uc;
+	s->handle = keep.handle;
+	s->mem = keep.mem;
+	s->scratch = keep.scratch;
+	s->block_hook = keep.block_hook;
+	s->cur_in_roi = 1;
+	s->until_flush = IC_FLUSH_BLOCKS;
+	return ic_grow(s, 8192);
 }
 
 // page_keys returns the keys of page p (a page number), adding an entry
@@ -315,14 +340,11 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud) {
 		{(void *)hook_count_limited, (void *)hook_cct_limited, (void *)hook_cct_roi_limited}, \
 	}
 
-// ic_install_hooks installs every hook; it must run before the first
-// uc_emu_start, since hooks are compiled into translated code.
+// ic_install_hooks installs every hook but the block hook
+// (ic_set_block_hook); it must run before the first uc_emu_start, since
+// hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
-	void *hooks[2][3] = IC_BLOCK_HOOKS;
-	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
-	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
-	if (err != UC_ERR_OK) return err;
-	err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0);
+	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	if (arch == IC_ARCH_X86_64) {
 		err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0,
@@ -333,18 +355,29 @@ uc_err ic_install_hooks(ic_state *s, int arch) {
 
 // ic_use_limited replaces the block hook by its limited variant, which
 // stops before a block that would pass s->budget: a second guest thread
-// runs in slices so bounded. Call it between runs. Translated code calls
-// the block hooks registered when it runs, not those it was built with, so
-// it stays: flushing it would cost Unicorn a memset of its whole 1 GiB
-// code buffer.
+// runs in slices so bounded. Call it between runs. Unicorn calls a lone
+// hook of a kind directly from the code it translated, and removing the
+// hook discards that code (each translated block it was compiled into,
+// not a flush of the whole buffer): it is translated again as it runs.
 uc_err ic_use_limited(ic_state *s) {
 	if (s->limited) return UC_ERR_OK;
-	void *hooks[2][3] = IC_BLOCK_HOOKS;
-	uc_err err = uc_hook_del(s->uc, s->block_hook);
-	if (err != UC_ERR_OK) return err;
 	s->limited = 1;
 	s->budget = UINT64_MAX;
-	return uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, hooks[1][s->nodes ? (s->nroi ? 2 : 1) : 0], s, 1, 0);
+	return ic_set_block_hook(s);
+}
+
+// ic_set_block_hook installs the variant of the block hook that s's
+// settings call for (a call tree, a region, a limit), in place of the one
+// installed before, if any.
+uc_err ic_set_block_hook(ic_state *s) {
+	void *hooks[2][3] = IC_BLOCK_HOOKS;
+	if (s->block_hook) {
+		uc_err err = uc_hook_del(s->uc, s->block_hook);
+		if (err != UC_ERR_OK) return err;
+		s->block_hook = 0;
+	}
+	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
+	return uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
 }
 
 // find returns the entry of a block in the table, NULL if it is not there.

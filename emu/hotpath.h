@@ -173,6 +173,8 @@ void ic_ask_stop(ic_state *s);
 void ic_inflight_find(void);
 void ic_inflight_clear(ic_state *s);
 uc_err ic_use_limited(ic_state *s);
+uc_err ic_set_block_hook(ic_state *s);
+int ic_reset(ic_state *s);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);
 void ic_thread_free(ic_thread *t);

@@ -260,14 +260,18 @@ int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write) {
 	return 0;
 }
 
+// Why an access was refused, besides a fault.
+enum { REFUSED_FAULT, REFUSED_CODE, REFUSED_SUSPECT };
+
 // record notes the first refusal of a run.
-static void record(ic_mem *m, uc_mem_type type, uint64_t vaddr, uint8_t v, int code) {
+static void record(ic_mem *m, uc_mem_type type, uint64_t vaddr, uint8_t v, int why) {
 	if (m->refused) return;
 	m->refused = 1;
 	m->refused_type = type;
 	m->refused_at = vaddr;
 	m->refused_page = v;
-	m->refused_code = code;
+	m->refused_code = why == REFUSED_CODE;
+	m->refused_suspect = why == REFUSED_SUSPECT;
 }
 
 // ic_tlb_fill answers the emulator's TLB misses: the identity mapping,
@@ -283,9 +287,20 @@ static bool ic_tlb_fill(uc_engine *uc, uint64_t vaddr, uc_mem_type type, uc_tlb_
 	uint8_t v = vaddr >> IC_ADDR_BITS ? 0 : ic_mem_get(m, vaddr);
 	uint32_t need = type == UC_MEM_FETCH ? UC_PROT_EXEC : type == UC_MEM_WRITE ? UC_PROT_WRITE : UC_PROT_READ;
 	uint32_t perms = backed ? effective(m, v) : 0;
+	if ((perms & UC_PROT_EXEC) && m->unsettled && !m->granting && ic_mem_suspect(m, vaddr)) {
+		// Code an earlier program left here runs only once the page is
+		// settled (spare.c): a fetch stops the guest for Go to settle it,
+		// and another access gets no execute permission for the TLB to
+		// keep.
+		if (type == UC_MEM_FETCH) {
+			record(m, type, vaddr, v, REFUSED_SUSPECT);
+			return false;
+		}
+		perms &= ~UC_PROT_EXEC;
+	}
 	if ((v & IC_CODE) && (perms & UC_PROT_WRITE)) {
 		if (type == UC_MEM_WRITE && !m->granting) {
-			record(m, type, vaddr, v, 1);
+			record(m, type, vaddr, v, REFUSED_CODE);
 			return false;
 		}
 		perms &= ~UC_PROT_WRITE;
@@ -295,7 +310,7 @@ static bool ic_tlb_fill(uc_engine *uc, uint64_t vaddr, uc_mem_type type, uc_tlb_
 			// The first refusal stops the guest; a later one is Unicorn's
 			// own, as it discards the code at its exit address (exit - 1)
 			// after the run.
-			record(m, type, vaddr, v, 0);
+			record(m, type, vaddr, v, REFUSED_FAULT);
 			return false;
 		}
 		perms = UC_PROT_ALL;
@@ -360,6 +375,7 @@ uc_err ic_mem_install(ic_mem *m) {
 // must be closed first.
 void ic_mem_free(ic_mem *m) {
 	if (!m) return;
+	ic_mem_free_suspects(m);
 	for (int i = 0; i < 512; i++) free_entry(m->root[i], 3);
 	for (uint32_t i = 0; i < IC_NSLABS; i++)
 		if (m->slab[i]) {

@@ -244,11 +244,14 @@ type refusal struct {
 	page  uint64 // the emulator's page: 4 KiB on x86-64, 1 KiB on arm64
 	value C.uint8_t
 	code  bool // a store into a page holding translated code, not a fault
+	// suspect is a fetch from a suspect page (spare.go), not a fault.
+	suspect bool
 }
 
 func (c *CPU) clearRefusal() { c.mem.refused = 0 }
 
 func (c *CPU) lastRefusal() refusal {
 	m := c.mem
-	return refusal{ok: m.refused != 0, typ: m.refused_type, page: uint64(m.refused_at), value: m.refused_page, code: m.refused_code != 0}
+	return refusal{ok: m.refused != 0, typ: m.refused_type, page: uint64(m.refused_at), value: m.refused_page,
+		code: m.refused_code != 0, suspect: m.refused_suspect != 0}
 }

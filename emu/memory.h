@@ -39,6 +39,15 @@
 #define IC_CHUNK_BITS 21
 #define IC_CHUNKS (1u << (IC_SLAB_BITS - IC_CHUNK_BITS))
 
+// A suspect page (spare.c): a page whose translated code an earlier
+// program on the same engine left, made from bytes that may not be there
+// now. It is settled when the guest first fetches from it: the code is
+// kept if the page holds those bytes, and discarded if not.
+typedef struct ic_suspect {
+	uint64_t page;  // page number
+	uint8_t *bytes; // the page as its code was translated from; NULL once settled
+} ic_suspect;
+
 typedef struct ic_mem {
 	uc_engine *uc;
 	int exec_reads; // PROT_EXEC implies read access (x86-64)
@@ -64,6 +73,11 @@ typedef struct ic_mem {
 	uint64_t refused_at;  // the emulator's page (4 KiB on x86-64, 1 KiB on arm64)
 	uint8_t refused_page; // the page-table value there
 	int refused_code;     // a store into a page holding code (IC_CODE), not a fault
+	int refused_suspect;  // a fetch from a suspect page, to settle, not a fault
+
+	// The suspect pages, by page number, and how many are not settled.
+	ic_suspect *suspects;
+	uint32_t nsuspects, unsettled;
 
 	// While hold_marks is set (a store into code runs by itself), a block
 	// first seen does not mark its pages IC_CODE: its range is added to
@@ -88,5 +102,14 @@ void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
 uc_err ic_mem_remove_cache(ic_mem *m, uint64_t lo, uint64_t hi);
 uc_err ic_mem_flush_tlb(ic_mem *m);
+
+// Suspect pages (spare.c).
+#define IC_SETTLED_NONE 0    // not a suspect page
+#define IC_SETTLED_SAME 1    // it holds the bytes its code was made from
+#define IC_SETTLED_CHANGED 2 // it does not
+int ic_mem_spare(ic_mem *m);
+int ic_mem_suspect(const ic_mem *m, uint64_t addr);
+int ic_mem_settle(ic_mem *m, uint64_t addr);
+void ic_mem_free_suspects(ic_mem *m);
 
 #endif

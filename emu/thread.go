@@ -116,6 +116,7 @@ func (c *CPU) SetSlice(n uint64) error {
 		if err := check("slice hook", C.ic_use_limited(c.st)); err != nil {
 			return err
 		}
+		c.variant.limited = true
 		c.slice.on = true
 	}
 	c.slice.size = n
