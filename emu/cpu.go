@@ -317,7 +317,9 @@ func (c *CPU) start(hooks Hooks, opts Options) error {
 		c.st.limited, c.st.budget = 1, C.uint64_t(opts.MaxInstructions)
 	}
 	if c.st.block_hook != 0 {
-		return nil // a spare's, of the variant opts call for (Spare.Fits)
+		// A spare's, which fits opts (Spare.Fits): a limited variant
+		// limits nothing while limited is 0 (ic_reset's budget).
+		return nil
 	}
 	c.variant = variantOf(opts)
 	return check("install the block hook", C.ic_set_block_hook(c.st))
@@ -330,6 +332,13 @@ type hookVariant struct{ limited, cct, roi bool }
 // variantOf is the variant of the block hook opts call for.
 func variantOf(opts Options) hookVariant {
 	return hookVariant{limited: opts.MaxInstructions != 0, cct: opts.Attribution, roi: opts.Attribution && len(opts.Collect) > 0}
+}
+
+// serves tells whether code translated with the block hook v calls one
+// that serves a CPU that needs the variant want: the same but for a
+// limit, which a limited variant can do without.
+func (v hookVariant) serves(want hookVariant) bool {
+	return v.cct == want.cct && v.roi == want.roi && (v.limited || !want.limited)
 }
 
 // x86MathFault is the x87 floating-point exception (#MF) a SiteX87 raises

@@ -111,6 +111,8 @@ int ic_reset(ic_state *s) {
 	s->mem = keep.mem;
 	s->scratch = keep.scratch;
 	s->block_hook = keep.block_hook;
+	s->hook_limited = keep.hook_limited;
+	s->budget = UINT64_MAX; // for a limited variant, with limited 0
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
 	return ic_grow(s, 8192);
@@ -363,7 +365,7 @@ uc_err ic_use_limited(ic_state *s) {
 	if (s->limited) return UC_ERR_OK;
 	s->limited = 1;
 	s->budget = UINT64_MAX;
-	return ic_set_block_hook(s);
+	return s->hook_limited ? UC_ERR_OK : ic_set_block_hook(s);
 }
 
 // ic_set_block_hook installs the variant of the block hook that s's
@@ -377,6 +379,7 @@ uc_err ic_set_block_hook(ic_state *s) {
 		s->block_hook = 0;
 	}
 	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
+	s->hook_limited = s->limited != 0;
 	return uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
 }
 

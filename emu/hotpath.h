@@ -116,6 +116,7 @@ typedef struct ic_state {
 	// then (chained blocks do not write it back).
 	uint64_t limit_pc;
 	uc_hook block_hook; // the block hook installed, one of the variants
+	int hook_limited;   // it is a limited variant (which, with limited 0, limits nothing)
 	int root_set;       // the tree's root has its function (a later thread's first frame is its child)
 
 	ic_mem *mem; // guest memory (memory.h)

@@ -287,16 +287,20 @@ static bool ic_tlb_fill(uc_engine *uc, uint64_t vaddr, uc_mem_type type, uc_tlb_
 	uint8_t v = vaddr >> IC_ADDR_BITS ? 0 : ic_mem_get(m, vaddr);
 	uint32_t need = type == UC_MEM_FETCH ? UC_PROT_EXEC : type == UC_MEM_WRITE ? UC_PROT_WRITE : UC_PROT_READ;
 	uint32_t perms = backed ? effective(m, v) : 0;
-	if ((perms & UC_PROT_EXEC) && m->unsettled && !m->granting && ic_mem_suspect(m, vaddr)) {
+	if ((perms & UC_PROT_EXEC) && m->unsettled && ic_mem_suspect(m, vaddr)) {
 		// Code an earlier program left here runs only once the page is
 		// settled (spare.c): a fetch stops the guest for Go to settle it,
 		// and another access gets no execute permission for the TLB to
-		// keep.
-		if (type == UC_MEM_FETCH) {
+		// keep. What is granted meanwhile (ic_mem_remove_cache) is flushed
+		// after.
+		if (m->granting) {
+			m->granted = 1;
+		} else if (type == UC_MEM_FETCH) {
 			record(m, type, vaddr, v, REFUSED_SUSPECT);
 			return false;
+		} else {
+			perms &= ~UC_PROT_EXEC;
 		}
-		perms &= ~UC_PROT_EXEC;
 	}
 	if ((v & IC_CODE) && (perms & UC_PROT_WRITE)) {
 		if (type == UC_MEM_WRITE && !m->granting) {

@@ -92,10 +92,12 @@ int ic_mem_spare(ic_mem *m) {
 			for (; old < m->nsuspects && m->suspects[old].page < page; old++)
 				if (m->suspects[old].bytes) all[n++] = m->suspects[old];
 			if (old < m->nsuspects && m->suspects[old].page == page) {
-				free(m->suspects[old].bytes);
-				m->suspects[old++].bytes = NULL;
-				ic_mem_remove_cache(m, p, p + PAGE_SIZE);
-				continue;
+				uint8_t *both = m->suspects[old++].bytes; // NULL: settled
+				if (both) {
+					free(both);
+					ic_mem_remove_cache(m, p, p + PAGE_SIZE);
+					continue;
+				}
 			}
 			uint8_t *copy = failed ? NULL : malloc(PAGE_SIZE);
 			if (!copy) {

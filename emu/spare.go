@@ -90,9 +90,10 @@ func (s *Spare) CodeBuffer() uint64 { return s.c.CodeBuffer() }
 // Fits tells whether the spare can be made a CPU with opts: its
 // translated code calls the variant of the block hook it was made with
 // (Unicorn calls a lone hook directly, and replacing it discards the code
-// it was compiled into), which depends on the call tree, the region and
-// whether runs are limited, as in opts (or in slices).
-func (s *Spare) Fits(opts Options) bool { return s.c != nil && variantOf(opts) == s.c.variant }
+// it was compiled into), which must be the one opts call for, with a call
+// tree and a region or not, but for a limit: a limited variant (of a CPU
+// with a limit, or that ran in slices) also serves a CPU without.
+func (s *Spare) Fits(opts Options) bool { return s.c != nil && s.c.variant.serves(variantOf(opts)) }
 
 // CPU makes the spare a CPU with hooks and opts, as New would, but with
 // the code translated before (opts.CodeBuffer does not apply: the buffer

@@ -203,6 +203,59 @@ func TestSpareSameAndChangedCode(t *testing.T) {
 	}
 }
 
+// TestSpareKeepsKept runs code of two pages, then on a spare of only the
+// second: the first is left unsettled, and the second, settled and kept,
+// is kept for the next spare too, like code the program translated.
+func TestSpareKeepsKept(t *testing.T) {
+	// jmp 0x11000; ...; 0x11000: mov $1, %eax; syscall
+	p := &spareProgram{arch: X86_64,
+		code:   map[uint64][]byte{0x10000: {0xe9, 0xfb, 0x0f, 0, 0}, 0x11000: {0xb8, 1, 0, 0, 0, 0x0f, 0x05}},
+		starts: []uint64{0x10000, 0x11000, 0x11005, 0x11007},
+		pages:  map[uint64]Prot{0x10000: ProtRead | ProtExec, 0x11000: ProtRead | ProtExec},
+	}
+	c, err := spareRun(t, p, nil, 0x10000, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range []uint64{0x11000, 0x10000} {
+		if c, err = spareRun(t, p, keep(t, c, 2), pc, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Reg(X86RAX); got != 1 {
+			t.Errorf("eax %d, want 1", got)
+		}
+	}
+}
+
+// TestSpareWatchBeforeRun discards, before the new program runs, code at
+// an address of a suspect page the program does not run (a counter watch
+// discards the code at its address, as the loader's do): the emulator
+// finds it by translating the address as a fetch, which the TLB must not
+// keep, so that the program's own fetch still settles the page, changed.
+func TestSpareWatchBeforeRun(t *testing.T) {
+	first, err := spareRun(t, x86Add(1), nil, 0x10000, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := x86Add(7)
+	var c *CPU
+	c, err = keep(t, first, 1).CPU(p.hooks(&c), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	p.load(t, c)
+	if _, err := c.WatchCounterAt(0x10800, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(0x10000, p.locate); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Reg(X86RAX); got != 9 {
+		t.Errorf("a changed program on the spare computes %d, want 9 (3: the old code ran)", got)
+	}
+}
+
 // x86Crossing is a loop whose block runs from one page into the next:
 // mov $3, %edx; jmp 1f (a jump within the page, which the emulator chains
 // to its target's translation); 1: add $1, %eax; dec %edx; then, from
@@ -344,4 +397,64 @@ func TestSpareRegisters(t *testing.T) {
 	if err := c.Read(0x10000, b[:]); err == nil {
 		t.Errorf("the program before's memory is still mapped")
 	}
+}
+
+// BenchmarkSpare runs 20,000 distinct blocks once on a new CPU, and on a
+// CPU from a spare that ran them: the second need not translate them.
+func BenchmarkSpare(b *testing.B) {
+	const n = 20000
+	code := manyBlocks(n)
+	run := func(b *testing.B, s *Spare) *CPU {
+		var c *CPU
+		var err error
+		hooks := Hooks{
+			NewBlock: func(_ uint32, _ uint64, size uint32) BlockInfo {
+				if size == 2 {
+					return BlockInfo{Instructions: 1}
+				}
+				return BlockInfo{Instructions: 2}
+			},
+			Syscall: func() { c.Stop() },
+		}
+		if s == nil {
+			c, err = New(X86_64, hooks, Options{})
+		} else {
+			c, err = s.CPU(hooks, Options{})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Map(0x10000, (uint64(len(code))+PageSize-1)&^(PageSize-1), ProtRead|ProtExec); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Write(0x10000, code); err != nil {
+			b.Fatal(err)
+		}
+		c.SetReg(X86RCX, 1)
+		if err := c.Run(0x10000, nil); err != nil {
+			b.Fatal(err)
+		}
+		if got := c.Reg(X86RAX); got != n {
+			b.Fatalf("rax = %d, want %d", got, n)
+		}
+		return c
+	}
+	b.Run("new", func(b *testing.B) {
+		for range b.N {
+			run(b, nil).Close()
+		}
+	})
+	b.Run("spare", func(b *testing.B) {
+		s, err := run(b, nil).Spare()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if s, err = run(b, s).Spare(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.Close()
+	})
 }
