@@ -498,6 +498,21 @@ func manyBlocks(n int) []byte {
 	return append(code, 0x0f, 0x05)
 }
 
+// loadManyBlocks maps code, manyBlocks', at 0x10000 in c, to run passes
+// times.
+func loadManyBlocks(tb testing.TB, c *CPU, code []byte, passes int) {
+	tb.Helper()
+	if err := c.Map(0x10000, (uint64(len(code))+PageSize-1)&^(PageSize-1), ProtRead|ProtExec); err != nil {
+		tb.Fatal(err)
+	}
+	if err := c.Write(0x10000, code); err != nil {
+		tb.Fatal(err)
+	}
+	if err := c.SetReg(X86RCX, uint64(passes)); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // runManyBlocks runs manyBlocks(n) passes times with a translation buffer
 // of the size given, and returns its block table.
 func runManyBlocks(t *testing.T, n, passes int, buffer uint64) []Block {
@@ -518,16 +533,7 @@ func runManyBlocks(t *testing.T, n, passes int, buffer uint64) []Block {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	code := manyBlocks(n)
-	if err := c.Map(0x10000, (uint64(len(code))+PageSize-1)&^(PageSize-1), ProtRead|ProtExec); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Write(0x10000, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SetReg(X86RCX, uint64(passes)); err != nil {
-		t.Fatal(err)
-	}
+	loadManyBlocks(t, c, manyBlocks(n), passes)
 	if err := c.Run(0x10000, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -761,13 +767,7 @@ func BenchmarkManyBlocks(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := c.Map(0x10000, (uint64(len(code))+PageSize-1)&^(PageSize-1), ProtRead|ProtExec); err != nil {
-					b.Fatal(err)
-				}
-				if err := c.Write(0x10000, code); err != nil {
-					b.Fatal(err)
-				}
-				c.SetReg(X86RCX, 2)
+				loadManyBlocks(b, c, code, 2)
 				r0 := rss(b)
 				if err := c.Run(0x10000, nil); err != nil {
 					b.Fatal(err)

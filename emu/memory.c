@@ -325,32 +325,41 @@ static bool ic_tlb_fill(uc_engine *uc, uint64_t vaddr, uc_mem_type type, uc_tlb_
 	return true;
 }
 
-// ic_mem_remove_cache discards the translated code of [lo, hi). Unicorn
-// finds it by translating lo as an instruction fetch, through ic_tlb_fill:
-// on a page the guest may not execute, a refusal there would stop the
-// guest (from inside a hook) with a spurious exception, so the fill grants
-// every access meanwhile, and the TLB is flushed of what it granted. Host
-// memory is physical memory slab by slab, so each slab is done alone, and
-// memory with no host memory behind it holds no code.
+// ic_mem_grant makes ic_tlb_fill grant every access until ic_mem_ungrant,
+// for the emulator's own fetches when it discards code, which it finds
+// by translating an address of it as an instruction fetch: on a page the
+// guest may not execute, a refusal there would stop the guest (from
+// inside a hook) with a spurious exception and leave the code. What was
+// granted is flushed from the TLB by ic_mem_ungrant.
+void ic_mem_grant(ic_mem *m) {
+	m->granting = 1;
+	m->granted = 0;
+}
+
+uc_err ic_mem_ungrant(ic_mem *m) {
+	m->granting = 0;
+	if (!m->granted) return UC_ERR_OK;
+	m->granted = 0;
+	return uc_ctl_flush_tlb(m->uc);
+}
+
+// ic_mem_remove_cache discards the translated code of [lo, hi), with
+// every access granted meanwhile (ic_mem_grant). Host memory is physical
+// memory slab by slab, so each slab is done alone, and memory with no host
+// memory behind it holds no code.
 uc_err ic_mem_remove_cache(ic_mem *m, uint64_t lo, uint64_t hi) {
 	const uint64_t limit = 1ull << IC_ADDR_BITS;
 	if (hi > limit) hi = limit;
 	uc_err err = UC_ERR_OK;
-	m->granting = 1;
-	m->granted = 0;
+	ic_mem_grant(m);
 	for (uint64_t a = lo, next; a < hi && err == UC_ERR_OK; a = next) {
 		uint64_t i = a >> IC_SLAB_BITS;
 		next = (i + 1) << IC_SLAB_BITS;
 		if (next > hi) next = hi;
 		if (m->slab[i]) err = uc_ctl_remove_cache(m->uc, a, next);
 	}
-	m->granting = 0;
-	if (m->granted) {
-		m->granted = 0;
-		uc_err ferr = uc_ctl_flush_tlb(m->uc);
-		if (err == UC_ERR_OK) err = ferr;
-	}
-	return err;
+	uc_err ferr = ic_mem_ungrant(m);
+	return err != UC_ERR_OK ? err : ferr;
 }
 
 // uc_ctl is variadic, which cgo cannot call.

@@ -61,10 +61,11 @@ typedef struct ic_mem {
 	uint32_t nslabs;
 	long host_page;
 
-	// Set around uc_ctl_remove_cache, which translates the address it is
-	// given as an instruction fetch: a refusal there would stop the guest.
-	// While it is set, ic_tlb_fill grants every access (and notes that it
-	// did, so the TLB is flushed afterwards).
+	// Set around the emulator's own fetches (ic_mem_grant): it finds the
+	// code to discard (uc_ctl_remove_cache, uc_hook_del) by translating
+	// an address as an instruction fetch, and a refusal there would stop
+	// the guest. While it is set, ic_tlb_fill grants every access (and
+	// notes that it did, so the TLB is flushed afterwards).
 	int granting, granted;
 
 	// The first access ic_tlb_fill refused: Go clears it before each run.
@@ -100,6 +101,8 @@ int ic_mem_mark_code(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
+void ic_mem_grant(ic_mem *m);
+uc_err ic_mem_ungrant(ic_mem *m);
 uc_err ic_mem_remove_cache(ic_mem *m, uint64_t lo, uint64_t hi);
 uc_err ic_mem_flush_tlb(ic_mem *m);
 

@@ -274,7 +274,10 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 	return site;
 }
 
-// ic_site_del removes a site's hook (its code changed); the caller frees it.
+// ic_site_del removes a site's hook (its code changed); the caller frees
+// it. Unicorn discards the code the hook was compiled into (it may call
+// the hook directly), which it finds through the TLB: every access is
+// granted meanwhile (ic_mem_grant), whatever the page's permissions now.
 uc_err ic_site_del(ic_sites *ss, ic_site *site) {
 	if (ss->armed == site) ss->armed = NULL;
 	for (ic_site **p = &ss->head; *p; p = &(*p)->next) {
@@ -283,7 +286,10 @@ uc_err ic_site_del(ic_sites *ss, ic_site *site) {
 			break;
 		}
 	}
-	return uc_hook_del(ss->s->uc, site->hook);
+	ic_mem_grant(ss->s->mem);
+	uc_err err = uc_hook_del(ss->s->uc, site->hook);
+	uc_err ferr = ic_mem_ungrant(ss->s->mem);
+	return err != UC_ERR_OK ? err : ferr;
 }
 
 // ic_sites_settle ends, between runs, a fix whose instruction ran but

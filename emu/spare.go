@@ -84,9 +84,6 @@ func (c *CPU) dropSites() error {
 // Arch returns the architecture of the spare's CPU.
 func (s *Spare) Arch() Arch { return s.c.arch }
 
-// CodeBuffer returns the size of the spare's translation buffer.
-func (s *Spare) CodeBuffer() uint64 { return s.c.CodeBuffer() }
-
 // Fits tells whether the spare can be made a CPU with opts: its
 // translated code calls the variant of the block hook it was made with
 // (Unicorn calls a lone hook directly, and replacing it discards the code
@@ -126,10 +123,6 @@ func (s *Spare) Close() {
 		s.c = nil
 	}
 }
-
-// SuspectPages returns how many pages of c hold code an earlier program
-// left, not settled yet.
-func (c *CPU) SuspectPages() int { return int(c.mem.unsettled) }
 
 // settle settles the suspect page at page, from which the guest fetches:
 // its code stays, marked, if the page holds the bytes it was made from;

@@ -169,8 +169,8 @@ func TestSpareSameAndChangedCode(t *testing.T) {
 			if n := executed(again); n != 3 {
 				t.Errorf("the spare's new CPU counted %d instructions, want 3", n)
 			}
-			if again.SuspectPages() != 0 {
-				t.Errorf("%d pages left suspect after running from them", again.SuspectPages())
+			if n := again.mem.unsettled; n != 0 {
+				t.Errorf("%d pages left suspect after running from them", n)
 			}
 			other, err := spareRun(t, tc.other, keep(t, again, 1), 0x10000, Options{})
 			if err != nil {
@@ -424,13 +424,7 @@ func BenchmarkSpare(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := c.Map(0x10000, (uint64(len(code))+PageSize-1)&^(PageSize-1), ProtRead|ProtExec); err != nil {
-			b.Fatal(err)
-		}
-		if err := c.Write(0x10000, code); err != nil {
-			b.Fatal(err)
-		}
-		c.SetReg(X86RCX, 1)
+		loadManyBlocks(b, c, code, 1)
 		if err := c.Run(0x10000, nil); err != nil {
 			b.Fatal(err)
 		}
