@@ -70,6 +70,13 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
+# Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with
+# no call, standard descriptors closed, EFAULT and short counts, the
+# private /tmp; amd64 musl- and glibc-static, arm64 glibc-static.
+EDGES_C    := enosys
+EDGES_BINS := $(foreach p,$(EDGES_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS  += $(EDGES_BINS)
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and

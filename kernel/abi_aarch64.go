@@ -43,7 +43,7 @@ var abiAArch64 = &abi{
 	cloneCTIDArg:  4,
 	resumePC:      func(cpu CPU) uint64 { return cpu.Reg(emu.ARM64PC) },
 	syscallSize:   svcInsnSize,
-	table:         newTable(tableAArch64, namesAArch64),
+	table:         newTable(tableAArch64, namesAArch64, lacksAArch64),
 	hwcap:         hwcapA72,
 	platform:      "aarch64",
 	svcIntno:      excpSWI,

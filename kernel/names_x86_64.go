@@ -3,6 +3,7 @@ package kernel
 // namesX86_64 names the x86-64 system calls icount does not emulate, so
 // that a guest stopped by one is told which.
 var namesX86_64 = map[uint64]string{
+	134: "uselib", 154: "modify_ldt", 159: "adjtimex",
 	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
@@ -51,4 +52,14 @@ var namesX86_64 = map[uint64]string{
 	440: "process_madvise", 442: "mount_setattr", 443: "quotactl_fd",
 	444: "landlock_create_ruleset", 445: "landlock_add_rule", 446: "landlock_restrict_self",
 	447: "memfd_secret", 448: "process_mrelease", 449: "futex_waitv", 450: "set_mempolicy_home_node",
+}
+
+// lacksX86_64 names the numbers of Linux 6.1's x86-64 table (the kernel
+// icount's uname reports) that have no call behind them, removed or never
+// implemented: Linux answers ENOSYS, and so does icount. A number in no
+// table is answered so too.
+var lacksX86_64 = map[uint64]string{
+	156: "_sysctl", 174: "create_module", 177: "get_kernel_syms", 178: "query_module",
+	180: "nfsservctl", 181: "getpmsg", 182: "putpmsg", 183: "afs_syscall", 184: "tuxcall",
+	185: "security", 214: "epoll_ctl_old", 215: "epoll_wait_old", 236: "vserver",
 }

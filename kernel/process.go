@@ -321,7 +321,9 @@ func (t *Task) syscall() {
 	p := t.proc
 	k := p.k
 	cpu := p.cpu
-	nr := cpu.Reg(p.abi.nr)
+	// Linux reads the number as a 32-bit int on both arches: the upper
+	// half of the register is ignored.
+	nr := uint64(uint32(cpu.Reg(p.abi.nr)))
 	var args [6]uint64
 	for i, r := range p.abi.args {
 		args[i] = cpu.Reg(r)
@@ -329,10 +331,9 @@ func (t *Task) syscall() {
 	sc := p.abi.table[nr]
 	calls := p.img.Calls
 	if sc == nil {
-		name := fmt.Sprintf("syscall_%d", nr)
-		calls[name]++
-		k.fail(&UnsupportedError{Name: name, Nr: nr, PC: p.abi.syscallPC(cpu)})
-		return
+		// A number Linux has no call for: Linux answers ENOSYS, which
+		// libc and runtimes probe new calls by.
+		sc = &Syscall{Nr: nr, Name: fmt.Sprintf("syscall_%d", nr), Handler: sysENOSYS, Support: ENOSYS}
 	}
 	calls[sc.Name]++
 	if sc.Handler == nil {

@@ -69,9 +69,10 @@ type abi struct {
 var abis = map[emu.Arch]*abi{}
 
 // newTable indexes an arch's rows by number, adding a row with no handler
-// for each named call icount does not emulate.
-func newTable(rows []Syscall, unsupported map[uint64]string) map[uint64]*Syscall {
-	t := make(map[uint64]*Syscall, len(rows)+len(unsupported))
+// for each named call icount does not emulate and one answering ENOSYS
+// for each name Linux keeps a number for but has no call behind.
+func newTable(rows []Syscall, unsupported, lacks map[uint64]string) map[uint64]*Syscall {
+	t := make(map[uint64]*Syscall, len(rows)+len(unsupported)+len(lacks))
 	for i := range rows {
 		if t[rows[i].Nr] != nil {
 			panic("kernel: system call number listed twice: " + rows[i].Name)
@@ -83,6 +84,12 @@ func newTable(rows []Syscall, unsupported map[uint64]string) map[uint64]*Syscall
 			panic("kernel: system call both emulated and not: " + name)
 		}
 		t[nr] = &Syscall{Nr: nr, Name: name, Support: None}
+	}
+	for nr, name := range lacks {
+		if t[nr] != nil {
+			panic("kernel: system call both present and absent in Linux: " + name)
+		}
+		t[nr] = &Syscall{Nr: nr, Name: name, Handler: sysENOSYS, Support: ENOSYS, Note: "Linux has no such call"}
 	}
 	return t
 }
