@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"github.com/icount-dev/icount/hoststdio"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,10 +38,15 @@ type fdTable struct {
 // EPOLL_CLOEXEC and EFD_CLOEXEC).
 const oCloexec = 0x80000
 
+// newFDTable makes the first process's table: the standard descriptors
+// icount was started with, and none for one it was started without (the
+// guest sees EBADF there, and its next open takes the number).
 func newFDTable() *fdTable {
 	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
-		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
+		if !hoststdio.Closed(fd) {
+			t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
+		}
 	}
 	return t
 }

@@ -4,7 +4,11 @@ package main
 // standard descriptors closed, EFAULT and short counts, the private /tmp.
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,21 +44,91 @@ func TestUnknownSyscallENOSYS(t *testing.T) {
 			if strings.HasPrefix(prog, "arm64/") {
 				arch = emu.ARM64
 			}
-			var missing *kernel.Syscall
-			for _, sc := range kernel.SupportMatrix(arch) {
-				if sc.Support == kernel.None {
-					missing = &sc
-					break
-				}
-			}
-			if missing == nil {
-				t.Skip("every call of the table is emulated")
-			}
+			missing := notEmulated(t, arch)
 			r = runIcount(t, nil, nil, bin, fmt.Sprint(missing.Nr))
 			named := fmt.Sprintf("system call %s (%d)", missing.Name, missing.Nr)
 			if r.status != 125 || r.stdout != "" || !strings.Contains(r.stderr, named) {
 				t.Fatalf("%s under icount: exit %d, stdout %q, stderr:\n%s", named, r.status, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// notEmulated is the first call of arch's table that icount does not
+// emulate: making it stops the run.
+func notEmulated(t *testing.T, arch emu.Arch) kernel.Syscall {
+	t.Helper()
+	for _, sc := range kernel.SupportMatrix(arch) {
+		if sc.Support == kernel.None {
+			return sc
+		}
+	}
+	t.Skip("every call of the table is emulated")
+	return kernel.Syscall{}
+}
+
+// runClosed runs argv with standard descriptor fd closed (by a shell's
+// exec, as Go's os/exec would open /dev/null there) in a new directory,
+// as the test's user, and returns its exit status and stderr.
+func runClosed(t *testing.T, fd int, argv ...string) (int, string) {
+	t.Helper()
+	script := fmt.Sprintf(`exec %d>&-; exec "$@"`, fd)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", script, "sh"}, argv...)...)
+	cmd.Dir = t.TempDir()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), errb.String()
+	} else if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	return 0, errb.String()
+}
+
+// TestClosedStdio runs testdata/c/stdfds.c with each of 0, 1, 2 closed,
+// natively and under icount: the program finds the same descriptors
+// closed (EBADF for fcntl, read and write) and open, and its open, dup and
+// next open take the same numbers (the closed one first), in its report
+// file. The arm64 build is held to the amd64 glibc build's native report
+// (qemu-aarch64 opens files of its own in the free slot). icount itself
+// started without stderr still ends as it should: a stop exits 125 and
+// writes its Profile.
+func TestClosedStdio(t *testing.T) {
+	native := testProgram(t, "c/stdfds-glibc")
+	for fd := 0; fd < 3; fd++ {
+		wantPath := filepath.Join(t.TempDir(), "report")
+		if status, stderr := runClosed(t, fd, native, wantPath); status != 0 {
+			t.Fatalf("fd %d closed natively: exit %d, stderr:\n%s", fd, status, stderr)
+		}
+		want, err := os.ReadFile(wantPath)
+		if err != nil || !bytes.Contains(want, []byte(fmt.Sprintf("fd %d: F_GETFD EBADF, read 0 bytes EBADF, write 0 bytes EBADF\n", fd))) ||
+			!bytes.Contains(want, []byte(fmt.Sprintf("open: %d, dup: 3, open /dev/null: 4\n", fd))) {
+			t.Fatalf("fd %d closed natively: %v, report:\n%s", fd, err, want)
+		}
+		for _, prog := range edgesPrograms("stdfds") {
+			if !strings.HasPrefix(prog, "arm64/") {
+				p := filepath.Join(t.TempDir(), "report")
+				if status, stderr := runClosed(t, fd, testProgram(t, prog), p); status != 0 {
+					t.Fatalf("%s, fd %d closed natively: exit %d, stderr:\n%s", prog, fd, status, stderr)
+				}
+				if got, _ := os.ReadFile(p); !bytes.Equal(got, want) {
+					t.Fatalf("%s, fd %d closed natively:\n%s\nwant (glibc):\n%s", prog, fd, got, want)
+				}
+			}
+			p := filepath.Join(t.TempDir(), "report")
+			status, stderr := runClosed(t, fd, icountBin, "run", "-q", testProgram(t, prog), p)
+			got, _ := os.ReadFile(p)
+			if status != 0 || !bytes.Equal(got, want) {
+				t.Fatalf("%s, fd %d closed, under icount: exit %d, report:\n%s\nwant:\n%s\nstderr:\n%s", prog, fd, status, got, want, stderr)
+			}
+		}
+	}
+	jsonPath := filepath.Join(t.TempDir(), "profile.json")
+	missing := notEmulated(t, emu.X86_64)
+	status, _ := runClosed(t, 2, icountBin, "run", "--json", jsonPath, testProgram(t, "c/enosys-musl"), fmt.Sprint(missing.Nr))
+	b, err := os.ReadFile(jsonPath)
+	if status != 125 || err != nil || !bytes.Contains(b, []byte(`"unsupported"`)) {
+		t.Fatalf("icount without stderr, stopped by %s: exit %d, profile %v:\n%.400s", missing.Name, status, err, b)
 	}
 }
