@@ -196,6 +196,17 @@ func (c *CPU) WriteAsGuest(addr uint64, b []byte) error {
 	return c.copyMem("write", addr, b, ProtWrite, true)
 }
 
+// Accessible returns how many of the n bytes at addr the guest may
+// access with need, counted from addr up to the first it may not: where a
+// kernel's copy to or from user memory stops at a fault.
+func (c *CPU) Accessible(addr, n uint64, need Prot) uint64 {
+	if n == 0 || addr >= addrLimit {
+		return 0
+	}
+	end := addr + min(n, addrLimit-addr)
+	return uint64(C.ic_mem_find(c.mem, C.uint64_t(addr), C.uint64_t(end), C.uint8_t(need))) - addr
+}
+
 // InvalidateCode discards translated blocks of [addr, addr+size), for when
 // executable memory changes under the emulator: host writes, unmapping and
 // protection changes do not discard them. Stores by the guest's own

@@ -55,6 +55,8 @@ var abiAArch64 = &abi{
 	syscallPC: func(cpu CPU) uint64 { return cpu.Reg(emu.ARM64PC) - svcInsnSize },
 	stat:      statGeneric,
 	openFlags: openFlagsAArch64,
+	// 48-bit user addresses (VA_BITS 48; no tagged-address ABI asked for).
+	userTop: 1 << 48,
 }
 
 func init() { abis[emu.ARM64] = abiAArch64 }

@@ -40,6 +40,8 @@ var abiX86_64 = &abi{
 	stat:      statX86_64,
 	// The host is x86-64: open flags need no conversion.
 	openFlags: func(f uint64) int { return int(f) },
+	// 47-bit user addresses, the last page left out.
+	userTop: 1<<47 - emu.PageSize,
 }
 
 func init() { abis[emu.X86_64] = abiX86_64 }

@@ -18,6 +18,10 @@ type file struct {
 	pipe     bool
 	epoll    bool // an epoll instance (sys_epoll.go), a host one
 	nonblock bool // the guest asked for O_NONBLOCK
+	// counted marks an eventfd, whose reads and writes move one 8-byte
+	// count: a transfer of fewer bytes fails EINVAL, so a transfer of
+	// none cannot stand for the checks Linux makes first (emptyIO).
+	counted bool
 	// refs counts the guest descriptors open on it and the system calls
 	// blocked in it: the host descriptor closes with the last.
 	refs int

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
 
@@ -45,6 +46,9 @@ var futexOpNames = map[uint64]string{2: "FUTEX_FD", 6: "FUTEX_LOCK_PI", 7: "FUTE
 func sysFutex(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	addr, op, val := a[0], a[1], uint32(a[2])
+	if err := p.futexAddr(addr, op); err != nil {
+		return 0, err
+	}
 	switch op & futexCmdMask {
 	case futexWait:
 		return p.futexWait(addr, val, a[3], false, op, futexBitsetAny)
@@ -61,6 +65,9 @@ func sysFutex(t *Task, a [6]uint64) (uint64, error) {
 		}
 		return p.futexWake(addr, int(val), uint32(a[5])), nil
 	case futexRequeue, futexCmpRequeue:
+		if err := p.futexAddr(a[4], op); err != nil {
+			return 0, err
+		}
 		if op&futexCmdMask == futexCmpRequeue {
 			cur, err := p.readU32(addr)
 			if err != nil {
@@ -72,6 +79,9 @@ func sysFutex(t *Task, a [6]uint64) (uint64, error) {
 		}
 		return p.futexRequeue(addr, a[4], int(val), int(uint32(a[3]))), nil
 	case futexWakeOp:
+		if err := p.futexAddr(a[4], op); err != nil {
+			return 0, err
+		}
 		return p.futexWakeOp(addr, a[4], int(val), int(uint32(a[3])), uint32(a[5]))
 	}
 	name := futexOpNames[op&futexCmdMask]
@@ -81,10 +91,34 @@ func sysFutex(t *Task, a [6]uint64) (uint64, error) {
 	return 0, errUnsupported(name + " (priority-inheritance futexes are not emulated)")
 }
 
+// futexAddr checks a futex's address as Linux's get_futex_key does: EINVAL
+// unless aligned, EFAULT past user space, and for a shared futex (no
+// FUTEX_PRIVATE_FLAG), whose key is its page, EFAULT unless the page is
+// mapped readable. A private futex's key is its address alone.
+func (p *Process) futexAddr(addr, op uint64) error {
+	switch {
+	case addr%4 != 0:
+		return unix.EINVAL
+	case addr > p.abi.userTop-4:
+		return unix.EFAULT
+	case op&futexPrivateFlag == 0 && p.ioSpan(addr, 4, emu.ProtRead) < 4:
+		return unix.EFAULT
+	}
+	return nil
+}
+
 // futexWait blocks the thread while *addr holds val, until a wake or the
 // timeout: a duration, or with abs a time of CLOCK_MONOTONIC (of
 // CLOCK_REALTIME with FUTEX_CLOCK_REALTIME).
 func (p *Process) futexWait(addr uint64, val uint32, timeout uint64, abs bool, op uint64, bitset uint32) (uint64, error) {
+	// The timeout is read first, as Linux reads it before the futex.
+	var t int64
+	if timeout != 0 {
+		var err error
+		if t, err = p.readTimespec(timeout); err != nil {
+			return 0, err
+		}
+	}
 	cur, err := p.readU32(addr)
 	if err != nil {
 		return 0, err
@@ -94,10 +128,6 @@ func (p *Process) futexWait(addr uint64, val uint32, timeout uint64, abs bool, o
 	}
 	deadline := int64(noDeadline)
 	if timeout != 0 {
-		t, err := p.readTimespec(timeout)
-		if err != nil {
-			return 0, err
-		}
 		switch {
 		case !abs:
 			deadline = p.deadlineAfter(t)

@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
@@ -102,4 +103,45 @@ func (p *Process) readIovecs(addr, count uint64) ([]iovec, error) {
 		v[i] = iovec{binary.LittleEndian.Uint64(b[16*i:]), binary.LittleEndian.Uint64(b[16*i+8:])}
 	}
 	return v, nil
+}
+
+// ioSpan is how many of the n bytes at addr a transfer moves: those the
+// guest may access as need (emu.ProtWrite for a read into them,
+// emu.ProtRead for a write from them) up to the first it may not, as
+// Linux's copies stop at a fault and the call returns the bytes done.
+func (p *Process) ioSpan(addr, n uint64, need emu.Prot) uint64 {
+	return p.cpu.Accessible(addr, n, need)
+}
+
+// iovSpan is ioSpan for a vector: the bytes a transfer moves (at most
+// maxIO), through each element in turn up to the first fault, and the
+// bytes the guest asked for.
+func (p *Process) iovSpan(iov []iovec, need emu.Prot) (size, want uint64) {
+	for _, v := range iov {
+		n := min(v.len, maxIO-size)
+		want += v.len
+		got := p.ioSpan(v.base, n, need)
+		size += got
+		if got < n || size == maxIO {
+			break
+		}
+	}
+	return size, want
+}
+
+// emptyIO answers a transfer on f none of whose want bytes the guest may
+// access (or of none, want 0). Linux checks the descriptor first (EBADF
+// for one not open for the transfer, EISDIR, ESPIPE for pread on a pipe),
+// which op, the transfer of no bytes on the host, checks too; then it
+// fails a transfer whose first byte faults with EFAULT.
+func emptyIO(f *file, want uint64, op func() (int, error)) (uint64, error) {
+	if !f.counted {
+		if _, err := op(); err != nil && !errors.Is(err, unix.EAGAIN) {
+			return 0, errnoOf(err)
+		}
+	}
+	if want > 0 {
+		return 0, unix.EFAULT
+	}
+	return 0, nil
 }

@@ -20,6 +20,7 @@ type CPU interface {
 	Write(addr uint64, b []byte) error
 	ReadAsGuest(addr uint64, b []byte) error
 	WriteAsGuest(addr uint64, b []byte) error
+	Accessible(addr, n uint64, need emu.Prot) uint64
 	Zero(addr, size uint64) error
 	Reg(r emu.Reg) uint64
 	SetReg(r emu.Reg, v uint64) error

@@ -31,7 +31,7 @@ func sysEventfd2(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, errnoOf(err)
 	}
-	f := &file{host: fd, path: "anon_inode:[eventfd]", pipe: true, nonblock: flags&efdNonblock != 0}
+	f := &file{host: fd, path: "anon_inode:[eventfd]", pipe: true, counted: true, nonblock: flags&efdNonblock != 0}
 	gfd, err := p.fds.install(f, 0)
 	if err != nil {
 		unix.Close(fd)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"unsafe"
 
+	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,7 +25,11 @@ func sysRead(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	buf := make([]byte, min(a[2], maxIO))
+	size := p.ioSpan(a[1], min(a[2], maxIO), emu.ProtWrite)
+	if size == 0 && a[2] > 0 {
+		return emptyIO(f, a[2], func() (int, error) { return unix.Read(f.host, nil) })
+	}
+	buf := make([]byte, size)
 	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
 		return uint64(n), p.writeMem(a[1], buf[:n])
 	})
@@ -36,7 +41,11 @@ func sysWrite(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	buf, err := p.readMem(a[1], min(a[2], maxIO))
+	size := p.ioSpan(a[1], min(a[2], maxIO), emu.ProtRead)
+	if size == 0 && a[2] > 0 {
+		return emptyIO(f, a[2], func() (int, error) { return unix.Write(f.host, nil) })
+	}
+	buf, err := p.readMem(a[1], size)
 	if err != nil {
 		return 0, err
 	}
@@ -49,7 +58,11 @@ func sysPread64(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	buf := make([]byte, min(a[2], maxIO))
+	size := p.ioSpan(a[1], min(a[2], maxIO), emu.ProtWrite)
+	if size == 0 && a[2] > 0 {
+		return emptyIO(f, a[2], func() (int, error) { return unix.Pread(f.host, nil, int64(a[3])) })
+	}
+	buf := make([]byte, size)
 	n, virt := p.readVirtual(f, buf)
 	if !virt {
 		if n, err = unix.Pread(f.host, buf, int64(a[3])); err != nil {
@@ -65,7 +78,11 @@ func sysPwrite64(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	buf, err := p.readMem(a[1], min(a[2], maxIO))
+	size := p.ioSpan(a[1], min(a[2], maxIO), emu.ProtRead)
+	if size == 0 && a[2] > 0 {
+		return emptyIO(f, a[2], func() (int, error) { return unix.Pwrite(f.host, nil, int64(a[3])) })
+	}
+	buf, err := p.readMem(a[1], size)
 	if err != nil {
 		return 0, err
 	}
@@ -91,12 +108,9 @@ func sysReadv(t *Task, a [6]uint64) (uint64, error) {
 	}
 	// One read into one buffer, scattered afterwards: a pipe's bytes are
 	// taken in one piece, as the real readv takes them.
-	var size uint64
-	for _, v := range iov {
-		size += min(v.len, maxIO-size)
-	}
+	size, want := p.iovSpan(iov, emu.ProtWrite)
 	if size == 0 {
-		return 0, nil
+		return emptyIO(f, want, func() (int, error) { return unix.Read(f.host, nil) })
 	}
 	buf := make([]byte, size)
 	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
@@ -127,16 +141,17 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 	}
 	// One host write, so that what the guest wrote in one call arrives in
 	// one piece, as with the real writev.
-	var buf []byte
+	size, want := p.iovSpan(iov, emu.ProtRead)
+	if size == 0 {
+		return emptyIO(f, want, func() (int, error) { return unix.Write(f.host, nil) })
+	}
+	buf := make([]byte, 0, size)
 	for _, v := range iov {
-		b, err := p.readMem(v.base, min(v.len, maxIO))
+		b, err := p.readMem(v.base, min(v.len, size-uint64(len(buf))))
 		if err != nil {
 			return 0, err
 		}
 		buf = append(buf, b...)
-	}
-	if len(buf) == 0 {
-		return 0, nil
 	}
 	return p.writeFile(f, a[0], buf)
 }

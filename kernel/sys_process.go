@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 
+	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,24 +35,69 @@ func rlimit(resource uint64) (cur, max uint64) {
 	return rlimInfinity, rlimInfinity
 }
 
-func sysPrlimit64(t *Task, a [6]uint64) (uint64, error) {
-	p := t.proc
-	if a[0] != 0 && t.proc.k.procs[int(a[0])] == nil {
-		return 0, unix.ESRCH
+// rlimNlimits is RLIM_NLIMITS: the resources there are.
+const rlimNlimits = 16
+
+// prlimit answers prlimit64, setrlimit and getrlimit in Linux's order:
+// EINVAL for a resource Linux lacks, EFAULT for a new limit it cannot
+// read, ESRCH, then the checks of the new limit (EINVAL for a soft limit
+// above the hard, EPERM for a hard limit raised: the guest is
+// unprivileged), then the old limits written to oldAddr (EFAULT). New
+// limits are accepted and not enforced.
+func (p *Process) prlimit(pid, resource, newAddr, oldAddr uint64) (uint64, error) {
+	if resource >= rlimNlimits {
+		return 0, unix.EINVAL
 	}
-	if a[3] != 0 {
-		cur, max := rlimit(a[1])
-		b := binary.LittleEndian.AppendUint64(nil, cur)
-		if err := p.writeMem(a[3], binary.LittleEndian.AppendUint64(b, max)); err != nil {
+	var b []byte
+	if newAddr != 0 {
+		var err error
+		if b, err = p.readMem(newAddr, 16); err != nil {
 			return 0, err
 		}
 	}
-	// New limits are accepted and not enforced.
+	if pid != 0 && p.k.procs[int(pid)] == nil {
+		return 0, unix.ESRCH
+	}
+	cur, max := rlimit(resource)
+	if b != nil {
+		newCur, newMax := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		if newCur > newMax {
+			return 0, unix.EINVAL
+		}
+		if newMax > max {
+			return 0, unix.EPERM
+		}
+	}
+	if oldAddr != 0 {
+		b := binary.LittleEndian.AppendUint64(nil, cur)
+		if err := p.writeMem(oldAddr, binary.LittleEndian.AppendUint64(b, max)); err != nil {
+			return 0, err
+		}
+	}
 	return 0, nil
 }
 
+func sysPrlimit64(t *Task, a [6]uint64) (uint64, error) {
+	return t.proc.prlimit(a[0], a[1], a[2], a[3])
+}
+
+// sysGetrlimit writes the limits even to NULL, which faults, as Linux's.
 func sysGetrlimit(t *Task, a [6]uint64) (uint64, error) {
-	return sysPrlimit64(t, [6]uint64{0, a[0], 0, a[1]})
+	p := t.proc
+	if a[0] < rlimNlimits && a[1] == 0 {
+		return 0, unix.EFAULT
+	}
+	return p.prlimit(0, a[0], 0, a[1])
+}
+
+// sysSetrlimit reads the new limit before it looks at the resource, as
+// Linux's does.
+func sysSetrlimit(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	if _, err := p.readMem(a[1], 16); err != nil {
+		return 0, err
+	}
+	return p.prlimit(0, a[0], a[1], 0)
 }
 
 func sysSchedGetaffinity(t *Task, a [6]uint64) (uint64, error) {
@@ -81,7 +127,14 @@ func sysUname(t *Task, a [6]uint64) (uint64, error) {
 
 func sysGetrandom(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	n := min(a[1], maxIO)
+	// GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE; the last two exclusive.
+	if a[2]&^7 != 0 || a[2]&6 == 6 {
+		return 0, unix.EINVAL
+	}
+	n := p.ioSpan(a[0], min(a[1], maxIO), emu.ProtWrite)
+	if n == 0 && a[1] > 0 {
+		return 0, unix.EFAULT
+	}
 	buf := make([]byte, n)
 	p.rng.Read(buf)
 	return n, p.writeMem(a[0], buf)

@@ -64,6 +64,9 @@ type abi struct {
 	sigactionSize uint64
 	// openFlags converts the guest's open flags to the host's.
 	openFlags func(guest uint64) int
+	// userTop is the end of user space (TASK_SIZE_MAX): a pointer to
+	// bytes past it fails Linux's access_ok at once.
+	userTop uint64
 }
 
 var abis = map[emu.Arch]*abi{}

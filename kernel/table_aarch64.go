@@ -94,7 +94,7 @@ var tableAArch64 = []Syscall{
 	{158, "getgroups", sysGetgroups, Full, "no supplementary groups"},
 	{160, "uname", sysUname, Full, "fixed values"},
 	{163, "getrlimit", sysGetrlimit, Full, "fixed limits"},
-	{164, "setrlimit", sysSucceed, Partial, "accepted, not enforced"},
+	{164, "setrlimit", sysSetrlimit, Partial, "checked as Linux checks it, accepted, not enforced"},
 	{165, "getrusage", sysGetrusage, Full, "user time from the clock (--fixed-clock: the fixed clock); every other figure 0"},
 	{166, "umask", sysUmask, Full, "each process its own, 022 at the start of the run"},
 	{167, "prctl", sysPrctl, Partial, "PR_SET_NAME, PR_GET_NAME, PR_SET_PDEATHSIG, PR_GET_PDEATHSIG; other options EINVAL"},

@@ -103,7 +103,7 @@ var tableX86_64 = []Syscall{
 	{138, "fstatfs", sysFstatfs, Full, "the host's file system"},
 	{157, "prctl", sysPrctl, Partial, "PR_SET_NAME, PR_GET_NAME, PR_SET_PDEATHSIG, PR_GET_PDEATHSIG; other options EINVAL"},
 	{158, "arch_prctl", sysArchPrctl, Partial, "ARCH_SET_FS/GET_FS/SET_GS/GET_GS"},
-	{160, "setrlimit", sysSucceed, Partial, "accepted, not enforced"},
+	{160, "setrlimit", sysSetrlimit, Partial, "checked as Linux checks it, accepted, not enforced"},
 	{186, "gettid", sysGettid, Full, "fixed: the first thread is the pid, later ones count up from it"},
 	{191, "getxattr", sysGetxattr, Full, "the host's attributes"},
 	{192, "lgetxattr", sysLgetxattr, Full, "the host's attributes"},

@@ -132,3 +132,43 @@ func TestClosedStdio(t *testing.T) {
 		t.Fatalf("icount without stderr, stopped by %s: exit %d, profile %v:\n%.400s", missing.Name, status, err, b)
 	}
 }
+
+// TestEFAULT runs testdata/c/efault.c (reads and writes, vectored and
+// positioned, into and from buffers that run into unmapped memory or
+// start there, on a file, a pipe and an eventfd; futexes at unmapped,
+// misaligned and kernel addresses; getrlimit, setrlimit and prlimit64;
+// and the bad or NULL pointers of some forty other calls): under icount
+// it prints, line for line, what it prints natively, on amd64 musl- and
+// glibc-static. The arm64 build is held to the amd64 glibc build's native
+// output, the program printing the same on both arches: qemu-aarch64
+// 7.2, the usual judge, checks a whole buffer before a read or write
+// (EFAULT where Linux gives the short count) and departs from Linux
+// elsewhere too (clock_getres, nanosleep, getrandom, set_robust_list,
+// getcwd, epoll_pwait, the descriptor checks Linux makes before a fault).
+func TestEFAULT(t *testing.T) {
+	var want string
+	for _, prog := range []string{"c/efault-glibc", "c/efault-musl", "arm64/c/efault-glibc"} {
+		t.Run(prog, func(t *testing.T) {
+			bin := testProgram(t, prog)
+			if !strings.HasPrefix(prog, "arm64/") {
+				out, status := runJudge(t, nil, bin)
+				const last = "read 0 bytes into NULL: 0\n"
+				if status != 0 || !strings.HasSuffix(out, last) || strings.Count(out, "\n") < 100 ||
+					!strings.Contains(out, "read into a buffer 100 bytes before a hole: 100\n") {
+					t.Fatalf("natively: exit %d, output:\n%s", status, out)
+				}
+				if want != "" && out != want {
+					t.Fatalf("natively:\n%s\nwant (glibc):\n%s", out, want)
+				}
+				want = out
+			}
+			if want == "" {
+				t.Fatal("no native output to compare with")
+			}
+			r := runIcountIn(t, t.TempDir(), nil, nil, bin)
+			if r.status != 0 || r.stdout != want {
+				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+		})
+	}
+}
