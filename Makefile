@@ -73,7 +73,7 @@ TESTPROGS  += $(FSOPS_BINS)
 # Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with
 # no call, standard descriptors closed, EFAULT and short counts, the
 # private /tmp; amd64 musl- and glibc-static, arm64 glibc-static.
-EDGES_C    := enosys stdfds efault
+EDGES_C    := enosys stdfds efault privtmp
 EDGES_BINS := $(foreach p,$(EDGES_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS  += $(EDGES_BINS)
 

@@ -194,6 +194,10 @@ type Meta struct {
 	// Sysroot is the directory the interpreter and the guest's files not
 	// found as named were taken from (--sysroot, or the arm64 default).
 	Sysroot string `json:"sysroot,omitempty"`
+	// Tmp is the host directory of the run whose tmp and var/tmp the guest
+	// saw as /tmp and /var/tmp, removed when the run ended; "" when the
+	// guest saw the host's own (--host-tmp).
+	Tmp string `json:"tmp,omitempty"`
 }
 
 // Mapping is an executable segment of a mapped object: [Start, Limit)

@@ -56,6 +56,10 @@ type Options struct {
 	// libraries are found (--sysroot); "" gives the default of its arch
 	// (kernel.DefaultSysroot).
 	Sysroot string
+	// HostTmp gives the guest the host's /tmp and /var/tmp (--host-tmp);
+	// without it the run has a directory of its own that the guest sees
+	// as both, removed when the run ends.
+	HostTmp bool
 }
 
 // StoppedError says that icount stopped the guest before it ended, and
@@ -112,8 +116,15 @@ func Run(opts Options) (*Profile, error) {
 	if sysroot == "" {
 		sysroot = kernel.DefaultSysroot(exe.Arch)
 	}
+	var tmp string
+	if !opts.HostTmp {
+		if tmp, err = kernel.NewPrivateTmp(); err != nil {
+			return nil, err
+		}
+		defer kernel.RemovePrivateTmp(tmp) // best effort: a leftover meets no other run
+	}
 	k, err := kernel.New(r, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
-		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum})
+		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum, Tmp: tmp})
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +171,7 @@ func Run(opts Options) (*Profile, error) {
 			Binary:         Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID, Base: exe.Base()},
 			Interpreter:    interpMeta(first.kimg),
 			Sysroot:        sysroot,
+			Tmp:            tmp,
 			Args:           argv,
 			Env:            nonNil(opts.Env),
 			Seed:           opts.Seed,

@@ -52,6 +52,9 @@ type Options struct {
 	// executable is taken from, and the guest's files are looked up under
 	// when not found as given ("" for none: the host's own files).
 	Sysroot string
+	// Tmp is the run's directory (NewPrivateTmp) whose tmp and var/tmp the
+	// guest sees as /tmp and /var/tmp; "" gives the host's own.
+	Tmp string
 }
 
 // Host is what the kernel needs of the program driving it (count.Run):
@@ -232,8 +235,10 @@ func (k *Kernel) fail(err error) {
 // stop stops the CPU running now.
 func (k *Kernel) stop() { k.cur.proc.cpu.Stop() }
 
-// noteOpen records a file the guest opened.
+// noteOpen records a file the guest opened (one in the private /tmp by
+// the name the guest knows it by, the same in every run).
 func (k *Kernel) noteOpen(path string) {
+	path = k.tmpGuest(path)
 	for _, f := range k.files {
 		if f == path {
 			return

@@ -41,13 +41,16 @@ func InterpPath(interp, sysroot string) string {
 	return filepath.Join(sysroot, interp)
 }
 
-// hostPath maps a path the guest names onto the host: its own executable's
-// aliases to the binary, what lies under /icount/exe/ to the binary's
+// hostPath maps a path the guest names onto the host: /tmp and /var/tmp
+// to the run's own (tmpdir.go), its own executable's aliases to the binary, what lies under /icount/exe/ to the binary's
 // directory, and /proc/PID/fd/N of an emulated process to the host
 // descriptor of its N, a path not found when N is not open (libc's
 // fchmodat with AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH
 // descriptor).
 func (p *Process) hostPath(path string) string {
+	if host, ok := p.k.tmpHost(path); ok {
+		return host
+	}
 	if p.isExe(path) {
 		return p.exe.Path
 	}

@@ -104,7 +104,8 @@ func (p *Process) procMaps() string {
 
 // guestName is the path the guest knows a mapped host file by: its
 // executable at /icount/exe/NAME, its interpreter by PT_INTERP, a file
-// found under the sysroot by its path there.
+// found under the sysroot by its path there, one in the private /tmp by
+// its path in /tmp.
 func (p *Process) guestName(host string) string {
 	switch {
 	case host == p.exe.Path:
@@ -115,7 +116,7 @@ func (p *Process) guestName(host string) string {
 		return strings.TrimPrefix(host, p.k.opts.Sysroot)
 	}
 	if abs, err := filepath.Abs(host); err == nil {
-		return abs
+		return p.k.tmpGuest(abs)
 	}
-	return host
+	return p.k.tmpGuest(host)
 }

@@ -564,13 +564,16 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 	var target string
 	if p.isExe(path) {
 		target = p.exePath()
+	} else if q, file := p.procFile(path); q != nil && file == "cwd" {
+		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
 	} else {
 		b := make([]byte, maxPath)
 		n := 0
 		if _, err := p.resolve(path, func(host string) (err error) { n, err = unix.Readlinkat(dir, host, b); return err }); err != nil {
 			return 0, errnoOf(err)
 		}
-		target = string(b[:n])
+		// /proc/PID/fd/N names a file in the private /tmp by its host path.
+		target = p.k.tmpGuest(string(b[:n]))
 	}
 	out := []byte(target)[:min(uint64(len(target)), size)]
 	return uint64(len(out)), p.writeMem(buf, out)

@@ -4,14 +4,18 @@ package main
 // standard descriptors closed, EFAULT and short counts, the private /tmp.
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/icount-dev/icount/count"
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
 )
@@ -171,4 +175,130 @@ func TestEFAULT(t *testing.T) {
 			}
 		})
 	}
+}
+
+// privtmpWant is what testdata/c/privtmp.c prints in a run's own /tmp.
+const privtmpWant = `create /tmp/NAME: ok
+create /var/tmp/NAME: ok
+getcwd: /tmp
+readlink /proc/self/cwd: /tmp
+readlink /proc/self/fd/N: /tmp/privtmp-rel
+stat /tmp: directory 1, mode 1777
+stat /var/tmp: directory 1, mode 1777
+access NAME by a relative path: ok
+`
+
+// startPrivtmp starts `icount run --json PROFILE flags... privtmp NAME
+// args...` with a pipe on its stdin, and returns it once the program has
+// made its two files (its first two lines), with all it printed so far.
+func startPrivtmp(t *testing.T, bin, profile string, flags []string, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, string) {
+	t.Helper()
+	argv := append(append([]string{"run", "-q", "--json", profile}, flags...), bin)
+	cmd := exec.Command(icountBin, append(argv, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	var head string
+	for range 2 {
+		line, err := r.ReadString('\n')
+		head += line
+		if err != nil {
+			break
+		}
+	}
+	return cmd, stdin, r, head
+}
+
+// finishPrivtmp ends a run startPrivtmp started: stdin closed, the rest of
+// its output read, its exit status and Profile.
+func finishPrivtmp(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, r *bufio.Reader, head, profile string) (string, *count.Profile) {
+	t.Helper()
+	stdin.Close()
+	rest, _ := io.ReadAll(r)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("icount: %v; output:\n%s%s", err, head, rest)
+	}
+	b, err := os.ReadFile(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prof count.Profile
+	if err := json.Unmarshal(b, &prof); err != nil {
+		t.Fatal(err)
+	}
+	return head + string(rest), &prof
+}
+
+// TestPrivateTmp runs testdata/c/privtmp.c, which makes a file of one
+// name in /tmp and in /var/tmp with O_EXCL: two runs at once, on each
+// arch and libc, both succeed, and while they run the file is in neither
+// the host's /tmp nor its temporary directory; in /tmp getcwd and
+// readlink of /proc/self/cwd and /proc/self/fd/N name /tmp, and both
+// directories are world-writable and sticky. The Profile names the run's
+// directory, which is gone afterwards. With --host-tmp the program's
+// files are the host's.
+func TestPrivateTmp(t *testing.T) {
+	name := fmt.Sprintf("icount-privtmp-%d", os.Getpid())
+	hostPaths := []string{"/tmp/" + name, "/var/tmp/" + name, filepath.Join(os.TempDir(), name)}
+	for _, prog := range edgesPrograms("privtmp") {
+		t.Run(prog, func(t *testing.T) {
+			bin := testProgram(t, prog)
+			type run struct {
+				cmd           *exec.Cmd
+				stdin         io.WriteCloser
+				r             *bufio.Reader
+				head, profile string
+			}
+			var runs []run
+			for i := range 2 {
+				profile := filepath.Join(t.TempDir(), fmt.Sprintf("profile%d.json", i))
+				cmd, stdin, r, head := startPrivtmp(t, bin, profile, nil, name)
+				runs = append(runs, run{cmd, stdin, r, head, profile})
+			}
+			for _, p := range hostPaths {
+				if _, err := os.Lstat(p); err == nil {
+					t.Errorf("%s exists on the host while the runs hold their own", p)
+				}
+			}
+			dirs := map[string]bool{}
+			for _, ru := range runs {
+				out, prof := finishPrivtmp(t, ru.cmd, ru.stdin, ru.r, ru.head, ru.profile)
+				if out != privtmpWant {
+					t.Errorf("under icount:\n%s\nwant:\n%s", out, privtmpWant)
+				}
+				tmp := prof.Meta.Tmp
+				if !strings.HasPrefix(tmp, os.TempDir()+"/") || dirs[tmp] {
+					t.Errorf("the Profile's tmp %q: want a directory of the run's own under %s", tmp, os.TempDir())
+				}
+				dirs[tmp] = true
+				if _, err := os.Lstat(tmp); err == nil {
+					t.Errorf("the run's directory %s is still there", tmp)
+				}
+			}
+		})
+	}
+	t.Run("host-tmp", func(t *testing.T) {
+		profile := filepath.Join(t.TempDir(), "profile.json")
+		cmd, stdin, r, head := startPrivtmp(t, testProgram(t, "c/privtmp-musl"), profile, []string{"--host-tmp"}, name, "keep")
+		defer os.Remove(hostPaths[0])
+		defer os.Remove(hostPaths[1])
+		_, prof := finishPrivtmp(t, cmd, stdin, r, head, profile)
+		if prof.Meta.Tmp != "" || !strings.HasPrefix(head, "create /tmp/NAME: ok\n") {
+			t.Errorf("--host-tmp: the Profile's tmp %q, output:\n%s", prof.Meta.Tmp, head)
+		}
+		if _, err := os.Lstat(hostPaths[0]); err != nil {
+			t.Errorf("--host-tmp: the file is not in the host's /tmp: %v", err)
+		}
+	})
 }

@@ -27,6 +27,7 @@ type runFlags struct {
 	maxInsns   uint64
 	collect    []string
 	quantum    uint64
+	hostTmp    bool
 
 	clock clockFlags  // --fixed-clock and the rest of clockflags.go
 	ci    ciFlags     // --save, --baseline, --suite, --jobs (diff.go, suite.go)
@@ -65,6 +66,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
 	fl.StringVar(&f.sysroot, "sysroot", "", "take a dynamically linked program's interpreter from `DIR`, and look up files the guest does not find as named under it (default for arm64 guests: /usr/aarch64-linux-gnu when it exists)")
+	fl.BoolVar(&f.hostTmp, "host-tmp", false, "give the program the host's /tmp and /var/tmp (default: a directory of the run's own, under $TMPDIR, that it sees as both, removed afterwards)")
 	f.clock.register(fl)
 	f.ci.register(cmd, &f)
 	f.out.register(fl)
@@ -97,6 +99,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
 		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Sysroot: f.sysroot, Quantum: f.quantum,
+		HostTmp: f.hostTmp,
 	}
 	finish := f.lim.start(&opts, f.quiet)
 	prof, err := count.Run(opts)
