@@ -72,9 +72,11 @@ TESTPROGS  += $(FSOPS_BINS)
 
 # Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with
 # no call, standard descriptors closed, EFAULT and short counts, the
-# private /tmp; amd64 musl- and glibc-static, arm64 glibc-static.
+# private /tmp; amd64 musl- and glibc-static, arm64 glibc-static; and
+# headline, arm64 glibc-dynamic, for the sysroot looked up first.
 EDGES_C    := enosys stdfds efault privtmp
-EDGES_BINS := $(foreach p,$(EDGES_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+EDGES_BINS := $(foreach p,$(EDGES_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc) \
+              $(BUILD)/arm64/c/headline-dynamic
 TESTPROGS  += $(EDGES_BINS)
 
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and

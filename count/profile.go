@@ -191,8 +191,8 @@ type Meta struct {
 	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked
 	// executable ran under, as loaded; nil for a static one.
 	Interpreter *Binary `json:"interpreter,omitempty"`
-	// Sysroot is the directory the interpreter and the guest's files not
-	// found as named were taken from (--sysroot, or the arm64 default).
+	// Sysroot is the directory the interpreter and the guest's files were
+	// taken from where it had them (--sysroot, or the arm64 default).
 	Sysroot string `json:"sysroot,omitempty"`
 	// Tmp is the host directory of the run whose tmp and var/tmp the guest
 	// saw as /tmp and /var/tmp, removed when the run ended; "" when the

@@ -49,8 +49,9 @@ type Options struct {
 	// (DefaultQuantum when 0).
 	Quantum uint64
 	// Sysroot is the directory the interpreter of a dynamically linked
-	// executable is taken from, and the guest's files are looked up under
-	// when not found as given ("" for none: the host's own files).
+	// executable is taken from, and the guest's absolute paths are looked
+	// up under first, the host's files when it lacks them ("" for none:
+	// the host's own files).
 	Sysroot string
 	// Tmp is the run's directory (NewPrivateTmp) whose tmp and var/tmp the
 	// guest sees as /tmp and /var/tmp; "" gives the host's own.

@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +14,8 @@ import (
 // executable at /icount/exe/NAME (see exePath), so that opening that path,
 // or a file beside it (ld.so's $ORIGIN), reaches the binary's real
 // directory. A guest of another arch than the host's finds its libraries
-// under the sysroot: a path not found as given is looked up there.
+// under the sysroot: a path is looked up there first, and on the host
+// when the sysroot lacks it.
 
 // DefaultSysroot is where an arm64 guest's interpreter and libraries are
 // found when --sysroot is not given: Debian's cross packages (libc6-arm64-cross)
@@ -74,21 +74,19 @@ func (p *Process) hostPath(path string) string {
 	return path
 }
 
-// resolve runs op on the host path of path (see hostPath) and, when that
-// is absolute and not found and the guest has a sysroot, on the same path
-// under the sysroot. It returns the host path op succeeded on, or the one
-// it tried first.
+// resolve runs op on the host file of path: for an absolute path the
+// guest names as it is (not one hostPath maps) and a guest with a
+// sysroot, the file under the sysroot when there is one there (as
+// qemu-aarch64 -L looks a path up: the sysroot first), else the host path
+// of path (see hostPath). It returns the host path op ran on.
 func (p *Process) resolve(path string, op func(host string) error) (string, error) {
 	host := p.hostPath(path)
-	err := op(host)
-	if err == nil || p.k.opts.Sysroot == "" || !filepath.IsAbs(host) || !errors.Is(err, unix.ENOENT) {
-		return host, err
+	if root := p.k.opts.Sysroot; root != "" && host == path && filepath.IsAbs(path) {
+		if under := filepath.Join(root, path); unix.Access(under, unix.F_OK) == nil {
+			host = under
+		}
 	}
-	under := filepath.Join(p.k.opts.Sysroot, host)
-	if err2 := op(under); !errors.Is(err2, unix.ENOENT) {
-		return under, err2
-	}
-	return host, err
+	return host, op(host)
 }
 
 // dirPath is the host path of the directory a guest descriptor for *at

@@ -15,7 +15,7 @@ import (
 // timestamps; and close_range. They act on the host's files, as open
 // does, with the permissions of the user running icount. A path naming a
 // file that must exist (what chmod, chown, the timestamps and link's
-// source act on) is looked up under the sysroot too, as open's are
+// source act on) is looked up under the sysroot first, as open's are
 // (resolve); a name made or removed (rename's two, link's and symlink's
 // new one, rmdir's, mknod's) is only ever the path itself (hostPath).
 //

@@ -302,3 +302,51 @@ func TestPrivateTmp(t *testing.T) {
 		}
 	})
 }
+
+// TestSysrootFirst runs testdata/c/headline.c, arm64 glibc-dynamic, with
+// a sysroot holding Debian's cross libraries and an etc/passwd of its
+// own: the guest reads the sysroot's /etc/passwd, not the host's, a file
+// only the host has from the host, and gets ENOENT for one neither has,
+// as under qemu-aarch64 -L with the same sysroot.
+func TestSysrootFirst(t *testing.T) {
+	bin := testProgram(t, "arm64/c/headline-dynamic")
+	sysroot := t.TempDir()
+	if err := os.Symlink(filepath.Join(arm64Sysroot, "lib"), filepath.Join(sysroot, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(sysroot, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sysroot, "etc", "passwd"), []byte("from the sysroot\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostOnly := filepath.Join(t.TempDir(), "host-only")
+	if err := os.WriteFile(hostOnly, []byte("from the host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"/etc/passwd", hostOnly, "/nonexistent/file"}
+	want := "/etc/passwd: from the sysroot\n" + hostOnly + ": from the host\n/nonexistent/file: ENOENT\n"
+	qemu := exec.Command("qemu-aarch64", append([]string{"-L", sysroot, bin}, args...)...)
+	if out, err := qemu.Output(); err != nil || string(out) != want {
+		t.Fatalf("qemu-aarch64 -L: %v, output:\n%s\nwant:\n%s", err, out, want)
+	}
+	r := runIcount(t, nil, []string{"-q", "--sysroot", sysroot}, bin, args...)
+	if r.status != 0 || r.stdout != want {
+		t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+}
+
+// TestSysrootPython would run Debian's arm64 python3 from its sysroot
+// (issue 15: with the host looked up first it found the host's amd64
+// /usr/lib/python3.11 and could not import _decimal); it needs the arm64
+// interpreter and standard library installed under the sysroot.
+func TestSysrootPython(t *testing.T) {
+	python := filepath.Join(arm64Sysroot, "usr", "bin", "python3")
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("%s is not installed (Debian installs python3:arm64 only into / with dpkg multiarch; the cross packages hold libraries alone)", python)
+	}
+	r := runIcount(t, nil, []string{"-q"}, python, "-c", "import _decimal, _sqlite3, _contextvars, hashlib; print(hashlib.sha256(b'').hexdigest()[:8])")
+	if r.status != 0 || r.stdout != "e3b0c442\n" {
+		t.Fatalf("under icount: exit %d, output:\n%s\nstderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+}

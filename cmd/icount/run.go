@@ -65,7 +65,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 	fl.StringArrayVar(&f.collect, "collect", nil, "count only inside the dynamic extent of function `FUNC` (repeatable)")
 	fl.IntVar(&f.top, "top", 5, "list the top `N` functions in the summary")
 	fl.StringVar(&f.argv0, "argv0", "", "argv[0] for the guest (default: the binary's base name, so its path does not change the count)")
-	fl.StringVar(&f.sysroot, "sysroot", "", "take a dynamically linked program's interpreter from `DIR`, and look up files the guest does not find as named under it (default for arm64 guests: /usr/aarch64-linux-gnu when it exists)")
+	fl.StringVar(&f.sysroot, "sysroot", "", "take a dynamically linked program's interpreter from `DIR`, and look up the absolute paths the guest names under it first, on the host when it lacks them, as qemu-aarch64 -L does (default for arm64 guests: /usr/aarch64-linux-gnu when it exists)")
 	fl.BoolVar(&f.hostTmp, "host-tmp", false, "give the program the host's /tmp and /var/tmp (default: a directory of the run's own, under $TMPDIR, that it sees as both, removed afterwards)")
 	f.clock.register(fl)
 	f.ci.register(cmd, &f)
