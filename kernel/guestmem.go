@@ -102,6 +102,18 @@ func (p *Process) readIovecs(addr, count uint64) ([]iovec, error) {
 	for i := range v {
 		v[i] = iovec{binary.LittleEndian.Uint64(b[16*i:]), binary.LittleEndian.Uint64(b[16*i+8:])}
 	}
+	// Linux checks every element before it moves a byte: EINVAL for a
+	// negative length, then EFAULT for one reaching past user space.
+	for _, e := range v {
+		if int64(e.len) < 0 {
+			return nil, unix.EINVAL
+		}
+	}
+	for _, e := range v {
+		if e.base > p.abi.userTop || e.len > p.abi.userTop-e.base {
+			return nil, unix.EFAULT
+		}
+	}
 	return v, nil
 }
 

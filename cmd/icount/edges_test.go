@@ -1,7 +1,8 @@
 package main
 
 // Linux's behaviour at the edges (issue 15): numbers with no call,
-// standard descriptors closed, EFAULT and short counts, the private /tmp.
+// standard descriptors closed, EFAULT and short counts, the private /tmp,
+// the sysroot looked up first.
 
 import (
 	"bufio"

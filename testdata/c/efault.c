@@ -103,6 +103,14 @@ static void transfers(void)
 	CALL("readv: 50 bytes, then a hole", readv(fd, holev, 2));
 	CALL("readv: a hole first", readv(fd, holev + 1, 1));
 	CALL("readv: a bad vector", readv(fd, BAD, 1));
+	struct iovec neg[2] = {{head, sizeof head}, {head, (size_t)-1}};
+	CALL("readv: a negative length", readv(fd, neg, 2));
+	struct iovec kern[2] = {{head, sizeof head}, {KERNEL, 10}};
+	CALL("readv: past user space", readv(fd, kern, 2));
+	CALL("writev: a negative length", writev(fd, neg, 2));
+	CALL("writev: past user space", writev(fd, kern, 2));
+	CALL("readv: 1025 elements", syscall(SYS_readv, fd, iov, 1025));
+	CALL("readv: 0 elements", readv(fd, iov, 0));
 	lseek(fd, 0, SEEK_SET);
 	CALL("writev: 50 bytes, then 1000 from 100 before a hole", writev(fd, iov, 3));
 	CALL("  offset", pos(fd));
