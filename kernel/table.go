@@ -92,7 +92,7 @@ func newTable(rows []Syscall, unsupported, lacks map[uint64]string) map[uint64]*
 		if t[nr] != nil {
 			panic("kernel: system call both present and absent in Linux: " + name)
 		}
-		t[nr] = &Syscall{Nr: nr, Name: name, Handler: sysENOSYS, Support: ENOSYS, Note: "Linux has no such call"}
+		t[nr] = &Syscall{Nr: nr, Name: name, Handler: sysENOSYS, Support: ENOSYS, Note: "removed from Linux or never implemented there: ENOSYS, as Linux answers"}
 	}
 	return t
 }
