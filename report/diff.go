@@ -527,6 +527,14 @@ func Comparability(b, h *count.Profile) []string {
 			why = append(why, clockDiffs(asMap(bm[k]), asMap(hm[k]), "clock")...)
 			continue
 		}
+		if k == "tmp" {
+			// Each run's own /tmp has a name of its own: only whether the
+			// guest had one or the host's (--host-tmp) is a setting.
+			if bt, ht := tmpWord(b.Meta.Tmp), tmpWord(h.Meta.Tmp); bt != ht {
+				why = append(why, fmt.Sprintf("the guests' /tmp differ: base %s, head %s", bt, ht))
+			}
+			continue
+		}
 		if !reflect.DeepEqual(bm[k], hm[k]) {
 			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", metaWords[k], show(bm[k]), show(hm[k])))
 		}
@@ -546,6 +554,14 @@ func Comparability(b, h *count.Profile) []string {
 		why = append(why, fmt.Sprintf("the runs ended differently: base %s, head %s", identify(b).Exit, identify(h).Exit))
 	}
 	return why
+}
+
+// tmpWord says which /tmp a run's guest had.
+func tmpWord(tmp string) string {
+	if tmp == "" {
+		return "the host's (--host-tmp)"
+	}
+	return "the run's own"
 }
 
 // metaOutcomes are Meta fields that describe what ran or what it did,

@@ -189,6 +189,7 @@ func TestComparability(t *testing.T) {
 		{"not pinned", func(p *count.Profile) { p.Meta.Clock.Reads = 2 }, "the head run is not pinned: it read the host clock 2 times"},
 		{"partial", func(p *count.Profile) { p.Exit.Complete = false }, "the head run was stopped early"},
 		{"exit", func(p *count.Profile) { p.Exit.Status = 1 }, "the runs ended differently: base exit 0, head exit 1"},
+		{"tmp", func(p *count.Profile) { p.Meta.Tmp = "/tmp/icount-tmp-1" }, "the guests' /tmp differ: base the host's (--host-tmp), head the run's own"},
 	} {
 		b, h := profile(shaA, fn("main", 1)), profile(shaB, fn("main", 1))
 		c.change(h)
@@ -201,9 +202,10 @@ func TestComparability(t *testing.T) {
 		}
 	}
 	// Outcomes may differ: the binary, the files opened, how often a
-	// pinned clock was read.
+	// pinned clock was read, the name of each run's own /tmp.
 	b, h := profile(shaA, fn("main", 1)), profile(shaB, fn("main", 1))
 	h.Meta.Binary.Path, h.Meta.FilesOpened = "/elsewhere/bench", []string{"in.txt"}
+	b.Meta.Tmp, h.Meta.Tmp = "/tmp/icount-tmp-1", "/tmp/icount-tmp-2"
 	b.Meta.Clock.Mode, h.Meta.Clock.Mode, h.Meta.Clock.Reads = "fixed", "fixed", 9
 	if why := Comparability(b, h); len(why) != 0 {
 		t.Errorf("outcomes counted as settings: %q", why)

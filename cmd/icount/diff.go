@@ -119,7 +119,8 @@ BASE and HEAD may also be directories of Profiles (as 'icount run --suite
 Gates: --fail-above on the total, and per-function budgets in icount.toml.
 A regression exits with status 3; an improvement never fails. When the two
 Profiles cannot be compared (other arguments, environment, arch, versions,
-clock settings, or a run that read the host clock) the report says why and
+clock settings, --host-tmp on one side only, or a run that read the host
+clock) the report says why and
 gives no verdict.`,
 		Example: `  icount diff base.json head.json
   icount diff --fail-above 0.5 --format markdown -o comment.md base.json head.json
