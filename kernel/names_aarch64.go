@@ -17,7 +17,7 @@ var namesAArch64 = map[uint64]string{
 	138: "rt_sigqueueinfo", 140: "setpriority", 141: "getpriority",
 	143: "setregid", 145: "setreuid",
 	151: "setfsuid", 152: "setfsgid",
-	159: "setgroups", 168: "getcpu", 199: "socketpair", 200: "bind", 201: "listen", 202: "accept",
+	168: "getcpu", 199: "socketpair", 200: "bind", 201: "listen", 202: "accept",
 	203: "connect", 206: "sendto", 207: "recvfrom",
 	208: "setsockopt", 209: "getsockopt", 210: "shutdown", 211: "sendmsg", 212: "recvmsg",
 	213: "readahead", 227: "msync", 228: "mlock", 229: "munlock",

@@ -65,6 +65,7 @@ var absentCalls = []absentCall{
 	{"reboot", 169, 142, unix.EPERM, nil, Refused, "needs CAP_SYS_BOOT"},
 	{"sethostname", 170, 161, unix.EPERM, nil, Refused, "needs CAP_SYS_ADMIN (checked before the length)"},
 	{"setdomainname", 171, 162, unix.EPERM, nil, Refused, "needs CAP_SYS_ADMIN (checked before the length)"},
+	{"setgroups", 116, 159, unix.EPERM, nil, Refused, "needs CAP_SETGID (checked before the size): the guest keeps no supplementary groups"},
 	{"vhangup", 153, 58, unix.EPERM, nil, Refused, "needs CAP_SYS_TTY_CONFIG"},
 	{"acct", 163, 89, unix.EPERM, nil, Refused, "needs CAP_SYS_PACCT"},
 	{"init_module", 175, 105, unix.EPERM, nil, Refused, whyModule},

@@ -37,9 +37,10 @@
 /* The arm64 build's judge, qemu-user 7.2, aborts on settimeofday(NULL,
  * NULL) (that case runs in the amd64 builds only), and lacks or answers
  * otherwise than Linux the new mount API, ptrace, pkeys, some of
- * unshare's checks and clock_settime's order of checks: the arm64 build
- * prints those cases (CALLQ) with a "~ " before the name, and the test
- * compares them with the amd64 build's native answers. */
+ * unshare's checks and the order of setgroups' and clock_settime's
+ * checks: the arm64 build prints those cases (CALLQ) with a "~ " before
+ * the name, and the test compares them with the amd64 build's native
+ * answers. */
 #ifdef __x86_64__
 #define JUDGED_NATIVELY 1
 #define CALLQ CALL
@@ -175,6 +176,8 @@ static void privileged(void)
 	CALL("sethostname too long", SYS_sethostname, "x", 100);
 	CALL("setdomainname", SYS_setdomainname, "x", 1);
 	CALL("setdomainname too long", SYS_setdomainname, "x", 100);
+	CALL("setgroups none", SYS_setgroups, 0, NULL);
+	CALLQ("setgroups too many", SYS_setgroups, 100000, NULL);
 	CALL("vhangup", SYS_vhangup);
 	CALL("acct", SYS_acct, NULL);
 	CALL("acct a file", SYS_acct, "/absent-missing");
