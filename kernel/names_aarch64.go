@@ -5,8 +5,8 @@ package kernel
 var namesAArch64 = map[uint64]string{
 	5: "setxattr",
 	6: "lsetxattr", 7: "fsetxattr", 14: "removexattr", 15: "lremovexattr", 16: "fremovexattr",
-	26: "inotify_init1", 27: "inotify_add_watch", 28: "inotify_rm_watch", 30: "ioprio_set",
-	31: "ioprio_get", 32: "flock",
+	26: "inotify_init1", 27: "inotify_add_watch", 28: "inotify_rm_watch",
+	32: "flock",
 	45: "truncate", 47: "fallocate", 69: "preadv", 70: "pwritev", 72: "pselect6",
 	74: "signalfd4", 75: "vmsplice", 76: "splice", 77: "tee", 81: "sync", 84: "sync_file_range",
 	85: "timerfd_create", 86: "timerfd_settime", 87: "timerfd_gettime", 90: "capget", 91: "capset", 92: "personality", 100: "get_robust_list", 107: "timer_create", 108: "timer_gettime", 109: "timer_getoverrun",

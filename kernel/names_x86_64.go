@@ -18,7 +18,7 @@ var namesX86_64 = map[uint64]string{
 	216: "remap_file_pages",
 	219: "restart_syscall", 222: "timer_create",
 	223: "timer_settime", 224: "timer_gettime", 225: "timer_getoverrun", 226: "timer_delete",
-	251: "ioprio_set", 252: "ioprio_get", 253: "inotify_init", 254: "inotify_add_watch",
+	253: "inotify_init", 254: "inotify_add_watch",
 	255: "inotify_rm_watch", 270: "pselect6", 274: "get_robust_list", 275: "splice",
 	276: "tee", 277: "sync_file_range", 278: "vmsplice", 282: "signalfd", 283: "timerfd_create", 285: "fallocate",
 	286: "timerfd_settime", 287: "timerfd_gettime", 288: "accept4", 289: "signalfd4",

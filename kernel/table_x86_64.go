@@ -129,6 +129,8 @@ var tableX86_64 = []Syscall{
 	{234, "tgkill", sysTgkill, Full, "to one thread of a process; as kill"},
 	{235, "utimes", sysUtimes, Full, "as utimensat, in microseconds"},
 	{247, "waitid", sysWaitid, Full, "P_ALL, P_PID, P_PGID; WEXITED, WNOHANG, WNOWAIT"},
+	{251, "ioprio_set", sysIoprioSet, Full, noteIoprioSet},
+	{252, "ioprio_get", sysIoprioGet, Full, noteIoprioGet},
 	{257, "openat", sysOpenat, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s)"},
 	{258, "mkdirat", sysMkdirat, Full, "the mode less the guest's umask"},
 	{259, "mknodat", sysMknodat, Full, "regular files, FIFOs, sockets and whiteouts, the mode less the guest's umask; other devices EPERM, as without CAP_MKNOD"},

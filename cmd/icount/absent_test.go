@@ -28,6 +28,7 @@ x86 ioperm off: 0
 x86 ioperm on: EPERM
 x86 ioperm past the end: EINVAL
 x86 ioperm wrap: EINVAL
+ioprio_get own user: 24576
 io_setup: ENOSYS
 io_destroy: ENOSYS
 io_submit: ENOSYS

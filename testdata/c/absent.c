@@ -37,10 +37,10 @@
 /* The arm64 build's judge, qemu-user 7.2, aborts on settimeofday(NULL,
  * NULL) (that case runs in the amd64 builds only), and lacks or answers
  * otherwise than Linux the new mount API, ptrace, pkeys, some of
- * unshare's checks and the order of setgroups' and clock_settime's
- * checks: the arm64 build prints those cases (CALLQ) with a "~ " before
- * the name, and the test compares them with the amd64 build's native
- * answers. */
+ * unshare's checks, ioprio for a process group (its own threads are in
+ * it) and the order of setgroups' and clock_settime's checks: the arm64
+ * build prints those cases (CALLQ) with a "~ " before the name, and the
+ * test compares them with the amd64 build's native answers. */
 #ifdef __x86_64__
 #define JUDGED_NATIVELY 1
 #define CALLQ CALL
@@ -245,6 +245,39 @@ static void privileged(void)
 	CALL("setns a directory NEWNS", SYS_setns, dir, CLONE_NEWNS);
 	close(dir);
 
+	printf("-- io priorities\n");
+	const long idle = 3 << 13, be2 = 2 << 13 | 2;
+	CALL("ioprio_get which 4", SYS_ioprio_get, 4, 0);
+	CALL("ioprio_get no process", SYS_ioprio_get, 1, 999999);
+	CALL("ioprio_set RT", SYS_ioprio_set, 1, 0, 1 << 13 | 4);
+	CALL("ioprio_set class 4", SYS_ioprio_set, 1, 0, 4 << 13);
+	CALL("ioprio_set NONE level 1", SYS_ioprio_set, 1, 0, 1);
+	CALL("ioprio_set which 4", SYS_ioprio_set, 4, 0, idle);
+	CALL("ioprio_set no process", SYS_ioprio_set, 1, 999999, idle);
+	CALL("ioprio_set IDLE", SYS_ioprio_set, 1, 0, idle);
+	CALL("ioprio_get", SYS_ioprio_get, 1, 0);
+	CALL("ioprio_get by pid", SYS_ioprio_get, 1, getpid());
+	pid_t kid = fork();
+	if (kid == 0) {
+		CALL("ioprio_get in a child", SYS_ioprio_get, 1, 0);
+		_exit(0);
+	}
+	waitpid(kid, NULL, 0);
+	CALL("ioprio_set BE 2", SYS_ioprio_set, 1, 0, be2);
+	CALL("ioprio_get", SYS_ioprio_get, 1, 0);
+	CALL("ioprio_set NONE", SYS_ioprio_set, 1, 0, 0);
+	CALL("ioprio_get", SYS_ioprio_get, 1, 0);
+	kid = fork();
+	if (kid == 0) { /* class NONE is not inherited: no I/O context */
+		CALL("ioprio_get in a child of class NONE", SYS_ioprio_get, 1, 0);
+		_exit(0);
+	}
+	waitpid(kid, NULL, 0);
+	CALLQ("ioprio_set own group IDLE", SYS_ioprio_set, 2, 0, idle);
+	CALLQ("ioprio_get own group", SYS_ioprio_get, 2, 0);
+	CALLQ("ioprio_get group by id", SYS_ioprio_get, 2, getpgrp());
+	CALL("ioprio_get", SYS_ioprio_get, 1, 0);
+
 	printf("-- memory\n");
 	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	p[0] = 1;
@@ -286,6 +319,7 @@ static void configured(void)
 	CALL("ioperm past the end", SYS_ioperm, 0xffff, 2, 1);
 	CALL("ioperm wrap", SYS_ioperm, -1L, 2, 0);
 #endif
+	CALL("ioprio_get own user", SYS_ioprio_get, 3, 0); /* natively, every process of uid 1000 */
 	CALL("io_setup", SYS_io_setup, 1, &(long){0});
 	CALL("io_destroy", SYS_io_destroy, 0);
 	CALL("io_submit", SYS_io_submit, 0, 0, NULL);
@@ -386,6 +420,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	setpgid(0, 0); /* a process group of its own, for ioprio's IOPRIO_WHO_PGRP */
 	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(bad, 4096);
 	mountapi();
