@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errname.h"
+
 /* Numbers older headers (musl's, the cross glibc's) may lack: the same
  * on both arches from 424 on. */
 /* The arm64 build's judge, qemu-user 7.2, aborts on settimeofday(NULL,
@@ -76,32 +78,6 @@
 #define NR_nfsservctl 42
 #define NR_lookup_dcookie 18
 #endif
-
-static const char *ename(int e)
-{
-	switch (e) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EIO: return "EIO";
-	case EBADF: return "EBADF";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case ENOTBLK: return "ENOTBLK";
-	case EBUSY: return "EBUSY";
-	case ENOTDIR: return "ENOTDIR";
-	case EINVAL: return "EINVAL";
-	case ENOSPC: return "ENOSPC";
-	case E2BIG: return "E2BIG";
-	case ENOSYS: return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENODEV: return "ENODEV";
-	}
-	static char buf[32];
-	snprintf(buf, sizeof buf, "errno %d", e);
-	return buf;
-}
 
 static void show(const char *what, long r)
 {
