@@ -170,3 +170,20 @@ func amd64Answers(t *testing.T, judged string, amd64 map[string]string) string {
 	}
 	return b.String()
 }
+
+// TestAbsentStops runs the forms of sys_absent.go's calls icount does not
+// answer (a read of the host's NTP state, open_tree's O_PATH descriptor):
+// each stops the run with status 125, naming the call and the form.
+func TestAbsentStops(t *testing.T) {
+	bin := testProgram(t, "c/absent-musl")
+	for call, what := range map[string]string{
+		"adjtimex":      "a read of the clock's NTP state",
+		"clock_adjtime": "a read of the clock's NTP state",
+		"open_tree":     "open_tree without OPEN_TREE_CLONE",
+	} {
+		r := runIcount(t, nil, nil, bin, "stop", call)
+		if r.status != 125 || r.stdout != "" || !strings.Contains(r.stderr, "system call "+call+" (") || !strings.Contains(r.stderr, what) {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s", call, r.status, r.stdout, r.stderr)
+		}
+	}
+}

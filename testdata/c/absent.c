@@ -10,7 +10,9 @@
  * follows, of calls whose native answer depends on how the kernel was
  * built and configured (io_uring, SysV IPC, sysctls such as
  * dmesg_restrict): the test compares icount's answers with the choices
- * kernel/sys_absent.go documents. Run as root, the program first becomes
+ * kernel/sys_absent.go documents. With "stop NAME" it makes the form of
+ * NAME icount does not answer (adjtimex, clock_adjtime: a read of the
+ * clock's NTP state; open_tree: an O_PATH descriptor). Run as root, the program first becomes
  * uid and gid 1000 and checks that it has no privilege left: it never
  * makes these calls privileged.
  */
@@ -399,6 +401,17 @@ int main(int argc, char **argv)
 	setpgid(0, 0); /* a process group of its own, for ioprio's IOPRIO_WHO_PGRP */
 	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(bad, 4096);
+	if (argc > 2 && strcmp(argv[1], "stop") == 0) {
+		/* Forms icount refuses to guess: each stops the run. */
+		struct { unsigned modes; char rest[204]; } tx = {0};
+		if (strcmp(argv[2], "adjtimex") == 0)
+			CALL("adjtimex read", SYS_adjtimex, &tx);
+		else if (strcmp(argv[2], "clock_adjtime") == 0)
+			CALL("clock_adjtime read", SYS_clock_adjtime, CLOCK_REALTIME, &tx);
+		else if (strcmp(argv[2], "open_tree") == 0)
+			CALL("open_tree without CLONE", NR_open_tree, AT_FDCWD, "/", 0);
+		return 0;
+	}
 	mountapi();
 	privileged();
 	if (argc > 1 && strcmp(argv[1], "configured") == 0)
