@@ -15,8 +15,6 @@ var namesAArch64 = map[uint64]string{
 	126: "sched_get_priority_min", 127: "sched_rr_get_interval", 128: "restart_syscall",
 
 	138: "rt_sigqueueinfo", 140: "setpriority", 141: "getpriority",
-	143: "setregid", 145: "setreuid",
-	151: "setfsuid", 152: "setfsgid",
 	168: "getcpu", 199: "socketpair", 200: "bind", 201: "listen", 202: "accept",
 	203: "connect", 206: "sendto", 207: "recvfrom",
 	208: "setsockopt", 209: "getsockopt", 210: "shutdown", 211: "sendmsg", 212: "recvmsg",

@@ -7,7 +7,7 @@ var namesX86_64 = map[uint64]string{
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
 	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen",
 	53: "socketpair", 54: "setsockopt", 55: "getsockopt", 73: "flock", 76: "truncate", 78: "getdents",
-	113: "setreuid", 114: "setregid", 122: "setfsuid", 123: "setfsgid", 125: "capget",
+	125: "capget",
 	126: "capset", 129: "rt_sigqueueinfo",
 	135: "personality", 140: "getpriority", 141: "setpriority",
 	142: "sched_setparam", 143: "sched_getparam", 144: "sched_setscheduler", 145: "sched_getscheduler",

@@ -277,7 +277,7 @@ func sysOpenTreeAbsent(t *Task, a [6]uint64) (uint64, error) {
 	if flags&openTreeClone != 0 {
 		return 0, unix.EPERM
 	}
-	return 0, errUnsupported("open_tree without OPEN_TREE_CLONE (an O_PATH descriptor)")
+	return 0, errUnsupported("flags without OPEN_TREE_CLONE (an O_PATH descriptor)")
 }
 
 // fsconfig(fd, cmd, key, value, aux): Linux checks fd, then which of key,

@@ -179,7 +179,7 @@ func TestAbsentStops(t *testing.T) {
 	for call, what := range map[string]string{
 		"adjtimex":      "a read of the clock's NTP state",
 		"clock_adjtime": "a read of the clock's NTP state",
-		"open_tree":     "open_tree without OPEN_TREE_CLONE",
+		"open_tree":     "flags without OPEN_TREE_CLONE",
 	} {
 		r := runIcount(t, nil, nil, bin, "stop", call)
 		if r.status != 125 || r.stdout != "" || !strings.Contains(r.stderr, "system call "+call+" (") || !strings.Contains(r.stderr, what) {

@@ -223,6 +223,19 @@ static void privileged(void)
 	CALL("setns a directory NEWNS", SYS_setns, dir, CLONE_NEWNS);
 	close(dir);
 
+	printf("-- identity\n");
+	CALL("setreuid -1 -1", SYS_setreuid, -1, -1);
+	CALL("setreuid own", SYS_setreuid, 1000, 1000);
+	CALL("setreuid root", SYS_setreuid, 0, -1);
+	CALL("setreuid effective root", SYS_setreuid, -1, 0);
+	CALL("setregid own", SYS_setregid, 1000, -1);
+	CALL("setregid root", SYS_setregid, -1, 0);
+	CALL("setfsuid root", SYS_setfsuid, 0);
+	CALL("setfsuid own", SYS_setfsuid, 1000);
+	CALL("setfsuid -1", SYS_setfsuid, -1);
+	CALL("setfsgid root", SYS_setfsgid, 0);
+	CALL("setfsgid own", SYS_setfsgid, 1000);
+
 	printf("-- io priorities\n");
 	const long idle = 3 << 13, be2 = 2 << 13 | 2;
 	CALL("ioprio_get which 4", SYS_ioprio_get, 4, 0);
