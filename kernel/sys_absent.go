@@ -447,17 +447,27 @@ const (
 )
 
 func sysAdjtimex(t *Task, a [6]uint64) (uint64, error) {
-	return t.proc.adjtimex(a[0])
-}
-
-// adjtimex reads the struct timex at addr: a change is refused, a read
-// stops the run (it reports the host's NTP state).
-func (p *Process) adjtimex(addr uint64) (uint64, error) {
-	modes, err := p.readMem(addr, timexSize)
+	modes, err := t.proc.timexModes(a[0])
 	if err != nil {
 		return 0, err
 	}
-	switch m := binary.LittleEndian.Uint32(modes); {
+	return adjtimex(modes)
+}
+
+// timexModes reads the struct timex at addr, as adjtimex and
+// clock_adjtime do first, and returns its modes.
+func (p *Process) timexModes(addr uint64) (uint32, error) {
+	b, err := p.readMem(addr, timexSize)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
+// adjtimex answers the modes m on the realtime clock: a change is refused, a
+// read stops the run (it reports the host's NTP state).
+func adjtimex(m uint32) (uint64, error) {
+	switch {
 	case m&adjAdjtime != 0 && m&adjOffsetSingleshot == 0:
 		return 0, unix.EINVAL
 	case m&adjAdjtime != 0 && m&adjOffsetReadonly == 0, m&adjAdjtime == 0 && m != 0:
@@ -468,14 +478,15 @@ func (p *Process) adjtimex(addr uint64) (uint64, error) {
 
 func sysClockAdjtime(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
+	modes, err := p.timexModes(a[1])
+	if err != nil {
+		return 0, err
+	}
 	switch id := int32(a[0]); {
 	case id == 0:
-		return p.adjtimex(a[1])
-	case id < 0 && id&7 == 3: // a PTP clock's descriptor: none is
-		if _, err := p.readMem(a[1], timexSize); err != nil {
-			return 0, err
-		}
-		return 0, unix.EINVAL
+		return adjtimex(modes)
+	case id < 0 && id&7 == 3:
+		return 0, unix.EINVAL // a PTP clock's descriptor: none is
 	case id < 0:
 		return 0, unix.EOPNOTSUPP
 	}

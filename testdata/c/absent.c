@@ -189,6 +189,12 @@ static void privileged(void)
 	CALL("clock_settime TAI", SYS_clock_settime, CLOCK_TAI, &ts);
 	CALL("clock_settime 12", SYS_clock_settime, 12, &ts);
 	CALL("clock_settime own process CPU clock", SYS_clock_settime, -6 /* pid 0, CPUCLOCK_SCHED */, &ts);
+	CALL("clock_settime own process CPU clock nsec 1e9", SYS_clock_settime, -6, &tsbad);
+	CALL("clock_settime own process CPU clock bad", SYS_clock_settime, -6, bad);
+	CALL("clock_settime CPU clock of no process", SYS_clock_settime, -7999998 /* pid 999999 */, &ts);
+	CALL("clock_settime CPU clock type 3", SYS_clock_settime, -5, &ts);
+	CALL("clock_settime fd clock", SYS_clock_settime, -797 /* fd 99 */, &ts);
+	CALL("clock_settime fd clock bad", SYS_clock_settime, -797, bad);
 	struct { unsigned modes; char rest[204]; } tx = {0};
 	tx.modes = 0x0002; /* ADJ_FREQUENCY */
 	CALL("adjtimex ADJ_FREQUENCY", SYS_adjtimex, &tx);
@@ -203,6 +209,13 @@ static void privileged(void)
 	CALL("clock_adjtime MONOTONIC", SYS_clock_adjtime, CLOCK_MONOTONIC, &tx);
 	CALL("clock_adjtime PROCESS_CPUTIME", SYS_clock_adjtime, CLOCK_PROCESS_CPUTIME_ID, &tx);
 	CALL("clock_adjtime 12", SYS_clock_adjtime, 12, &tx);
+	CALL("clock_adjtime 10", SYS_clock_adjtime, 10, &tx);
+	CALL("clock_adjtime BOOTTIME_ALARM", SYS_clock_adjtime, 9, &tx);
+	CALL("clock_adjtime TAI", SYS_clock_adjtime, CLOCK_TAI, &tx);
+	CALL("clock_adjtime own process CPU clock", SYS_clock_adjtime, -6, &tx);
+	CALL("clock_adjtime fd clock", SYS_clock_adjtime, -797, &tx);
+	CALL("clock_adjtime fd clock bad", SYS_clock_adjtime, -797, bad);
+	CALL("clock_adjtime MONOTONIC bad", SYS_clock_adjtime, CLOCK_MONOTONIC, bad);
 
 	printf("-- processes\n");
 	CALLQ("ptrace PEEKDATA of itself", SYS_ptrace, 2 /* PTRACE_PEEKDATA */, getpid(), 0, 0);
@@ -210,6 +223,10 @@ static void privileged(void)
 	CALLQ("ptrace SEIZE itself with addr", SYS_ptrace, 0x4206 /* PTRACE_SEIZE */, getpid(), 1, 0);
 	CALLQ("ptrace PEEKDATA of no process", SYS_ptrace, 2, 999999, 0, 0);
 	CALLQ("ptrace ATTACH to no process", SYS_ptrace, 16, 999999, 0, 0);
+	CALLQ("ptrace ATTACH to pid 0", SYS_ptrace, 16, 0, 0, 0);
+	CALLQ("ptrace KILL of itself", SYS_ptrace, 8 /* PTRACE_KILL */, getpid(), 0, 0);
+	CALLQ("ptrace SEIZE itself bad options", SYS_ptrace, 0x4206, getpid(), 0, 0x80000000L);
+	CALLQ("ptrace SEIZE itself", SYS_ptrace, 0x4206, getpid(), 0, 0);
 	CALL("unshare 0", SYS_unshare, 0);
 	CALL("unshare FILES|FS|SYSVSEM", SYS_unshare, CLONE_FILES | CLONE_FS | CLONE_SYSVSEM);
 	CALLQ("unshare THREAD|SIGHAND|VM", SYS_unshare, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM);
@@ -218,6 +235,8 @@ static void privileged(void)
 	CALL("unshare NEWNET", SYS_unshare, CLONE_NEWNET);
 	CALL("unshare NEWPID", SYS_unshare, CLONE_NEWPID);
 	CALL("unshare bad flag", SYS_unshare, 0x1);
+	CALL("unshare NEWTIME|NEWCGROUP", SYS_unshare, 0x80 | 0x02000000);
+	CALL("unshare CLONE_VFORK", SYS_unshare, 0x4000);
 	CALL("setns closed fd", SYS_setns, 99, 0);
 	CALL("setns a directory", SYS_setns, dir, 0);
 	CALL("setns a directory NEWNS", SYS_setns, dir, CLONE_NEWNS);
