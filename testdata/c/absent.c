@@ -189,7 +189,7 @@ static void privileged(void)
 	CALL("clock_settime TAI", SYS_clock_settime, CLOCK_TAI, &ts);
 	CALL("clock_settime 12", SYS_clock_settime, 12, &ts);
 	CALL("clock_settime own process CPU clock", SYS_clock_settime, -6 /* pid 0, CPUCLOCK_SCHED */, &ts);
-	CALL("clock_settime own process CPU clock nsec 1e9", SYS_clock_settime, -6, &tsbad);
+	CALLQ("clock_settime own process CPU clock nsec 1e9", SYS_clock_settime, -6, &tsbad);
 	CALL("clock_settime own process CPU clock bad", SYS_clock_settime, -6, bad);
 	CALL("clock_settime CPU clock of no process", SYS_clock_settime, -7999998 /* pid 999999 */, &ts);
 	CALL("clock_settime CPU clock type 3", SYS_clock_settime, -5, &ts);
