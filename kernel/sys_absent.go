@@ -20,7 +20,9 @@ import (
 type absentCall struct {
 	name     string
 	x86, arm int   // numbers; -1 where the arch lacks the call
-	errno    Errno // the refusal
+	// errno is the answer whatever the arguments when handle is nil;
+	// with a handle, the refusal it gives once Linux's checks pass.
+	errno Errno
 	// handle, when set, checks the arguments as Linux does before it
 	// refuses (and answers the argument forms Linux allows anyway).
 	handle  Handler
