@@ -19,7 +19,7 @@ import (
 // absentCall is one refused call.
 type absentCall struct {
 	name     string
-	x86, arm int   // numbers; -1 where the arch lacks the call
+	x86, arm int // numbers; -1 where the arch lacks the call
 	// errno is the answer whatever the arguments when handle is nil;
 	// with a handle, the refusal it gives once Linux's checks pass.
 	errno Errno
