@@ -553,10 +553,12 @@ func sysUnshareAbsent(t *Task, a [6]uint64) (uint64, error) {
 	if flags&cloneNewNS != 0 {
 		flags |= cloneFS
 	}
-	threads := len(t.proc.tasks)
+	p := t.proc
+	threads := len(p.tasks)
 	switch {
 	case flags&^uint64(cloneThread|cloneFS|cloneSighand|cloneVM|cloneFiles|cloneSysvsem|cloneNewNamespaces) != 0,
-		flags&(cloneThread|cloneSighand|cloneVM) != 0 && threads > 1:
+		flags&(cloneThread|cloneSighand|cloneVM) != 0 && threads > 1,
+		flags&cloneVM != 0 && p.k.spaceUsers[p.cpu] > 1: // a vfork child's memory is its parent's
 		return 0, unix.EINVAL
 	case flags&cloneNewNamespaces != 0:
 		return 0, unix.EPERM

@@ -7,8 +7,8 @@ import "golang.org/x/sys/unix"
 // on it (or it inherits a valid one at clone, or shares its parent's with
 // CLONE_IO). They change no scheduling in icount, which has one guest CPU
 // and host I/O, only what ioprio_get answers: a thread's priority as set
-// (0, class NONE, for one that has none); the best of a group's or a
-// user's, class NONE counted as best-effort level 4 (ioprio_best).
+// (0, class NONE, for one that has none); for a group's or a user's
+// threads, the best, class NONE counted as best-effort level 4.
 
 // The notes of both arches' table rows.
 const (
@@ -42,9 +42,9 @@ const (
 func ioprioClass(prio uint32) uint32 { return prio >> ioprioClassShift & 7 }
 
 // ioprio is what ioprio_get reads of t: 0 (IOPRIO_DEFAULT) without an I/O
-// context.
+// context, as for a zombie (nil: its context went at its exit).
 func (t *Task) ioprio() uint32 {
-	if t.io == nil {
+	if t == nil || t.io == nil {
 		return 0
 	}
 	return t.io.prio
@@ -64,34 +64,45 @@ func (t *Task) inheritIO(flags uint64) *ioContext {
 	return &ioContext{t.io.prio}
 }
 
-// ioprioTargets yields the threads which and who name (pid 0: the caller's
-// thread, process group or user), or EINVAL for an unknown which.
+// ioprioTargets is the threads which and who name (who 0: the caller's
+// thread, process group or user), a nil for each process that exited and
+// was not yet waited for (a zombie, which Linux still finds), or EINVAL for
+// an unknown which.
 func (t *Task) ioprioTargets(which uint64, who int) ([]*Task, error) {
-	k := t.proc.k
 	var out []*Task
+	add := func(q *Process) {
+		if q.exited {
+			out = append(out, nil)
+		} else {
+			out = append(out, q.tasks...)
+		}
+	}
 	switch which {
 	case ioprioWhoProcess:
 		if who == 0 {
 			return []*Task{t}, nil
 		}
-		for q := range k.live() {
-			if th := q.threadByTID(who); th != nil {
+		for _, q := range t.proc.k.procList {
+			if th := q.threadByTID(who); th != nil && !q.exited {
 				return []*Task{th}, nil
+			}
+			if q.exited && q.pid == who {
+				return []*Task{nil}, nil
 			}
 		}
 	case ioprioWhoPgrp:
 		if who == 0 {
 			who = t.proc.pgid
 		}
-		for q := range k.live() {
+		for _, q := range t.proc.k.procList {
 			if q.pgid == who {
-				out = append(out, q.tasks...)
+				add(q)
 			}
 		}
 	case ioprioWhoUser:
 		if who == 0 || who == UID {
-			for q := range k.live() {
-				out = append(out, q.tasks...)
+			for _, q := range t.proc.k.procList {
+				add(q)
 			}
 		}
 	default:
@@ -100,28 +111,32 @@ func (t *Task) ioprioTargets(which uint64, who int) ([]*Task, error) {
 	return out, nil
 }
 
+// ioprioBest is the better (lower) of two priorities, class NONE counted
+// as best-effort level 4 (ioprio_best).
+func ioprioBest(a, b uint32) uint32 {
+	norm := func(p uint32) uint32 {
+		if c := ioprioClass(p); c == ioprioClassNone || c > ioprioClassIdle {
+			return ioprioNorm
+		}
+		return p
+	}
+	return min(norm(a), norm(b))
+}
+
 func sysIoprioGet(t *Task, a [6]uint64) (uint64, error) {
-	which := a[0]
-	targets, err := t.ioprioTargets(which, int(int32(a[1])))
+	targets, err := t.ioprioTargets(a[0], int(int32(a[1])))
 	if err != nil {
 		return 0, err
 	}
 	if len(targets) == 0 {
 		return 0, unix.ESRCH
 	}
-	if which == ioprioWhoProcess {
-		return uint64(targets[0].ioprio()), nil
+	// The first as it is, then the best of it and each other, as Linux.
+	prio := targets[0].ioprio()
+	for _, th := range targets[1:] {
+		prio = ioprioBest(prio, th.ioprio())
 	}
-	// The best (lowest) of several (ioprio_best).
-	best := ^uint32(0)
-	for _, th := range targets {
-		p := th.ioprio()
-		if c := ioprioClass(p); c == ioprioClassNone || c > ioprioClassIdle {
-			p = ioprioNorm
-		}
-		best = min(best, p)
-	}
-	return uint64(best), nil
+	return uint64(prio), nil
 }
 
 func sysIoprioSet(t *Task, a [6]uint64) (uint64, error) {
@@ -150,6 +165,9 @@ func sysIoprioSet(t *Task, a [6]uint64) (uint64, error) {
 		return 0, unix.ESRCH
 	}
 	for _, th := range targets {
+		if th == nil {
+			continue // an exited task gets no new context, and no error
+		}
 		if th.io == nil {
 			th.io = &ioContext{}
 		}

@@ -28,7 +28,7 @@ x86 ioperm off: 0
 x86 ioperm on: EPERM
 x86 ioperm past the end: EINVAL
 x86 ioperm wrap: EINVAL
-ioprio_get own user: 24576
+ioprio_get own user: 16388
 io_setup: ENOSYS
 io_destroy: ENOSYS
 io_submit: ENOSYS
