@@ -79,6 +79,12 @@ EDGES_BINS := $(foreach p,$(EDGES_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc 
               $(BUILD)/arm64/c/headline-dynamic
 TESTPROGS  += $(EDGES_BINS)
 
+# The privileged and absent system calls of kernel/sys_absent.go
+# (cmd/icount/absent_test.go): amd64 musl- and glibc-static, arm64
+# glibc-static.
+ABSENT_BINS := $(BUILD)/c/absent-musl $(BUILD)/c/absent-glibc $(BUILD)/arm64/c/absent-glibc
+TESTPROGS   += $(ABSENT_BINS)
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and

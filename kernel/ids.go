@@ -66,6 +66,16 @@ func (k *Kernel) guestDev(dev uint64) uint64 {
 	return g
 }
 
+// hostDev is the host device the guest knows as guest.
+func (k *Kernel) hostDev(guest uint64) (uint64, bool) {
+	for host, g := range k.devs {
+		if g == guest {
+			return host, true
+		}
+	}
+	return 0, false
+}
+
 // guestIno is the guest's number of the host file ino on device dev.
 func (k *Kernel) guestIno(dev, ino uint64) uint64 {
 	if k.inos == nil {

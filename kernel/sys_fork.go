@@ -72,7 +72,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 	var seed [32]byte
 	p.rng.Read(seed[:])
 	child.rng = rand.NewChaCha8(seed)
-	task := &Task{proc: child, tid: child.pid, name: t.name}
+	task := &Task{proc: child, tid: child.pid, name: t.name, io: t.inheritIO(c.flags)}
 	task.sig.mask = t.sig.mask
 	task.sig.altstack = slices.Clone(t.sig.altstack)
 	if c.flags&cloneVM != 0 {

@@ -227,6 +227,15 @@ func sysSetresID(t *Task, a [6]uint64) (uint64, error) {
 	return 0, nil
 }
 
+// sysSetreID is sysSetID for the two ids of setreuid/setregid.
+func sysSetreID(t *Task, a [6]uint64) (uint64, error) {
+	return sysSetresID(t, [6]uint64{a[0], a[1], ^uint64(0)})
+}
+
+// sysSetfsID answers setfsuid/setfsgid: the previous id, the fixed one,
+// whatever the argument (the only id it may change to is that one).
+func sysSetfsID(t *Task, a [6]uint64) (uint64, error) { return UID, nil }
+
 // sysGetresID writes the fixed ids to the three pointers of getresuid and
 // getresgid (uid and gid are the same number).
 func sysGetresID(t *Task, a [6]uint64) (uint64, error) {

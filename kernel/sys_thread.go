@@ -56,7 +56,7 @@ func sysClone(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	child := &Task{proc: p, tid: p.k.newID(), name: t.name}
+	child := &Task{proc: p, tid: p.k.newID(), name: t.name, io: t.inheritIO(flags)}
 	child.sig.mask = t.sig.mask
 	if flags&cloneParentSettid != 0 {
 		if err := p.writeU32(ptid, uint32(child.tid)); err != nil {

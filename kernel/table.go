@@ -13,11 +13,12 @@ const (
 	Full    Support = iota // as Linux does, for every argument a program passes
 	Partial                // common uses; others stop the run, naming what is missing
 	ENOSYS                 // answered with ENOSYS on purpose; libc falls back
+	Refused                // answered on purpose with the errno Linux gives an unprivileged process (sys_absent.go)
 	None                   // not emulated: the run stops, naming the call
 )
 
 func (s Support) String() string {
-	return [...]string{"full", "partial", "enosys", "no"}[s]
+	return [...]string{"full", "partial", "enosys", "refused", "no"}[s]
 }
 
 // Handler emulates one system call made by the task t. It returns the

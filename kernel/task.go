@@ -66,6 +66,7 @@ type Task struct {
 	// vforkParent is the task a CLONE_VFORK child's exec or exit
 	// releases (it waits until then); nil for none.
 	vforkParent *Task
+	io          *ioContext // its I/O priority (sys_ioprio.go); nil until set
 }
 
 // noDeadline is a wait's deadline when it has none.

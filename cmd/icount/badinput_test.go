@@ -62,7 +62,7 @@ func TestBadInput(t *testing.T) {
 // not emulate: its name, number, address and function.
 func TestUnsupportedSyscall(t *testing.T) {
 	r := runIcount(t, nil, nil, testProgram(t, "amd64/unsupported"))
-	want := "icount: system call ptrace (101) at pc 0x401007 is not emulated by icount (see 'icount syscalls'), in _start+0x7 (unsupported)"
+	want := "icount: system call remap_file_pages (216) at pc 0x401007 is not emulated by icount (see 'icount syscalls'), in _start+0x7 (unsupported)"
 	if r.status != exitUnsupported || !strings.Contains(r.stderr, want+"\n") {
 		t.Errorf("status %d, stderr:\n%s\nwant status %d and %q", r.status, r.stderr, exitUnsupported, want)
 	}

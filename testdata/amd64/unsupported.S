@@ -1,9 +1,9 @@
 /*
 # icount: instructions=4 blocks=1 exit=125
 
-unsupported.S: a system call icount does not emulate (ptrace, 101) stops the
-run with exit status 125 and a message naming the call, its address and
-function. One block: nop, nop, mov $101, syscall = 4 instructions; the
+unsupported.S: a system call icount does not emulate (remap_file_pages,
+216) stops the run with exit status 125 and a message naming the call, its
+address and function. One block: nop, nop, mov $216, syscall = 4 instructions; the
 syscall instruction is counted, as it was executed up to the kernel.
 */
 	.text
@@ -11,7 +11,7 @@ syscall instruction is counted, as it was executed up to the kernel.
 _start:
 	nop
 	nop
-	mov	$101, %eax		/* ptrace */
+	mov	$216, %eax		/* remap_file_pages */
 	syscall
 	mov	$60, %eax		/* never reached */
 	xor	%edi, %edi

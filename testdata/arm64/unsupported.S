@@ -1,9 +1,9 @@
 /*
 # icount: instructions=4 blocks=1 exit=125
 
-unsupported.S: a system call icount does not emulate (ptrace, 117 in the
-generic numbering) stops the run with exit status 125 and a message naming
-the call, its address and function. One block: nop, nop, mov #117, svc = 4
+unsupported.S: a system call icount does not emulate (remap_file_pages,
+234 in the generic numbering) stops the run with exit status 125 and a
+message naming the call, its address and function. One block: nop, nop, mov #234, svc = 4
 instructions; the svc is counted, as it was executed up to the kernel.
 */
 	.text
@@ -11,7 +11,7 @@ instructions; the svc is counted, as it was executed up to the kernel.
 _start:
 	nop
 	nop
-	mov	x8, #117		/* ptrace */
+	mov	x8, #234		/* remap_file_pages */
 	svc	#0
 	mov	x8, #94			/* never reached */
 	mov	x0, #0

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "errname.h"
+
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
@@ -43,32 +45,6 @@
 #define CLOSE_RANGE_UNSHARE 2
 #define CLOSE_RANGE_CLOEXEC 4
 #endif
-
-static const char *ename(int e)
-{
-	switch (e) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EBADF: return "EBADF";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EEXIST: return "EEXIST";
-	case EXDEV: return "EXDEV";
-	case ENOTDIR: return "ENOTDIR";
-	case EISDIR: return "EISDIR";
-	case EINVAL: return "EINVAL";
-	case EMLINK: return "EMLINK";
-	case ENOTEMPTY: return "ENOTEMPTY";
-	case ELOOP: return "ELOOP";
-	case EBUSY: return "EBUSY";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOSYS: return "ENOSYS";
-	case ENAMETOOLONG: return "ENAMETOOLONG";
-	}
-	static char buf[32];
-	snprintf(buf, sizeof buf, "errno %d", e);
-	return buf;
-}
 
 /* show prints what a call returned: ok, or the errno's name. */
 static void show(const char *what, long rc)

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../c/errname.h"
+
 extern char **environ;
 
 static char **same, **other; /* the two child commands, NULL-terminated */
@@ -41,23 +43,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "spawn: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-/* errname: the symbolic name of the errors this program expects. */
-static const char *errname(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case ENOENT: return "ENOENT";
-	case EACCES: return "EACCES";
-	case ENOEXEC: return "ENOEXEC";
-	case ECHILD: return "ECHILD";
-	case EAGAIN: return "EAGAIN";
-	case ESRCH: return "ESRCH";
-	}
-	static char buf[32];
-	snprintf(buf, sizeof buf, "errno %d", e);
-	return buf;
 }
 
 static const char *signame(int s)
@@ -142,7 +127,7 @@ static int run(char **argv)
 		die("fork");
 	if (pid == 0) {
 		execve(argv[0], argv, environ);
-		childsay("execve %s: %s\n", argv[0], errname(errno));
+		childsay("execve %s: %s\n", argv[0], ename(errno));
 		_exit(127);
 	}
 	return reap(pid);
@@ -261,10 +246,10 @@ static void signals(void)
 	close(p[1]);
 	errno = 0;
 	pid_t r = waitpid(-1, &st, WNOHANG);
-	say("waitpid(-1, WNOHANG) with no children: %d %s\n", (int)r, errname(errno));
+	say("waitpid(-1, WNOHANG) with no children: %d %s\n", (int)r, ename(errno));
 	errno = 0;
 	r = kill(pid, 0) == 0 ? 0 : -1;
-	say("kill(reaped pid, 0): %d %s\n", (int)r, errname(errno));
+	say("kill(reaped pid, 0): %d %s\n", (int)r, ename(errno));
 }
 
 static void nohang(void)
@@ -368,7 +353,7 @@ static void spawns(void)
 	char *env1[] = {"CHILD=1", NULL};
 	int e = posix_spawn(&pid, same[0], NULL, NULL, command(same, nsame, echo), env1);
 	if (e)
-		say("posix_spawn: %s\n", errname(e));
+		say("posix_spawn: %s\n", ename(e));
 	else
 		say("posix_spawn child: %s\n", how(reap(pid)));
 
@@ -382,7 +367,7 @@ static void spawns(void)
 		setenv("PATH", oldpath, 1);
 	else
 		unsetenv("PATH");
-	say("posix_spawnp true: %s\n", e ? errname(e) : how(reap(pid)));
+	say("posix_spawnp true: %s\n", e ? ename(e) : how(reap(pid)));
 
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -391,7 +376,7 @@ static void spawns(void)
 	e = posix_spawn(&pid, same[0], &fa, NULL, command(same, nsame, echo2), environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (e)
-		say("posix_spawn with file actions: %s\n", errname(e));
+		say("posix_spawn with file actions: %s\n", ename(e));
 	else {
 		int st = reap(pid);
 		char buf[256] = {0};
@@ -405,7 +390,7 @@ static void spawns(void)
 	char *missing[] = {"./missing", NULL};
 	e = posix_spawn(&pid, "./missing", NULL, NULL, missing, environ);
 	if (e)
-		say("posix_spawn ./missing: %s\n", errname(e));
+		say("posix_spawn ./missing: %s\n", ename(e));
 	else
 		say("posix_spawn ./missing: started, %s\n", how(reap(pid)));
 
