@@ -23,6 +23,9 @@ type file struct {
 
 	// virt says when icount answers the contents itself (virtfiles.go).
 	virt virtual
+	// locks is the lock table holding its OFD or flock locks
+	// (sys_lock.go), which end with its last reference; nil for none.
+	locks *lockTable
 }
 
 // fdTable maps guest descriptors to open files, and says which close on
@@ -31,14 +34,17 @@ type file struct {
 type fdTable struct {
 	fds     map[int]*file
 	cloexec map[int]bool
+	// locks is the Kernel's lock table: the table owns POSIX locks,
+	// which end when it closes any descriptor of their file.
+	locks *lockTable
 }
 
 // oCloexec is O_CLOEXEC as both guest arches number it (also SOCK_CLOEXEC,
 // EPOLL_CLOEXEC and EFD_CLOEXEC).
 const oCloexec = 0x80000
 
-func newFDTable() *fdTable {
-	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}}
+func newFDTable(locks *lockTable) *fdTable {
+	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
 		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
 	}
@@ -89,7 +95,7 @@ func (t *fdTable) installFlags(f *file, min int, flags uint64) (int, error) {
 
 // fork copies the table for a child process.
 func (t *fdTable) fork() *fdTable {
-	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec))}
+	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), locks: t.locks}
 	for fd, f := range t.fds {
 		c.fds[fd] = f
 		f.refs++
@@ -130,6 +136,7 @@ func (t *fdTable) close(fd int) error {
 	}
 	delete(t.fds, fd)
 	delete(t.cloexec, fd)
+	t.locks.closed(t, f)
 	return f.release()
 }
 
@@ -138,11 +145,17 @@ func (t *fdTable) close(fd int) error {
 // pull the host descriptor from under the wait. release ends it.
 func (f *file) hold() { f.refs++ }
 
-// release drops one reference to f, closing the host descriptor with the
-// last.
+// release drops one reference to f, ending its OFD and flock locks and
+// closing the host descriptor with the last.
 func (f *file) release() error {
 	f.refs--
-	if f.refs == 0 && !f.stdio {
+	if f.refs > 0 {
+		return nil
+	}
+	if f.locks != nil {
+		f.locks.dropDesc(f)
+	}
+	if !f.stdio {
 		return unix.Close(f.host)
 	}
 	return nil

@@ -7,7 +7,7 @@ var namesAArch64 = map[uint64]string{
 	6: "lsetxattr", 7: "fsetxattr", 14: "removexattr", 15: "lremovexattr", 16: "fremovexattr",
 	18: "lookup_dcookie",
 	26: "inotify_init1", 27: "inotify_add_watch", 28: "inotify_rm_watch", 30: "ioprio_set",
-	31: "ioprio_get", 32: "flock",
+	31: "ioprio_get",
 	39: "umount2", 40: "mount", 41: "pivot_root", 42: "nfsservctl",
 	45: "truncate", 47: "fallocate", 51: "chroot",
 	58: "vhangup", 60: "quotactl",

@@ -465,6 +465,8 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 			return 0, errnoOf(err)
 		}
 		return 0, nil
+	case fGetlk, fSetlk, fSetlkw, fOFDGetlk, fOFDSetlk, fOFDSetlkw:
+		return p.fcntlLock(f, a[0], a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
 }
