@@ -396,13 +396,17 @@ func (p *Process) fcntlLock(f *file, fd, cmd, arg uint64) (uint64, error) {
 	// As Linux does, a POSIX lock taken while the descriptor was closed
 	// (by another thread, during a wait) is let go again: EBADF.
 	taken := func() (uint64, error) {
-		if !ofd && typ != fUnlck && p.fds.fds[int(int32(fd))] != f {
+		if !ofd && p.fds.fds[int(int32(fd))] != f {
 			lt.set(id, false, rangeLock{owner: lock.owner, typ: fUnlck, start: lock.start, end: lock.end})
 			return 0, unix.EBADF
 		}
 		return 0, nil
 	}
-	if typ == fUnlck || lt.take(req) == nil {
+	if typ == fUnlck {
+		lt.set(id, false, lock)
+		return 0, nil
+	}
+	if lt.take(req) == nil {
 		return taken()
 	}
 	if cmd != fSetlkw && cmd != fOFDSetlkw {
