@@ -23,6 +23,9 @@ type file struct {
 
 	// virt says when icount answers the contents itself (virtfiles.go).
 	virt virtual
+	// memfd marks a file of memfd_create (sys_memfd.go): its seals are
+	// the guest's, where icount's own memfds (generated files) have none.
+	memfd bool
 	// locks is the lock table holding its OFD or flock locks
 	// (sys_lock.go), which end with its last reference; nil for none.
 	locks *lockTable

@@ -91,28 +91,12 @@ func sysReadv(t *Task, a [6]uint64) (uint64, error) {
 	}
 	// One read into one buffer, scattered afterwards: a pipe's bytes are
 	// taken in one piece, as the real readv takes them.
-	var size uint64
-	for _, v := range iov {
-		size += min(v.len, maxIO-size)
-	}
+	size := iovSize(iov)
 	if size == 0 {
 		return 0, nil
 	}
 	buf := make([]byte, size)
-	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
-		rest := buf[:n]
-		for _, v := range iov {
-			if len(rest) == 0 {
-				break
-			}
-			part := rest[:min(v.len, uint64(len(rest)))]
-			if err := p.writeMem(v.base, part); err != nil {
-				return 0, err
-			}
-			rest = rest[len(part):]
-		}
-		return uint64(n), nil
-	})
+	return p.readFile(f, a[0], buf, func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) })
 }
 
 func sysWritev(t *Task, a [6]uint64) (uint64, error) {
@@ -127,13 +111,9 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 	}
 	// One host write, so that what the guest wrote in one call arrives in
 	// one piece, as with the real writev.
-	var buf []byte
-	for _, v := range iov {
-		b, err := p.readMem(v.base, min(v.len, maxIO))
-		if err != nil {
-			return 0, err
-		}
-		buf = append(buf, b...)
+	buf, err := p.gather(iov)
+	if err != nil {
+		return 0, err
 	}
 	if len(buf) == 0 {
 		return 0, nil
@@ -467,6 +447,8 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		return 0, nil
 	case fGetlk, fSetlk, fSetlkw, fOFDGetlk, fOFDSetlk, fOFDSetlkw:
 		return p.fcntlLock(f, a[0], a[1], a[2])
+	case fAddSeals, fGetSeals:
+		return fcntlSeals(f, a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
 }
@@ -649,14 +631,24 @@ func errnoOrNil(err error) error {
 // layout on every arch, so the host's records pass through.
 func sysGetdents64(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	buf, err := p.dirents(a[0], a[2])
 	if err != nil {
 		return 0, err
 	}
-	buf := make([]byte, min(a[2], maxIO))
+	return uint64(len(buf)), p.writeMem(a[1], buf)
+}
+
+// dirents reads up to size bytes of the directory fd's linux_dirent64
+// records, numbered with the guest's inode numbers.
+func (p *Process) dirents(fd, size uint64) ([]byte, error) {
+	f, err := p.fds.get(fd)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, min(size, maxIO))
 	n, err := unix.Getdents(f.host, buf)
 	if err != nil {
-		return 0, errnoOf(err)
+		return nil, errnoOf(err)
 	}
 	// Each linux_dirent64 starts with d_ino (8 bytes), d_off (8) and
 	// d_reclen (2): its inode number is the guest's (ids.go).
@@ -672,7 +664,7 @@ func sysGetdents64(t *Task, a [6]uint64) (uint64, error) {
 			off += reclen
 		}
 	}
-	return uint64(n), p.writeMem(a[1], buf[:n])
+	return buf[:n], nil
 }
 
 // sysSendfile copies between two host descriptors, as the kernel does.

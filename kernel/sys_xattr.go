@@ -1,0 +1,143 @@
+package kernel
+
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Setting and removing extended attributes, on the host's files as the
+// getters in sys_file.go read them. The guest is unprivileged: the
+// trusted. and security. namespaces, which need CAP_SYS_ADMIN (or
+// CAP_SETFCAP), refuse it with EPERM whatever the host user may do.
+
+// xattrSizeMax is XATTR_SIZE_MAX, the largest value Linux takes.
+const xattrSizeMax = 1 << 16
+
+// privilegedXattr reports whether setting or removing name needs a
+// capability the guest lacks.
+func privilegedXattr(name string) bool {
+	return strings.HasPrefix(name, "trusted.") || strings.HasPrefix(name, "security.")
+}
+
+// xattrChange checks the file (exists reports the path or descriptor
+// lookup's error, as Linux looks it up before the permission check), then
+// refuses a privileged name or runs change.
+func xattrChange(name string, exists func() error, change func() error) (uint64, error) {
+	if err := exists(); err != nil {
+		return 0, errnoOf(err)
+	}
+	if privilegedXattr(name) {
+		return 0, unix.EPERM
+	}
+	return 0, errnoOrNil(change())
+}
+
+// xattrArgs reads setxattr's name, value (size bytes) and flags as Linux
+// checks them, before it looks at the file.
+func (p *Process) xattrArgs(nameAddr, valueAddr, size, flags uint64) (string, []byte, error) {
+	if flags&^(unix.XATTR_CREATE|unix.XATTR_REPLACE) != 0 {
+		return "", nil, unix.EINVAL
+	}
+	name, err := p.xattrName(nameAddr)
+	if err != nil {
+		return "", nil, err
+	}
+	if size > xattrSizeMax {
+		return "", nil, unix.E2BIG
+	}
+	value, err := p.readMem(valueAddr, size)
+	return name, value, err
+}
+
+// xattrName reads an attribute name: ERANGE if empty or longer than 255.
+func (p *Process) xattrName(addr uint64) (string, error) {
+	name, err := p.readString(addr)
+	if err != nil {
+		return "", err
+	}
+	if name == "" || len(name) > 255 {
+		return "", unix.ERANGE
+	}
+	return name, nil
+}
+
+// pathXattr runs op on the host path of the guest's path at addr
+// (resolved as the getters resolve it), first checking that it exists
+// (following a final symbolic link unless nofollow).
+func (p *Process) pathXattr(addr uint64, name string, nofollow bool, op func(host string) error) (uint64, error) {
+	path, err := p.readString(addr)
+	if err != nil {
+		return 0, err
+	}
+	flags := 0
+	if nofollow {
+		flags = unix.AT_SYMLINK_NOFOLLOW
+	}
+	var host string
+	return xattrChange(name, func() (err error) {
+		var st unix.Stat_t
+		host, err = p.resolve(path, func(h string) error { return unix.Fstatat(unix.AT_FDCWD, h, &st, flags) })
+		return err
+	}, func() error { return op(host) })
+}
+
+func sysSetxattr(t *Task, a [6]uint64) (uint64, error)  { return t.proc.setxattr(a, false) }
+func sysLsetxattr(t *Task, a [6]uint64) (uint64, error) { return t.proc.setxattr(a, true) }
+
+func (p *Process) setxattr(a [6]uint64, nofollow bool) (uint64, error) {
+	name, value, err := p.xattrArgs(a[1], a[2], a[3], a[4])
+	if err != nil {
+		return 0, err
+	}
+	set := unix.Setxattr
+	if nofollow {
+		set = unix.Lsetxattr
+	}
+	return p.pathXattr(a[0], name, nofollow, func(host string) error { return set(host, name, value, int(a[4])) })
+}
+
+func sysFsetxattr(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	name, value, err := p.xattrArgs(a[1], a[2], a[3], a[4])
+	if err != nil {
+		return 0, err
+	}
+	return xattrChange(name, openFile, func() error { return unix.Fsetxattr(f.host, name, value, int(a[4])) })
+}
+
+func sysRemovexattr(t *Task, a [6]uint64) (uint64, error)  { return t.proc.removexattr(a, false) }
+func sysLremovexattr(t *Task, a [6]uint64) (uint64, error) { return t.proc.removexattr(a, true) }
+
+func (p *Process) removexattr(a [6]uint64, nofollow bool) (uint64, error) {
+	name, err := p.xattrName(a[1])
+	if err != nil {
+		return 0, err
+	}
+	remove := unix.Removexattr
+	if nofollow {
+		remove = unix.Lremovexattr
+	}
+	return p.pathXattr(a[0], name, nofollow, func(host string) error { return remove(host, name) })
+}
+
+func sysFremovexattr(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	f, err := p.fds.get(a[0])
+	if err != nil {
+		return 0, err
+	}
+	name, err := p.xattrName(a[1])
+	if err != nil {
+		return 0, err
+	}
+	return xattrChange(name, openFile, func() error { return unix.Fremovexattr(f.host, name) })
+}
+
+// openFile is the lookup of a descriptor's file, open already: it
+// cannot fail.
+func openFile() error { return nil }
