@@ -52,7 +52,9 @@ func (p *Process) scatter(iov []iovec, buf []byte) error {
 	return nil
 }
 
-func sysPreadv(t *Task, a [6]uint64) (uint64, error) { return t.proc.preadv(a[0], a[1], a[2], a[3], 0, false) }
+func sysPreadv(t *Task, a [6]uint64) (uint64, error) {
+	return t.proc.preadv(a[0], a[1], a[2], a[3], 0, false)
+}
 func sysPwritev(t *Task, a [6]uint64) (uint64, error) {
 	return t.proc.pwritev(a[0], a[1], a[2], a[3], 0, false)
 }
