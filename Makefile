@@ -70,6 +70,12 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
+# The file calls of kernel/sys_space.go, sys_vecio.go, sys_xattr.go,
+# sys_memfd.go and x86-64's getdents (cmd/icount/fileops2_test.go): amd64
+# musl- and glibc-static, arm64 glibc-static.
+FILEOPS2_BINS := $(BUILD)/c/fileops2-musl $(BUILD)/c/fileops2-glibc $(BUILD)/arm64/c/fileops2-glibc
+TESTPROGS     += $(FILEOPS2_BINS)
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and

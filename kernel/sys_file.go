@@ -720,7 +720,7 @@ func sysStatfs(t *Task, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	return 0, p.putStatfs(a[1], func(st *unix.Statfs_t) error {
-		_, err := p.resolve(path, func(host string) error { return unix.Statfs(host, st) })
+		_, err := p.resolve(path, func(host string) error { return unix.Statfs(p.cwdRelative(host), st) })
 		return err
 	})
 }
@@ -805,7 +805,7 @@ func (p *Process) getxattr(a [6]uint64, get func(path, name string, buf []byte) 
 		return 0, err
 	}
 	return p.xattrValue(a[1], a[2], a[3], func(name string, buf []byte) (n int, err error) {
-		_, err = p.resolve(path, func(host string) (err error) { n, err = get(host, name, buf); return err })
+		_, err = p.resolve(path, func(host string) (err error) { n, err = get(p.cwdRelative(host), name, buf); return err })
 		return n, err
 	})
 }
@@ -858,7 +858,7 @@ func (p *Process) listxattr(a [6]uint64, list func(path string, buf []byte) (int
 		return 0, err
 	}
 	return p.xattrRead(a[1], a[2], func(b []byte) (n int, err error) {
-		_, err = p.resolve(path, func(host string) (err error) { n, err = list(host, b); return err })
+		_, err = p.resolve(path, func(host string) (err error) { n, err = list(p.cwdRelative(host), b); return err })
 		return n, err
 	})
 }

@@ -16,11 +16,11 @@ func sysTruncate(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	host, err := p.resolve(path, func(host string) error { return unix.Truncate(host, int64(a[1])) })
+	host, err := p.resolve(path, func(host string) error { return unix.Truncate(p.cwdRelative(host), int64(a[1])) })
 	if err != nil {
 		return 0, errnoOf(err)
 	}
-	p.stampPath(unix.AT_FDCWD, host, false, true)
+	p.stampPath(unix.AT_FDCWD, p.cwdRelative(host), false, true)
 	return 0, nil
 }
 

@@ -101,6 +101,9 @@ func (p *Process) preadv(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, 
 	if err != nil {
 		return 0, err
 	}
+	if !v2 && int64(pos) < 0 {
+		return 0, unix.EINVAL // the host's preadv2 takes -1 for the file offset
+	}
 	buf := make([]byte, iovSize(iov))
 	finish := func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) }
 	if n, ok := p.readVirtual(f, buf); ok {
@@ -124,6 +127,9 @@ func (p *Process) pwritev(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64,
 	iov, err := p.readIovecs(iovAddr, cnt)
 	if err != nil {
 		return 0, err
+	}
+	if !v2 && int64(pos) < 0 {
+		return 0, unix.EINVAL
 	}
 	buf, err := p.gather(iov)
 	if err != nil {

@@ -34,7 +34,7 @@ func xattrChange(name string, exists func() error, change func() error) (uint64,
 }
 
 // xattrArgs reads setxattr's name, value (size bytes) and flags as Linux
-// checks them, before it looks at the file.
+// checks them, before it looks at the file or descriptor.
 func (p *Process) xattrArgs(nameAddr, valueAddr, size, flags uint64) (string, []byte, error) {
 	if flags&^(unix.XATTR_CREATE|unix.XATTR_REPLACE) != 0 {
 		return "", nil, unix.EINVAL
@@ -77,9 +77,9 @@ func (p *Process) pathXattr(addr uint64, name string, nofollow bool, op func(hos
 	var host string
 	return xattrChange(name, func() (err error) {
 		var st unix.Stat_t
-		host, err = p.resolve(path, func(h string) error { return unix.Fstatat(unix.AT_FDCWD, h, &st, flags) })
+		host, err = p.resolve(path, func(h string) error { return unix.Fstatat(unix.AT_FDCWD, p.cwdRelative(h), &st, flags) })
 		return err
-	}, func() error { return op(host) })
+	}, func() error { return op(p.cwdRelative(host)) })
 }
 
 func sysSetxattr(t *Task, a [6]uint64) (uint64, error)  { return t.proc.setxattr(a, false) }
@@ -99,11 +99,11 @@ func (p *Process) setxattr(a [6]uint64, nofollow bool) (uint64, error) {
 
 func sysFsetxattr(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	name, value, err := p.xattrArgs(a[1], a[2], a[3], a[4])
 	if err != nil {
 		return 0, err
 	}
-	name, value, err := p.xattrArgs(a[1], a[2], a[3], a[4])
+	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
 	}
@@ -127,11 +127,11 @@ func (p *Process) removexattr(a [6]uint64, nofollow bool) (uint64, error) {
 
 func sysFremovexattr(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	name, err := p.xattrName(a[1])
 	if err != nil {
 		return 0, err
 	}
-	name, err := p.xattrName(a[1])
+	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
 	}
