@@ -65,23 +65,30 @@ func sysPwritev2(t *Task, a [6]uint64) (uint64, error) {
 	return t.proc.pwritev(a[0], a[1], a[2], a[3], a[5], true)
 }
 
-// vecFile checks a vectored transfer's descriptor as Linux does, before
-// its iovecs: EBADF unless open for the transfer (accmode says which mode
-// refuses it), ESPIPE at an offset on a pipe or socket. atCursor says the
-// transfer is at the file offset (a v2 call's -1).
-func (p *Process) vecFile(fd, pos uint64, v2 bool, refused int) (f *file, atCursor bool, err error) {
+// vecArgs checks a vectored transfer's descriptor and reads its iovecs,
+// in Linux's order: EBADF unless the descriptor is open for the transfer
+// (refused is the access mode that is not), ESPIPE at an offset on a pipe
+// or socket, the iovecs' errors, EINVAL for a negative offset (v1) or
+// one below -1 (v2: the host refuses it). atCursor says the transfer is
+// at the file offset (a v2 call's -1).
+func (p *Process) vecArgs(fd, iovAddr, cnt, pos uint64, v2 bool, refused int) (f *file, iov []iovec, atCursor bool, err error) {
 	if f, err = p.fds.get(fd); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	atCursor = v2 && int64(pos) == -1
 	if _, err := unix.Seek(f.host, 0, unix.SEEK_CUR); err != nil && !atCursor {
-		return nil, false, errnoOf(err)
+		return nil, nil, false, errnoOf(err)
 	}
-	mode, err := lockMode(f)
-	if err != nil || mode == refused {
-		return nil, false, unix.EBADF
+	if mode, err := lockMode(f); err != nil || mode == refused {
+		return nil, nil, false, unix.EBADF
 	}
-	return f, atCursor, nil
+	if iov, err = p.readIovecs(iovAddr, cnt); err != nil {
+		return nil, nil, false, err
+	}
+	if !v2 && int64(pos) < 0 {
+		return nil, nil, false, unix.EINVAL // the host's preadv2 would take -1 for the file offset
+	}
+	return f, iov, atCursor, nil
 }
 
 // hostRWFlags are the RWF_ flags the host's call gets for f.
@@ -93,16 +100,9 @@ func hostRWFlags(f *file, flags uint64) int {
 }
 
 func (p *Process) preadv(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, error) {
-	f, atCursor, err := p.vecFile(fd, pos, v2, unix.O_WRONLY)
+	f, iov, atCursor, err := p.vecArgs(fd, iovAddr, cnt, pos, v2, unix.O_WRONLY)
 	if err != nil {
 		return 0, err
-	}
-	iov, err := p.readIovecs(iovAddr, cnt)
-	if err != nil {
-		return 0, err
-	}
-	if !v2 && int64(pos) < 0 {
-		return 0, unix.EINVAL // the host's preadv2 takes -1 for the file offset
 	}
 	buf := make([]byte, iovSize(iov))
 	finish := func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) }
@@ -120,16 +120,9 @@ func (p *Process) preadv(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, 
 }
 
 func (p *Process) pwritev(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, error) {
-	f, atCursor, err := p.vecFile(fd, pos, v2, unix.O_RDONLY)
+	f, iov, atCursor, err := p.vecArgs(fd, iovAddr, cnt, pos, v2, unix.O_RDONLY)
 	if err != nil {
 		return 0, err
-	}
-	iov, err := p.readIovecs(iovAddr, cnt)
-	if err != nil {
-		return 0, err
-	}
-	if !v2 && int64(pos) < 0 {
-		return 0, unix.EINVAL
 	}
 	buf, err := p.gather(iov)
 	if err != nil {

@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include "conformance.h"
 
 #ifndef F_ADD_SEALS
 #define F_ADD_SEALS 1033
@@ -57,41 +58,6 @@
 #ifdef __x86_64__
 #define JUDGED_NATIVELY 1
 #endif
-
-static const char *ename(int e)
-{
-	switch (e) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EEXIST: return "EEXIST";
-	case ENOTDIR: return "ENOTDIR";
-	case EISDIR: return "EISDIR";
-	case EINVAL: return "EINVAL";
-	case EFBIG: return "EFBIG";
-	case ESPIPE: return "ESPIPE";
-	case ERANGE: return "ERANGE";
-	case E2BIG: return "E2BIG";
-	case ENODATA: return "ENODATA";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOSYS: return "ENOSYS";
-	}
-	static char buf[32];
-	snprintf(buf, sizeof buf, "errno %d", e);
-	return buf;
-}
-
-/* show prints what a call returned: ok, or the errno's name. */
-static void show(const char *what, long rc)
-{
-	if (rc < 0)
-		printf("%s: %s\n", what, ename(errno));
-	else
-		printf("%s: ok\n", what);
-}
 
 /* count prints a call's count, or the errno's name. */
 static void count(const char *what, long rc)
@@ -422,17 +388,7 @@ static void memfds(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && chdir(argv[1]) < 0) {
-		perror(argv[1]);
-		return 1;
-	}
-	if (getuid() == 0) {
-		if (chown(".", 1000, 1000) < 0 || setgroups(0, NULL) < 0 || setgid(1000) < 0 || setuid(1000) < 0) {
-			perror("dropping privileges");
-			return 1;
-		}
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	start(argc, argv);
 	truncates();
 	fallocates();
 	syncs();

@@ -20,6 +20,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "../c/conformance.h"
 
 #ifndef F_OFD_GETLK
 #define F_OFD_GETLK 36
@@ -28,34 +29,6 @@
 #endif
 
 static pid_t parent_pid, child_pid;
-
-static const char *ename(int e)
-{
-	switch (e) {
-	case EPERM: return "EPERM";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EINVAL: return "EINVAL";
-	case EOVERFLOW: return "EOVERFLOW";
-	case EDEADLK: return "EDEADLK";
-	case EINTR: return "EINTR";
-	case ENOLCK: return "ENOLCK";
-	}
-	static char buf[32];
-	snprintf(buf, sizeof buf, "errno %d", e);
-	return buf;
-}
-
-static int show(const char *what, int rc)
-{
-	if (rc < 0)
-		printf("%s: %s\n", what, ename(errno));
-	else
-		printf("%s: ok\n", what);
-	return rc;
-}
 
 static const char *tname(int t)
 {
@@ -82,8 +55,8 @@ static const char *pidname(pid_t pid)
 	return "other";
 }
 
-/* lk makes the lock call cmd with the given fields and prints its result. */
-static int lk(const char *what, int fd, int cmd, int type, int whence, long long start, long long len)
+/* lock_of is the struct flock of the given fields, l_pid 0. */
+static struct flock lock_of(int type, int whence, long long start, long long len)
 {
 	struct flock fl;
 	memset(&fl, 0, sizeof fl);
@@ -91,19 +64,21 @@ static int lk(const char *what, int fd, int cmd, int type, int whence, long long
 	fl.l_whence = whence;
 	fl.l_start = start;
 	fl.l_len = len;
-	return show(what, fcntl(fd, cmd, &fl));
+	return fl;
+}
+
+/* lk makes the lock call cmd with the given fields and prints its result. */
+static void lk(const char *what, int fd, int cmd, int type, int whence, long long start, long long len)
+{
+	struct flock fl = lock_of(type, whence, start, len);
+	show(what, fcntl(fd, cmd, &fl));
 }
 
 /* getlk asks (F_GETLK or F_OFD_GETLK) for a lock of type on start..len
  * and prints the answer. */
 static void getlk(const char *what, int fd, int cmd, int type, long long start, long long len)
 {
-	struct flock fl;
-	memset(&fl, 0, sizeof fl);
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = start;
-	fl.l_len = len;
+	struct flock fl = lock_of(type, SEEK_SET, start, len);
 	if (fcntl(fd, cmd, &fl) < 0) {
 		printf("%s: %s\n", what, ename(errno));
 		return;
@@ -123,10 +98,7 @@ static void dump(const char *what, int probe)
 	long long from = 0;
 	printf("%s:", what);
 	for (int i = 0; i < 16; i++) {
-		struct flock fl;
-		memset(&fl, 0, sizeof fl);
-		fl.l_type = F_WRLCK;
-		fl.l_start = from;
+		struct flock fl = lock_of(F_WRLCK, SEEK_SET, from, 0);
 		if (fcntl(probe, F_OFD_GETLK, &fl) < 0) {
 			printf(" %s", ename(errno));
 			break;
@@ -458,17 +430,7 @@ static void between(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && chdir(argv[1]) < 0) {
-		perror(argv[1]);
-		return 1;
-	}
-	if (getuid() == 0) {
-		if (chown(".", 1000, 1000) < 0 || setgroups(0, NULL) < 0 || setgid(1000) < 0 || setuid(1000) < 0) {
-			perror("dropping privileges");
-			return 1;
-		}
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	start(argc, argv);
 	parent_pid = getpid();
 	errors();
 	ranges();
