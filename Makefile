@@ -70,8 +70,8 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
-# The file calls of kernel/sys_space.go, sys_vecio.go, sys_xattr.go,
-# sys_memfd.go and x86-64's getdents (cmd/icount/fileops2_test.go): amd64
+# The file calls of kernel/sys_space.go, sys_vecio.go, sys_splice.go,
+# sys_xattr.go, sys_memfd.go and x86-64's getdents (cmd/icount/fileops2_test.go): amd64
 # musl- and glibc-static, arm64 glibc-static.
 FILEOPS2_BINS := $(BUILD)/c/fileops2-musl $(BUILD)/c/fileops2-glibc $(BUILD)/arm64/c/fileops2-glibc
 TESTPROGS     += $(FILEOPS2_BINS)

@@ -12,7 +12,7 @@ var namesAArch64 = map[uint64]string{
 	51: "chroot",
 	58: "vhangup", 60: "quotactl",
 	72: "pselect6",
-	74: "signalfd4", 75: "vmsplice", 76: "splice", 77: "tee",
+	74: "signalfd4", 75: "vmsplice",
 	85: "timerfd_create", 86: "timerfd_settime", 87: "timerfd_gettime", 89: "acct",
 	90: "capget", 91: "capset", 92: "personality", 97: "unshare",
 	100: "get_robust_list", 104: "kexec_load", 105: "init_module",

@@ -144,7 +144,13 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 // with no reader left sends the writing thread SIGPIPE, as Linux does,
 // and fails with EPIPE if the signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
-	blocking := f.pipe && !f.nonblock
+	return p.hostTransfer([]*file{f}, f.pipe && !f.nonblock, what, want, op, finish)
+}
+
+// hostTransfer is hostIO for a transfer between files (splice, tee) that
+// blocks the guest thread when blocking says so; every file is held while
+// it waits.
+func (p *Process) hostTransfer(files []*file, blocking bool, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
 	moved := 0
 	caller := p.k.cur
 	try := func() (uint64, error, bool) {
@@ -168,9 +174,15 @@ func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int,
 	if ret, err, done := try(); done {
 		return ret, err
 	}
-	f.hold()
+	for _, f := range files {
+		f.hold()
+	}
 	return p.block(&wait{what: what, deadline: noDeadline, restartable: true, ready: try,
-		release: func() { f.release() }})
+		release: func() {
+			for _, f := range files {
+				f.release()
+			}
+		}})
 }
 
 // hostDir converts a guest directory descriptor for *at calls.

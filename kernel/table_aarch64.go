@@ -60,6 +60,8 @@ var tableAArch64 = []Syscall{
 	{70, "pwritev", sysPwritev, Full, "one host transfer of the gathered bytes"},
 	{71, "sendfile", sysSendfile, Full, ""},
 	{73, "ppoll", sysPpoll, Full, "as poll; the signal mask is not applied during the wait"},
+	{76, "splice", sysSplice, Full, "between a pipe and a file or two pipes, in the host's kernel; a wait on icount's pipes blocks the thread as read and write do"},
+	{77, "tee", sysTee, Full, "between two pipes, in the host's kernel; a wait blocks the thread as read does"},
 	{78, "readlinkat", sysReadlinkat, Full, "/proc/self/exe is the binary's path"},
 	{79, "newfstatat", sysNewfstatat, Full, ""},
 	{80, "fstat", sysFstat, Full, ""},

@@ -155,6 +155,8 @@ var tableX86_64 = []Syscall{
 	{269, "faccessat", sysFaccessat, Full, ""},
 	{271, "ppoll", sysPpoll, Full, "as poll; the signal mask is not applied during the wait"},
 	{273, "set_robust_list", sysSetRobustList, Partial, "recorded; robust futexes are not released when their thread exits"},
+	{275, "splice", sysSplice, Full, "between a pipe and a file or two pipes, in the host's kernel; a wait on icount's pipes blocks the thread as read and write do"},
+	{276, "tee", sysTee, Full, "between two pipes, in the host's kernel; a wait blocks the thread as read does"},
 	{277, "sync_file_range", sysSyncFileRange, Full, ""},
 	{280, "utimensat", sysUtimensat, Full, "UTIME_NOW and NULL times are now (under --fixed-clock, as every change the guest makes, in guest time: the host's file keeps the host's); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
 	{281, "epoll_pwait", sysEpollPwait, Partial, "as epoll_wait; the signal mask is not applied during the wait"},

@@ -2,8 +2,8 @@ package main
 
 // The file calls that pass through to the host's files: truncate,
 // fallocate, the syncs, readahead, preadv and pwritev and their v2 forms,
-// the xattr setters, x86-64's old getdents and memfd_create with its
-// seals (issue 15).
+// splice and tee, the xattr setters, x86-64's old getdents and
+// memfd_create with its seals (issue 15).
 
 import (
 	"strings"

@@ -1,7 +1,7 @@
 /* The file calls that pass through to the host's files (kernel/sys_space.go,
- * sys_vecio.go, sys_xattr.go, sys_memfd.go and x86-64's old getdents),
- * each with what succeeds and the errors Linux gives, in the directory
- * argv[1] (or the working directory), which must be empty:
+ * sys_vecio.go, sys_splice.go, sys_xattr.go, sys_memfd.go and x86-64's old
+ * getdents), each with what succeeds and the errors Linux gives, in the
+ * directory argv[1] (or the working directory), which must be empty:
  * cmd/icount/fileops2_test.go compares the output natively (or under
  * qemu-aarch64) and under icount. Every line is a call and its result,
  * "ok" (or a count) or the errno's name, and what it left behind; nothing
@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "conformance.h"
@@ -222,6 +224,73 @@ static void vectors(void)
 	close(fd), close(ro), close(wo), close(p[0]), close(p[1]);
 }
 
+static void splices(void)
+{
+	int fd = make("sp", "0123456789"), out = make("sp2", ""), ro = open("sp", O_RDONLY), p[2], q[2];
+	if (pipe(p) < 0 || pipe(q) < 0)
+		exit(1);
+	loff_t off = 2;
+	count("splice file at 2 to a pipe", splice(fd, &off, p[1], NULL, 5, 0));
+	printf("  offset %lld, file offset %lld\n", (long long)off, (long long)lseek(fd, 0, SEEK_CUR));
+	off = 1;
+	count("splice the pipe to a file at 1", splice(p[0], NULL, out, &off, 64, 0));
+	char buf[32] = {0};
+	count("pread", pread(out, buf, sizeof buf - 1, 0));
+	printf("  \"%s\" offset %lld\n", buf + 1, (long long)off);
+	lseek(fd, 7, SEEK_SET);
+	count("splice at the file offset (7)", splice(fd, NULL, p[1], NULL, 3, 0));
+	printf("  file offset %lld\n", (long long)lseek(fd, 0, SEEK_CUR));
+	count("splice length 0", splice(fd, NULL, p[1], NULL, 0, 0));
+	count("splice flags 0x10", splice(fd, NULL, p[1], NULL, 1, 0x10));
+	count("splice bad fd", splice(-1, NULL, p[1], NULL, 1, 0));
+	count("splice to a bad fd", splice(fd, NULL, -1, NULL, 1, 0));
+	count("splice file to file", splice(fd, NULL, out, NULL, 1, 0));
+	count("splice offset on the pipe", splice(p[0], &off, out, NULL, 1, 0));
+	count("splice bad offset", splice(fd, bad_ptr, p[1], NULL, 1, 0));
+	count("splice pipe to itself", splice(p[0], NULL, p[1], NULL, 1, 0));
+	count("splice to O_RDONLY", splice(p[0], NULL, ro, NULL, 1, 0));
+	count("splice the pipe to a pipe", splice(p[0], NULL, q[1], NULL, 64, 0));
+	count("splice empty pipe, SPLICE_F_NONBLOCK", splice(p[0], NULL, out, NULL, 1, SPLICE_F_NONBLOCK));
+	count("tee", tee(q[0], p[1], 64, 0));
+	memset(buf, 0, sizeof buf);
+	count("read the copy", read(p[0], buf, sizeof buf - 1));
+	printf("  \"%s\"\n", buf);
+	memset(buf, 0, sizeof buf);
+	count("read the original", read(q[0], buf, sizeof buf - 1));
+	printf("  \"%s\"\n", buf);
+	count("tee empty pipe, SPLICE_F_NONBLOCK", tee(q[0], p[1], 1, SPLICE_F_NONBLOCK));
+	count("tee length 0", tee(q[0], p[1], 0, 0));
+	count("tee flags 0x10", tee(q[0], p[1], 1, 0x10));
+	count("tee flags 0x10 length 0", tee(q[0], p[1], 0, 0x10));
+	count("tee bad fd", tee(-1, p[1], 1, 0));
+	count("tee from a file", tee(fd, p[1], 1, 0));
+	count("tee pipe to itself", tee(p[0], p[1], 1, 0));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		off = 0;
+		count("child: splice, waits for the parent's write", splice(p[0], NULL, out, &off, 4, 0));
+		count("child: tee, waits", tee(q[0], p[1], 64, 0));
+		_exit(0);
+	}
+	if (write(p[1], "wxyz", 4) != 4 || write(q[1], "tee", 3) != 3)
+		exit(1);
+	waitpid(pid, NULL, 0);
+	memset(buf, 0, sizeof buf);
+	count("pread", pread(out, buf, sizeof buf - 1, 0));
+	printf("  \"%s\"\n", buf);
+	close(p[1]);
+	memset(buf, 0, sizeof buf);
+	count("read the tee", read(p[0], buf, sizeof buf - 1));
+	printf("  \"%s\"\n", buf);
+	count("splice at end of pipe", splice(p[0], NULL, out, NULL, 4, 0));
+	signal(SIGPIPE, SIG_IGN);
+	count("splice to a pipe with its reader", splice(fd, NULL, q[1], NULL, 1, 0));
+	close(q[0]);
+	count("splice to a pipe without reader", splice(fd, NULL, q[1], NULL, 1, 0));
+	close(fd), close(out), close(ro), close(p[0]), close(q[1]);
+}
+
 static void list(const char *what, const char *path)
 {
 	char buf[256];
@@ -393,6 +462,7 @@ int main(int argc, char **argv)
 	fallocates();
 	syncs();
 	vectors();
+	splices();
 	xattrs();
 #ifdef SYS_getdents
 	getdents_old();
