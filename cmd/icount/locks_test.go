@@ -64,3 +64,23 @@ func TestLocksSQLite(t *testing.T) {
 		})
 	}
 }
+
+// TestLocksDeterministic runs the lock program (waits a parent ends, a
+// cycle of waits, a wait SIGALRM ends) and sqlite3 on a new database twice
+// each under --fixed-clock: the runs count alike.
+func TestLocksDeterministic(t *testing.T) {
+	fixed := []string{"--fixed-clock"}
+	locks := testProgram(t, "proc/locks-musl")
+	a := runIcount(t, nil, fixed, locks, t.TempDir())
+	b := runIcount(t, nil, fixed, locks, t.TempDir())
+	if d := sameRun(a, b); d != "" || a.status != 0 {
+		t.Errorf("locks: exit %d; two runs differ: %s", a.status, d)
+	}
+	sqlite := hostProgram(t, "sqlite3")
+	const sql = "create table t(x); insert into t values(1); select * from t;"
+	c := runIcountIn(t, t.TempDir(), nil, fixed, sqlite, "f.db", sql)
+	d := runIcountIn(t, t.TempDir(), nil, fixed, sqlite, "f.db", sql)
+	if diff := sameRun(c, d); diff != "" || c.status != 0 {
+		t.Errorf("sqlite3: exit %d; two runs differ: %s", c.status, diff)
+	}
+}
