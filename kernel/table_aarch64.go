@@ -24,7 +24,7 @@ var tableAArch64 = []Syscall{
 	{22, "epoll_pwait", sysEpollPwait, Partial, "waits in guest time, polled at scheduling points; a wait forever on a terminal alone counts as a deadlock when every thread waits; the signal mask is not applied during the wait"},
 	{23, "dup", sysDup, Full, ""},
 	{24, "dup3", sysDup3, Full, ""},
-	{25, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; record locks (F_SETLK, F_SETLKW, F_GETLK and the F_OFD_ ones) kept between the processes icount runs as Linux keeps them, EDEADLK for a cycle of POSIX waits; other commands stop the run"},
+	{25, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; record locks (F_SETLK, F_SETLKW, F_GETLK and the F_OFD_ ones) kept between the processes icount runs as Linux keeps them, EDEADLK for a cycle of POSIX waits; F_ADD_SEALS and F_GET_SEALS on memfd_create's files; other commands stop the run"},
 	{32, "flock", sysFlock, Full, "kept between the processes icount runs as Linux keeps them; locks of host processes outside icount are not seen"},
 	{29, "ioctl", sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; others ENOTTY"},
 	{33, "mknodat", sysMknodat, Full, "regular files, FIFOs, sockets and whiteouts, the mode less the guest's umask; other devices EPERM, as without CAP_MKNOD"},
