@@ -116,13 +116,15 @@ func (t *fdTable) closeOnExec() {
 	}
 }
 
-// installAt puts f at fd, closing what was there.
+// installAt puts f at fd, closing what was there: also f itself (fd a
+// dup of it), which, as in Linux, ends the table's POSIX locks on its file.
 func (t *fdTable) installAt(f *file, fd int) error {
 	if fd < 0 || fd >= maxFDs {
 		return unix.EBADF
 	}
 	if old, ok := t.fds[fd]; ok {
 		if old == f {
+			t.locks.closed(t, f)
 			return nil
 		}
 		t.close(fd)

@@ -478,8 +478,8 @@ func sysDup(t *Task, a [6]uint64) (uint64, error) {
 func sysDup2(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	f, err := p.fds.get(a[0])
-	if err != nil {
-		return 0, err
+	if err != nil || a[0] == a[1] {
+		return a[1], err // dup2 of a descriptor onto itself closes nothing
 	}
 	return a[1], p.fds.installAt(f, int(int32(a[1])))
 }

@@ -235,7 +235,14 @@ static void ranges(void)
 	int other = openf("ranges", O_RDONLY);
 	lk("read lock through another descriptor", other, F_SETLK, F_RDLCK, SEEK_SET, 0, 1);
 	dump("  locks", probe);
+	if (dup2(fd, fd) != fd)
+		exit(4);
+	dump("  after dup2 of the descriptor onto itself", probe);
 	int dup_fd = dup(fd);
+	if (dup2(fd, dup_fd) != dup_fd)
+		exit(4);
+	dump("  after dup2 onto its dup", probe);
+	lk("read lock 0..0 anew", fd, F_SETLK, F_RDLCK, SEEK_SET, 0, 1);
 	close(dup_fd);
 	dump("  after closing a dup", probe);
 	lk("read lock 0..0 again", fd, F_SETLK, F_RDLCK, SEEK_SET, 0, 1);
