@@ -18,8 +18,8 @@ import (
 // file description, and meets only other flock locks. The Kernel's
 // lockTable keys them by the host file's identity (fileID). A request
 // that must wait blocks its task until a scheduling point finds it can be
-// taken, never before an earlier waiter it conflicts with (Linux queues
-// it behind that one); a POSIX request whose wait would close a cycle of
+// taken, queued as Linux queues it (behind an earlier waiter on the same
+// lock that it conflicts with); a POSIX request whose wait would close a cycle of
 // owners waiting on each other fails with EDEADLK, found as Linux finds
 // it. Locks held by host processes outside icount are not seen, nor do
 // they see these.
@@ -101,11 +101,16 @@ func (fl *fileLocks) list(flock bool) *[]rangeLock {
 	return &fl.ranges
 }
 
-// lockRequest is a lock a task waits to take.
+// lockRequest is a lock a task waits to take. As in Linux, a waiting
+// request waits on a lock held (blocker) or, when it conflicts with an
+// earlier request waiting on that lock, behind that request (under): it
+// is not tried until that one is served or gives up.
 type lockRequest struct {
-	id    fileID
-	flock bool // a flock(2) request, else a byte-range one
-	lock  rangeLock
+	id      fileID
+	flock   bool // a flock(2) request, else a byte-range one
+	lock    rangeLock
+	blocker rangeLock
+	under   *lockRequest
 }
 
 // lockTable is every lock of a run, shared by its processes.
@@ -247,17 +252,54 @@ func (lt *lockTable) dropDesc(f *file) {
 	lt.set(id, true, all)
 }
 
-// queuedBehind reports whether an earlier waiter on the same file wants
-// a lock that conflicts with w's: w waits until that one is served. A
-// request not yet waiting is not queued.
-func (lt *lockTable) queuedBehind(w *lockRequest) bool {
-	at := slices.Index(lt.waiting, w)
-	for _, e := range lt.waiting[:max(at, 0)] {
-		if e.id == w.id && e.flock == w.flock && e.lock.conflicts(&w.lock) {
-			return true
+// queue places w, blocked by the held lock blocker, as Linux's
+// __locks_insert_block does: behind the first request waiting on the
+// same blocker that conflicts with it, and so on down; directly on the
+// blocker if none does. The requests queued behind w are let go (Linux
+// wakes them when w blocks anew).
+func (lt *lockTable) queue(w *lockRequest, blocker *rangeLock) {
+	w.blocker, w.under = *blocker, nil
+	for _, e := range lt.waiting {
+		if e.under == w {
+			e.under = nil
 		}
 	}
-	return false
+	for {
+		var next *lockRequest
+		for _, e := range lt.waiting {
+			if e != w && e.id == w.id && e.flock == w.flock && e.under == w.under &&
+				(w.under != nil || e.blocker == w.blocker) && e.lock.conflicts(&w.lock) {
+				next = e
+				break
+			}
+		}
+		if next == nil {
+			return
+		}
+		w.under = next
+	}
+}
+
+// retry tries again to give the waiting request w its lock, at a
+// scheduling point: not while the request it waits behind waits; when a
+// held lock still conflicts, w waits on, queued anew if that lock is not
+// the one it waited on (Linux wakes it when its blocker goes, and it
+// blocks again). It reports whether w has its lock.
+func (lt *lockTable) retry(w *lockRequest) bool {
+	if w.under != nil && slices.Contains(lt.waiting, w.under) {
+		return false
+	}
+	w.under = nil
+	if fl := lt.files[w.id]; fl != nil {
+		if c := firstConflict(*fl.list(w.flock), &w.lock); c != nil {
+			if *c != w.blocker {
+				lt.queue(w, c)
+			}
+			return false
+		}
+	}
+	lt.set(w.id, w.flock, w.lock)
+	return true
 }
 
 // deadlocks reports whether owner, about to wait for held, would wait in
@@ -296,26 +338,30 @@ func (lt *lockTable) waitedFor(owner lockOwner) *rangeLock {
 	return nil
 }
 
-// take tries to give req its lock on id: EAGAIN when a conflicting lock
-// is held (or an earlier waiter comes first), nil when it has it.
-func (lt *lockTable) take(req *lockRequest) error {
-	if fl := lt.files[req.id]; fl != nil && firstConflict(*fl.list(req.flock), &req.lock) != nil || lt.queuedBehind(req) {
-		return unix.EAGAIN
+// take tries to give req its lock on id, at its first attempt: the held
+// lock that conflicts with it (nil when it has its lock).
+func (lt *lockTable) take(req *lockRequest) *rangeLock {
+	if fl := lt.files[req.id]; fl != nil {
+		if c := firstConflict(*fl.list(req.flock), &req.lock); c != nil {
+			return c
+		}
 	}
 	lt.set(req.id, req.flock, req.lock)
 	return nil
 }
 
-// lockWait blocks the calling task until req can be taken (done then
-// says what the call returns); its file f is held meanwhile.
-func (p *Process) lockWait(f *file, fd uint64, req *lockRequest, done func() (uint64, error)) (uint64, error) {
+// lockWait blocks the calling task until req, which blocker blocks, can
+// be taken (done then says what the call returns); its file f is held
+// meanwhile.
+func (p *Process) lockWait(f *file, fd uint64, req *lockRequest, blocker *rangeLock, done func() (uint64, error)) (uint64, error) {
 	lt := &p.k.locks
+	lt.queue(req, blocker)
 	lt.waiting = append(lt.waiting, req)
 	f.hold()
 	what := "lock on " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.block(&wait{what: what, deadline: noDeadline, restartable: true,
 		ready: func() (uint64, error, bool) {
-			if lt.take(req) != nil {
+			if !lt.retry(req) {
 				return 0, nil, false
 			}
 			ret, err := done()
@@ -406,16 +452,17 @@ func (p *Process) fcntlLock(f *file, fd, cmd, arg uint64) (uint64, error) {
 		lt.set(id, false, lock)
 		return 0, nil
 	}
-	if lt.take(req) == nil {
+	blocker := lt.take(req)
+	if blocker == nil {
 		return taken()
 	}
 	if cmd != fSetlkw && cmd != fOFDSetlkw {
 		return 0, unix.EAGAIN
 	}
-	if !ofd && lt.deadlocks(lock.owner, firstConflict(lt.files[id].ranges, &lock)) {
+	if !ofd && lt.deadlocks(lock.owner, blocker) {
 		return 0, unix.EDEADLK
 	}
-	return p.lockWait(f, fd, req, taken)
+	return p.lockWait(f, fd, req, blocker, taken)
 }
 
 // lockRange is the byte range struct flock's l_whence, l_start and l_len
@@ -531,11 +578,15 @@ func sysFlock(t *Task, a [6]uint64) (uint64, error) {
 		}
 	}
 	lt.set(id, true, rangeLock{owner: f, ofd: true, typ: fUnlck, end: offsetMax})
-	if typ == fUnlck || lt.take(req) == nil {
+	if typ == fUnlck {
+		return 0, nil
+	}
+	blocker := lt.take(req)
+	if blocker == nil {
 		return 0, nil
 	}
 	if cmd&lockNB != 0 {
 		return 0, unix.EAGAIN
 	}
-	return p.lockWait(f, a[0], req, func() (uint64, error) { return 0, nil })
+	return p.lockWait(f, a[0], req, blocker, func() (uint64, error) { return 0, nil })
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,7 +62,7 @@ func TestLockTableRanges(t *testing.T) {
 // TestLockTableDeadlock: a request whose wait would close a cycle of
 // POSIX owners, each waiting for the next's lock, is found; one whose
 // chain ends, or reaches a lock an OFD owner holds, is not; a waiter is
-// queued behind an earlier conflicting one, a new request is not.
+// queued behind an earlier one on the same lock it conflicts with.
 func TestLockTableDeadlock(t *testing.T) {
 	var lt lockTable
 	a, b, c, e, g := &fdTable{}, &fdTable{}, &fdTable{}, &fdTable{}, &fdTable{}
@@ -97,11 +98,23 @@ func TestLockTableDeadlock(t *testing.T) {
 	if lt.deadlocks(ofd, atG) || lt.deadlocks(e, atG) {
 		t.Fatal("a chain through an OFD lock followed")
 	}
-	first, second := wait(e, 10), wait(g, 10)
-	if lt.queuedBehind(first) || !lt.queuedBehind(second) {
-		t.Fatal("the second waiter for byte 10 is not queued behind the first, or the first is")
+	// e and then g wait for byte 10, which h holds: g waits behind e,
+	// and is not served before it, though it is tried first.
+	h := &fdTable{}
+	first, second := &lockRequest{id: id, lock: lock(e, 10)}, &lockRequest{id: id, lock: lock(g, 10)}
+	for _, w := range []*lockRequest{first, second} {
+		lt.queue(w, held(h, 10))
+		lt.waiting = append(lt.waiting, w)
 	}
-	if lt.queuedBehind(&lockRequest{id: id, lock: lock(c, 10)}) {
-		t.Fatal("a request not yet waiting is queued")
+	if first.under != nil || second.under != first {
+		t.Fatalf("queued under %p and %p, want none and the first (%p)", first.under, second.under, first)
+	}
+	lt.set(id, false, rangeLock{owner: h, typ: fUnlck, start: 0, end: offsetMax})
+	if lt.retry(second) || !lt.retry(first) {
+		t.Fatal("the second waiter served before the first")
+	}
+	lt.waiting = slices.DeleteFunc(lt.waiting, func(w *lockRequest) bool { return w == first })
+	if lt.retry(second) || second.blocker.owner != e {
+		t.Fatalf("the second waiter, once the first holds byte 10, blocked by %v", second.blocker)
 	}
 }
