@@ -827,7 +827,7 @@ func (p *Process) xattrValue(nameAddr, buf, size uint64, get func(name string, b
 	if err != nil {
 		return 0, err
 	}
-	return p.xattrRead(buf, size, func(b []byte) (int, error) { return get(name, b) })
+	return p.xattrRead(buf, size, func(b []byte) (int, error) { return unprivilegedGet(name, get, b) })
 }
 
 // xattrRead runs read with a buffer of size bytes (none for 0, which asks
@@ -859,7 +859,7 @@ func sysFlistxattr(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.xattrRead(a[1], a[2], func(b []byte) (int, error) { return unix.Flistxattr(f.host, b) })
+	return p.xattrRead(a[1], a[2], visibleNames(func(b []byte) (int, error) { return unix.Flistxattr(f.host, b) }))
 }
 
 // listxattr lists the attribute names of the file at path a[0] into a[1]
@@ -869,8 +869,8 @@ func (p *Process) listxattr(a [6]uint64, list func(path string, buf []byte) (int
 	if err != nil {
 		return 0, err
 	}
-	return p.xattrRead(a[1], a[2], func(b []byte) (n int, err error) {
+	return p.xattrRead(a[1], a[2], visibleNames(func(b []byte) (n int, err error) {
 		_, err = p.resolve(path, func(host string) (err error) { n, err = list(p.cwdRelative(host), b); return err })
 		return n, err
-	})
+	}))
 }

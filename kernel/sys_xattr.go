@@ -1,15 +1,18 @@
 package kernel
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
 // Setting and removing extended attributes, on the host's files as the
-// getters in sys_file.go read them. The guest is unprivileged: the
-// trusted. and security. namespaces, which need CAP_SYS_ADMIN (or
-// CAP_SETFCAP), refuse it with EPERM whatever the host user may do.
+// getters in sys_file.go read them. The guest is unprivileged, whatever
+// the host user may do: the trusted. and security. namespaces, which need
+// CAP_SYS_ADMIN (or CAP_SETFCAP), refuse changes with EPERM, and trusted.
+// attributes are neither read (ENODATA) nor listed, as Linux hides them.
 
 // xattrSizeMax is XATTR_SIZE_MAX, the largest value Linux takes.
 const xattrSizeMax = 1 << 16
@@ -141,3 +144,43 @@ func sysFremovexattr(t *Task, a [6]uint64) (uint64, error) {
 // openFile is the lookup of a descriptor's file, open already: it
 // cannot fail.
 func openFile() error { return nil }
+
+// xattrListMax is XATTR_LIST_MAX, the longest list of names Linux gives.
+const xattrListMax = 1 << 16
+
+// unprivilegedGet reads attribute name into b with get, as an
+// unprivileged process reads it: a trusted. attribute of a file that
+// exists is ENODATA.
+func unprivilegedGet(name string, get func(name string, b []byte) (int, error), b []byte) (int, error) {
+	n, err := get(name, b)
+	if strings.HasPrefix(name, "trusted.") && (err == nil || errors.Is(err, unix.ERANGE)) {
+		return 0, unix.ENODATA
+	}
+	return n, err
+}
+
+// visibleNames is list (a listxattr) without the trusted. names, which an
+// unprivileged process is not shown: it lists into a buffer of its own
+// and copies what is left into b (nil asks for the size).
+func visibleNames(list func(b []byte) (int, error)) func(b []byte) (int, error) {
+	return func(b []byte) (int, error) {
+		all := make([]byte, xattrListMax)
+		n, err := list(all)
+		if err != nil {
+			return 0, err
+		}
+		var names []byte
+		for _, name := range bytes.SplitAfter(all[:n], []byte{0}) {
+			if len(name) > 0 && !bytes.HasPrefix(name, []byte("trusted.")) {
+				names = append(names, name...)
+			}
+		}
+		if b == nil {
+			return len(names), nil
+		}
+		if len(names) > len(b) {
+			return 0, unix.ERANGE
+		}
+		return copy(b, names), nil
+	}
+}

@@ -455,9 +455,30 @@ static void memfds(void)
 	close(reg);
 }
 
+/* hidden: run as "fileops2 DIR trusted", where DIR holds a file f that
+ * root gave a trusted. attribute and user.a (cmd/icount/fileops2_test.go
+ * makes it): the unprivileged process neither reads nor lists trusted.
+ * names. */
+static void hidden(void)
+{
+	char b[256];
+	count("getxattr trusted.icount", getxattr("f", "trusted.icount", b, sizeof b));
+	count("getxattr trusted.icount size", getxattr("f", "trusted.icount", NULL, 0));
+	count("getxattr trusted.icount of a missing file", getxattr("missing", "trusted.icount", b, sizeof b));
+	count("listxattr size", listxattr("f", NULL, 0));
+	list("listxattr", "f");
+	count("listxattr into 3 bytes", listxattr("f", b, 3));
+	show("setxattr trusted.icount", setxattr("f", "trusted.icount", "2", 1, 0));
+	show("removexattr trusted.icount", removexattr("f", "trusted.icount"));
+}
+
 int main(int argc, char **argv)
 {
 	start(argc, argv);
+	if (argc > 2 && strcmp(argv[2], "trusted") == 0) {
+		hidden();
+		return 0;
+	}
 	truncates();
 	fallocates();
 	syncs();
