@@ -4,7 +4,7 @@
 # Debian packages icount's build and tests need (installed by `make deps`).
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd \
                    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-                   python3 libpython3.11-testsuite
+                   python3 libpython3.11-testsuite sqlite3
 
 GO      ?= go
 CC      := gcc
@@ -85,6 +85,12 @@ TESTPROGS  += $(EDGES_BINS)
 ABSENT_BINS := $(BUILD)/c/absent-musl $(BUILD)/c/absent-glibc $(BUILD)/arm64/c/absent-glibc
 TESTPROGS   += $(ABSENT_BINS)
 
+# The file calls of kernel/sys_space.go, sys_vecio.go, sys_splice.go,
+# sys_xattr.go, sys_memfd.go and x86-64's getdents (cmd/icount/fileops2_test.go): amd64
+# musl- and glibc-static, arm64 glibc-static.
+FILEOPS2_BINS := $(BUILD)/c/fileops2-musl $(BUILD)/c/fileops2-glibc $(BUILD)/arm64/c/fileops2-glibc
+TESTPROGS     += $(FILEOPS2_BINS)
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and
@@ -118,12 +124,14 @@ TESTPROGS += $(SMC_BINS)
 # amd64 musl- and glibc-static and glibc-dynamic, arm64 glibc-static; the
 # child it runs, amd64 musl-static and arm64 glibc-static; forkbomb amd64
 # musl- and glibc-static; forkmany those and arm64 glibc-static; forkexec
-# (fork and exec a program N times, for make bench) musl-static.
+# (fork and exec a program N times, for make bench) musl-static; locks
+# (file locks between processes, cmd/icount/locks_test.go) amd64 musl- and
+# glibc-static, arm64 glibc-static.
 PROC      := $(BUILD)/proc
 PROC_BINS := $(PROC)/spawn-musl $(PROC)/spawn-glibc $(PROC)/spawn-dynamic $(PROC)/arm64/spawn-glibc \
              $(PROC)/child-musl $(PROC)/arm64/child-glibc $(PROC)/forkbomb-musl $(PROC)/forkbomb-glibc \
              $(PROC)/forkmany-musl $(PROC)/forkmany-glibc $(PROC)/arm64/forkmany-glibc $(PROC)/forkexec-musl \
-             $(PROC)/deadlock2-musl
+             $(PROC)/deadlock2-musl $(PROC)/locks-musl $(PROC)/locks-glibc $(PROC)/arm64/locks-glibc
 TESTPROGS += $(PROC_BINS)
 
 $(PROC)/%-musl: testdata/proc/%.c | deps

@@ -28,6 +28,12 @@ type file struct {
 
 	// virt says when icount answers the contents itself (virtfiles.go).
 	virt virtual
+	// memfd marks a file of memfd_create (sys_memfd.go): its seals are
+	// the guest's, where icount's own memfds (generated files) have none.
+	memfd bool
+	// locks is the lock table holding its OFD or flock locks
+	// (sys_lock.go), which end with its last reference; nil for none.
+	locks *lockTable
 }
 
 // fdTable maps guest descriptors to open files, and says which close on
@@ -36,6 +42,9 @@ type file struct {
 type fdTable struct {
 	fds     map[int]*file
 	cloexec map[int]bool
+	// locks is the Kernel's lock table: the table owns POSIX locks,
+	// which end when it closes any descriptor of their file.
+	locks *lockTable
 }
 
 // oCloexec is O_CLOEXEC as both guest arches number it (also SOCK_CLOEXEC,
@@ -45,8 +54,8 @@ const oCloexec = 0x80000
 // newFDTable makes the first process's table: the standard descriptors
 // icount was started with, and none for one it was started without (the
 // guest sees EBADF there, and its next open takes the number).
-func newFDTable() *fdTable {
-	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}}
+func newFDTable(locks *lockTable) *fdTable {
+	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
 		if !hoststdio.Closed(fd) {
 			t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
@@ -99,7 +108,7 @@ func (t *fdTable) installFlags(f *file, min int, flags uint64) (int, error) {
 
 // fork copies the table for a child process.
 func (t *fdTable) fork() *fdTable {
-	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec))}
+	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), locks: t.locks}
 	for fd, f := range t.fds {
 		c.fds[fd] = f
 		f.refs++
@@ -117,13 +126,15 @@ func (t *fdTable) closeOnExec() {
 	}
 }
 
-// installAt puts f at fd, closing what was there.
+// installAt puts f at fd, closing what was there: also f itself (fd a
+// dup of it), which, as in Linux, ends the table's POSIX locks on its file.
 func (t *fdTable) installAt(f *file, fd int) error {
 	if fd < 0 || fd >= maxFDs {
 		return unix.EBADF
 	}
 	if old, ok := t.fds[fd]; ok {
 		if old == f {
+			t.locks.closed(t, f)
 			return nil
 		}
 		t.close(fd)
@@ -140,6 +151,7 @@ func (t *fdTable) close(fd int) error {
 	}
 	delete(t.fds, fd)
 	delete(t.cloexec, fd)
+	t.locks.closed(t, f)
 	return f.release()
 }
 
@@ -148,11 +160,17 @@ func (t *fdTable) close(fd int) error {
 // pull the host descriptor from under the wait. release ends it.
 func (f *file) hold() { f.refs++ }
 
-// release drops one reference to f, closing the host descriptor with the
-// last.
+// release drops one reference to f, ending its OFD and flock locks and
+// closing the host descriptor with the last.
 func (f *file) release() error {
 	f.refs--
-	if f.refs == 0 && !f.stdio {
+	if f.refs > 0 {
+		return nil
+	}
+	if f.locks != nil {
+		f.locks.dropDesc(f)
+	}
+	if !f.stdio {
 		return unix.Close(f.host)
 	}
 	return nil

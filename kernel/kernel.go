@@ -104,6 +104,7 @@ type Kernel struct {
 	stamps map[fileID]*fileTimes // the guest's times of the files it changed (stamps.go)
 	devs   map[uint64]uint64     // the guest's device numbers (ids.go)
 	inos   map[fileID]uint64     // the guest's inode numbers (ids.go)
+	locks  lockTable             // file locks (sys_lock.go)
 
 	failure    error    // set when the run must stop with an icount error
 	files      []string // files the guest opened, in order
@@ -123,7 +124,7 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 	if k.quantum == 0 {
 		k.quantum = DefaultQuantum
 	}
-	p := &Process{k: k, pid: k.nextID, fds: newFDTable(), sigactions: map[uint64][]byte{}, umask: defaultUmask}
+	p := &Process{k: k, pid: k.nextID, fds: newFDTable(&k.locks), sigactions: map[uint64][]byte{}, umask: defaultUmask}
 	p.pgid, p.sid = p.pid, p.pid
 	p.alarm = itimer{deadline: noDeadline}
 	k.nextID++

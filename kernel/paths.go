@@ -103,3 +103,14 @@ func (p *Process) dirPath(dirfd uint64) string {
 	}
 	return ""
 }
+
+// cwdRelative makes host, a host path of hostPath or resolve, one the host
+// resolves from p's working directory when it is relative, for the calls
+// that take no directory descriptor (truncate, statfs, the xattr calls):
+// through the host's /proc/self/fd link of the directory's descriptor.
+func (p *Process) cwdRelative(host string) string {
+	if p.cwd == nil || filepath.IsAbs(host) {
+		return host
+	}
+	return "/proc/self/fd/" + itoa(uint64(p.cwd.fd)) + "/" + host
+}

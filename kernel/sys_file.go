@@ -113,20 +113,7 @@ func sysReadv(t *Task, a [6]uint64) (uint64, error) {
 		return emptyIO(f, want, func() (int, error) { return unix.Read(f.host, nil) })
 	}
 	buf := make([]byte, size)
-	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
-		rest := buf[:n]
-		for _, v := range iov {
-			if len(rest) == 0 {
-				break
-			}
-			part := rest[:min(v.len, uint64(len(rest)))]
-			if err := p.writeMem(v.base, part); err != nil {
-				return 0, err
-			}
-			rest = rest[len(part):]
-		}
-		return uint64(n), nil
-	})
+	return p.readFile(f, a[0], buf, func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) })
 }
 
 func sysWritev(t *Task, a [6]uint64) (uint64, error) {
@@ -145,13 +132,9 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 {
 		return emptyIO(f, want, func() (int, error) { return unix.Write(f.host, nil) })
 	}
-	buf := make([]byte, 0, size)
-	for _, v := range iov {
-		b, err := p.readMem(v.base, min(v.len, size-uint64(len(buf))))
-		if err != nil {
-			return 0, err
-		}
-		buf = append(buf, b...)
+	buf, err := p.gather(iov, size)
+	if err != nil {
+		return 0, err
 	}
 	return p.writeFile(f, a[0], buf)
 }
@@ -179,7 +162,13 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 // with no reader left sends the writing thread SIGPIPE, as Linux does,
 // and fails with EPIPE if the signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
-	blocking := f.pipe && !f.nonblock
+	return p.hostTransfer([]*file{f}, f.pipe && !f.nonblock, what, want, op, finish)
+}
+
+// hostTransfer is hostIO for a transfer between files (splice, tee) that
+// blocks the guest thread when blocking says so; every file is held while
+// it waits.
+func (p *Process) hostTransfer(files []*file, blocking bool, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
 	moved := 0
 	caller := p.k.cur
 	try := func() (uint64, error, bool) {
@@ -203,9 +192,15 @@ func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int,
 	if ret, err, done := try(); done {
 		return ret, err
 	}
-	f.hold()
+	for _, f := range files {
+		f.hold()
+	}
 	return p.block(&wait{what: what, deadline: noDeadline, restartable: true, ready: try,
-		release: func() { f.release() }})
+		release: func() {
+			for _, f := range files {
+				f.release()
+			}
+		}})
 }
 
 // hostDir converts a guest directory descriptor for *at calls.
@@ -480,6 +475,10 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 			return 0, errnoOf(err)
 		}
 		return 0, nil
+	case fGetlk, fSetlk, fSetlkw, fOFDGetlk, fOFDSetlk, fOFDSetlkw:
+		return p.fcntlLock(f, a[0], a[1], a[2])
+	case fAddSeals, fGetSeals:
+		return fcntlSeals(f, a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
 }
@@ -497,8 +496,8 @@ func sysDup(t *Task, a [6]uint64) (uint64, error) {
 func sysDup2(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	f, err := p.fds.get(a[0])
-	if err != nil {
-		return 0, err
+	if err != nil || a[0] == a[1] {
+		return a[1], err // dup2 of a descriptor onto itself closes nothing
 	}
 	return a[1], p.fds.installAt(f, int(int32(a[1])))
 }
@@ -665,14 +664,24 @@ func errnoOrNil(err error) error {
 // layout on every arch, so the host's records pass through.
 func sysGetdents64(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.fds.get(a[0])
+	buf, err := p.dirents(a[0], a[2])
 	if err != nil {
 		return 0, err
 	}
-	buf := make([]byte, min(a[2], maxIO))
+	return uint64(len(buf)), p.writeMem(a[1], buf)
+}
+
+// dirents reads up to size bytes of the directory fd's linux_dirent64
+// records, numbered with the guest's inode numbers.
+func (p *Process) dirents(fd, size uint64) ([]byte, error) {
+	f, err := p.fds.get(fd)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, min(size, maxIO))
 	n, err := unix.Getdents(f.host, buf)
 	if err != nil {
-		return 0, errnoOf(err)
+		return nil, errnoOf(err)
 	}
 	// Each linux_dirent64 starts with d_ino (8 bytes), d_off (8) and
 	// d_reclen (2): its inode number is the guest's (ids.go).
@@ -688,7 +697,7 @@ func sysGetdents64(t *Task, a [6]uint64) (uint64, error) {
 			off += reclen
 		}
 	}
-	return uint64(n), p.writeMem(a[1], buf[:n])
+	return buf[:n], nil
 }
 
 // sysSendfile copies between two host descriptors, as the kernel does.
@@ -744,7 +753,7 @@ func sysStatfs(t *Task, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	return 0, p.putStatfs(a[1], func(st *unix.Statfs_t) error {
-		_, err := p.resolve(path, func(host string) error { return unix.Statfs(host, st) })
+		_, err := p.resolve(path, func(host string) error { return unix.Statfs(p.cwdRelative(host), st) })
 		return err
 	})
 }
@@ -829,7 +838,7 @@ func (p *Process) getxattr(a [6]uint64, get func(path, name string, buf []byte) 
 		return 0, err
 	}
 	return p.xattrValue(a[1], a[2], a[3], func(name string, buf []byte) (n int, err error) {
-		_, err = p.resolve(path, func(host string) (err error) { n, err = get(host, name, buf); return err })
+		_, err = p.resolve(path, func(host string) (err error) { n, err = get(p.cwdRelative(host), name, buf); return err })
 		return n, err
 	})
 }
@@ -839,7 +848,7 @@ func (p *Process) xattrValue(nameAddr, buf, size uint64, get func(name string, b
 	if err != nil {
 		return 0, err
 	}
-	return p.xattrRead(buf, size, func(b []byte) (int, error) { return get(name, b) })
+	return p.xattrRead(buf, size, func(b []byte) (int, error) { return unprivilegedGet(name, get, b) })
 }
 
 // xattrRead runs read with a buffer of size bytes (none for 0, which asks
@@ -871,7 +880,7 @@ func sysFlistxattr(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.xattrRead(a[1], a[2], func(b []byte) (int, error) { return unix.Flistxattr(f.host, b) })
+	return p.xattrRead(a[1], a[2], visibleNames(func(b []byte) (int, error) { return unix.Flistxattr(f.host, b) }))
 }
 
 // listxattr lists the attribute names of the file at path a[0] into a[1]
@@ -881,8 +890,8 @@ func (p *Process) listxattr(a [6]uint64, list func(path string, buf []byte) (int
 	if err != nil {
 		return 0, err
 	}
-	return p.xattrRead(a[1], a[2], func(b []byte) (n int, err error) {
-		_, err = p.resolve(path, func(host string) (err error) { n, err = list(host, b); return err })
+	return p.xattrRead(a[1], a[2], visibleNames(func(b []byte) (n int, err error) {
+		_, err = p.resolve(path, func(host string) (err error) { n, err = list(p.cwdRelative(host), b); return err })
 		return n, err
-	})
+	}))
 }

@@ -21,8 +21,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <utime.h>
-
-#include "errname.h"
+#include "conformance.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -45,15 +44,6 @@
 #define CLOSE_RANGE_UNSHARE 2
 #define CLOSE_RANGE_CLOEXEC 4
 #endif
-
-/* show prints what a call returned: ok, or the errno's name. */
-static void show(const char *what, long rc)
-{
-	if (rc < 0)
-		printf("%s: %s\n", what, ename(errno));
-	else
-		printf("%s: ok\n", what);
-}
 
 /* kind describes the file at path (not followed): its type, mode, size
  * and link count. */
@@ -470,19 +460,8 @@ static void test_close_range(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && chdir(argv[1]) < 0) {
-		perror(argv[1]);
-		return 1;
-	}
-	if (getuid() == 0) {
-		/* The judge runs as the unprivileged user icount's guest is. */
-		if (chown(".", 1000, 1000) < 0 || setgroups(0, NULL) < 0 || setgid(1000) < 0 || setuid(1000) < 0) {
-			perror("dropping privileges");
-			return 1;
-		}
-	}
+	start(argc, argv);
 	umask(022);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_creat();
 	test_chmod();
 	test_chown();
