@@ -70,6 +70,13 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
+# The time, scheduling and process-attribute calls (cmd/icount/timesched_test.go):
+# POSIX timers, timerfd, select, the sched_* family, priorities, capabilities;
+# amd64 musl- and glibc-static, arm64 glibc-static.
+TIMESCHED_C    := posixtimers
+TIMESCHED_BINS := $(foreach p,$(TIMESCHED_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS      += $(TIMESCHED_BINS)
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and

@@ -216,7 +216,7 @@ func (k *Kernel) pickNext(from *Task) (*Task, error) {
 		}
 		earliest := int64(noDeadline)
 		for p := range k.live() {
-			earliest = min(earliest, p.alarm.deadline)
+			earliest = min(earliest, p.nextExpiry())
 		}
 		for _, t := range k.tasks {
 			if t.state == blocked {
