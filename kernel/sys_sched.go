@@ -110,9 +110,13 @@ func setScheduler(target *Task, policy int32, flags uint64, priority uint32, nic
 	case s.resetOnFork && !resetOnFork:
 		return unix.EPERM
 	case flags&schedFlagUtilClamp != 0:
-		return errUnsupported("sched_setattr with SCHED_FLAG_UTIL_CLAMP")
+		return unix.EOPNOTSUPP // a kernel without CONFIG_UCLAMP_TASK
 	}
-	s.policy, s.resetOnFork = policy, resetOnFork
+	s.resetOnFork = resetOnFork
+	if flags&schedFlagKeepParams != 0 {
+		return nil // the policy and its parameters stay
+	}
+	s.policy = policy
 	if fairPolicy(policy) {
 		s.nice = nice
 	}
@@ -278,9 +282,19 @@ func schedAttrTooBig(p *Process, addr uint64) error {
 	return unix.E2BIG
 }
 
-// uclampMax is sched_getattr's sched_util_max: the full capacity, as a
-// kernel with CONFIG_UCLAMP_TASK reports it for a thread without clamps.
-const uclampMax = 1024
+// baseSlice is the time slice of Linux's EEVDF scheduler (6.13 and
+// later), which sched_getattr reports as the runtime of a thread of a
+// fair policy, multiplied by 1+log2 of the CPUs (at most 8).
+const baseSlice = 700_000
+
+// slice is the runtime sched_getattr reports.
+func (p *Process) slice() uint64 {
+	n := uint64(1)
+	for c := min(p.cpus(), 8); c > 1; c >>= 1 {
+		n++
+	}
+	return baseSlice * n
+}
 
 func sysSchedGetattr(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
@@ -301,8 +315,11 @@ func sysSchedGetattr(t *Task, a [6]uint64) (uint64, error) {
 		le.PutUint64(b[8:], schedFlagResetOnFork)
 	}
 	le.PutUint32(b[16:], uint32(s.nice))
-	le.PutUint32(b[52:], uclampMax)
-	return 0, p.writeMem(a[1], b[:min(size, schedAttrSize)])
+	le.PutUint64(b[24:], p.slice())
+	// No utilisation clamps (sched_util_min and max 0), as a kernel
+	// without CONFIG_UCLAMP_TASK; past Linux's size, zeros.
+	b = append(b, make([]byte, max(size, schedAttrSize)-schedAttrSize)...)
+	return 0, p.writeMem(a[1], b[:size])
 }
 
 // getpriority's and setpriority's which.
