@@ -31,6 +31,21 @@ type file struct {
 type fdTable struct {
 	fds     map[int]*file
 	cloexec map[int]bool
+	// size is how many descriptors Linux's table would have room for:
+	// 64, then the power of two past the highest descriptor it held (it
+	// never shrinks; a fork's is sized for the descriptors open). select
+	// looks no further.
+	size int
+}
+
+// minFDTableSize is the room of a new descriptor table (NR_OPEN_DEFAULT).
+const minFDTableSize = 64
+
+// hold grows the table's size to hold fd, as expand_files does.
+func (t *fdTable) hold(fd int) {
+	for t.size <= fd {
+		t.size *= 2
+	}
 }
 
 // oCloexec is O_CLOEXEC as both guest arches number it (also SOCK_CLOEXEC,
@@ -38,7 +53,7 @@ type fdTable struct {
 const oCloexec = 0x80000
 
 func newFDTable() *fdTable {
-	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}}
+	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, size: minFDTableSize}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
 		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
 	}
@@ -71,6 +86,7 @@ func (t *fdTable) install(f *file, min int) (int, error) {
 	for fd := min; fd < maxFDs; fd++ {
 		if _, used := t.fds[fd]; !used {
 			t.fds[fd] = f
+			t.hold(fd)
 			f.refs++
 			return fd, nil
 		}
@@ -89,9 +105,10 @@ func (t *fdTable) installFlags(f *file, min int, flags uint64) (int, error) {
 
 // fork copies the table for a child process.
 func (t *fdTable) fork() *fdTable {
-	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec))}
+	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), size: minFDTableSize}
 	for fd, f := range t.fds {
 		c.fds[fd] = f
+		c.hold(fd)
 		f.refs++
 	}
 	for fd := range t.cloexec {
@@ -119,6 +136,7 @@ func (t *fdTable) installAt(f *file, fd int) error {
 		t.close(fd)
 	}
 	t.fds[fd] = f
+	t.hold(fd)
 	f.refs++
 	return nil
 }

@@ -11,7 +11,7 @@ var namesAArch64 = map[uint64]string{
 	39: "umount2", 40: "mount", 41: "pivot_root", 42: "nfsservctl",
 	45: "truncate", 47: "fallocate", 51: "chroot",
 	58: "vhangup", 60: "quotactl",
-	69: "preadv", 70: "pwritev", 72: "pselect6",
+	69: "preadv", 70: "pwritev",
 	74: "signalfd4", 75: "vmsplice", 76: "splice", 77: "tee", 81: "sync", 84: "sync_file_range",
 	85: "timerfd_create", 86: "timerfd_settime", 87: "timerfd_gettime", 89: "acct",
 	97:  "unshare",

@@ -3,7 +3,7 @@ package kernel
 // namesX86_64 names the x86-64 system calls icount does not emulate, so
 // that a guest stopped by one is told which.
 var namesX86_64 = map[uint64]string{
-	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
+	26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
 	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen",
@@ -31,7 +31,7 @@ var namesX86_64 = map[uint64]string{
 	246: "kexec_load", 248: "add_key", 249: "request_key", 250: "keyctl",
 	251: "ioprio_set", 252: "ioprio_get", 253: "inotify_init", 254: "inotify_add_watch",
 	255: "inotify_rm_watch", 256: "migrate_pages",
-	270: "pselect6", 272: "unshare", 275: "splice",
+	272: "unshare", 275: "splice",
 	276: "tee", 277: "sync_file_range", 278: "vmsplice", 279: "move_pages",
 	282: "signalfd", 283: "timerfd_create", 285: "fallocate",
 	286: "timerfd_settime", 287: "timerfd_gettime", 288: "accept4", 289: "signalfd4",

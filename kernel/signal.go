@@ -286,6 +286,7 @@ func (p *Process) signalPoint() error {
 			return err
 		}
 	}
+	defer t.endWaitMask(false) // no handler ran: pselect6's or ppoll's mask goes
 	for !p.exited && p.deliverable(t) != 0 {
 		sig := bits.TrailingZeros64(p.deliverable(t)) + 1
 		info, ok := p.takePending(t, sig)
@@ -307,6 +308,22 @@ func (p *Process) signalPoint() error {
 		return nil
 	}
 	return nil
+}
+
+// setWaitMask makes mask the thread's signal mask while pselect6, ppoll
+// or epoll_pwait waits: endWaitMask puts the mask before back as the call
+// returns, unless a signal interrupted it, whose handler then returns to
+// that mask (as rt_sigsuspend's does).
+func (t *Task) setWaitMask(mask uint64) {
+	t.sig.suspended, t.sig.suspendedMask = true, t.sig.mask
+	t.sig.mask = mask &^ unblockable
+}
+
+// endWaitMask ends setWaitMask's mask, unless the call was interrupted.
+func (t *Task) endWaitMask(interrupted bool) {
+	if t.sig.suspended && !interrupted {
+		t.sig.mask, t.sig.suspended = t.sig.suspendedMask, false
+	}
 }
 
 // deliver enters act's handler for sig on the running thread: it writes

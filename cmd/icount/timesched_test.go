@@ -17,8 +17,9 @@ import (
 // guest time) it prints, line for line, what its amd64 build prints
 // natively as uid 1000 (the arm64 build too: qemu-aarch64 is no judge of
 // these calls, with its own timer ids, a lost sigev_value, ENOSYS for the
-// robust lists, its own siginfo and sched_attr conversions and a thread of
-// its own that keeps its nice value), and exits 0.
+// robust lists, its own siginfo and sched_attr conversions, a thread of
+// its own that keeps its nice value, and pselect6's time left not written
+// back), and exits 0.
 func TestTimesched(t *testing.T) {
 	cred := unprivileged(t)
 	for _, c := range []struct {
@@ -27,6 +28,7 @@ func TestTimesched(t *testing.T) {
 	}{
 		{"posixtimers", "parent's timer still armed: 1\ndone\n", 80},
 		{"sched", "tgsigqueueinfo SI_USER to the parent: EPERM; handler: sig 0 code 0 pid 0 value 0\ndone\n", 170},
+		{"select", "select cut by SIGALRM: EINTR 0\n  handled 14, left in (4 s, 5 s): 1\ndone\n", 40},
 	} {
 		for _, prog := range []string{"c/" + c.name + "-musl", "c/" + c.name + "-glibc", "arm64/c/" + c.name + "-glibc"} {
 			t.Run(prog, func(t *testing.T) {
