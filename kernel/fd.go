@@ -17,6 +17,8 @@ type file struct {
 	pipe     bool
 	epoll    bool // an epoll instance (sys_epoll.go), a host one
 	nonblock bool // the guest asked for O_NONBLOCK
+	// timer is a timerfd's timer (sys_timerfd.go), whose eventfd f is.
+	timer *timerFD
 	// refs counts the guest descriptors open on it and the system calls
 	// blocked in it: the host descriptor closes with the last.
 	refs int

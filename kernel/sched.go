@@ -214,7 +214,7 @@ func (k *Kernel) pickNext(from *Task) (*Task, error) {
 				return t, nil
 			}
 		}
-		earliest := int64(noDeadline)
+		earliest := k.nextTimerfd()
 		for p := range k.live() {
 			earliest = min(earliest, p.nextExpiry())
 		}

@@ -147,6 +147,7 @@ func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64
 	}
 	events := make([]unix.EpollEvent, min(uint64(int32(maxEvents)), maxEpollEvents))
 	try := func() (uint64, error, bool) {
+		p.k.expireTimerfds()
 		n, err := unix.EpollWait(ep.host, events, 0)
 		if err == unix.EINTR {
 			return 0, nil, false

@@ -132,6 +132,7 @@ func (p *Process) waitReady(reqs []pollReq, timeout int64, what string, count fu
 		return count(revents)
 	}
 	try := func() (uint64, error, bool) {
+		p.k.expireTimerfds()
 		if _, err := unix.Poll(host, 0); err != nil && err != unix.EINTR {
 			return 0, errnoOf(err), true
 		}

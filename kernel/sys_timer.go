@@ -34,8 +34,12 @@ func (p *Process) timerArmed() bool { return p.alarmArmed() || p.posixTimersArme
 // alarmArmed reports whether the process's ITIMER_REAL is armed.
 func (p *Process) alarmArmed() bool { return p.alarm.deadline != noDeadline }
 
-// timerArmed reports whether any process has a timer armed.
+// timerArmed reports whether any process has a timer armed, or a
+// timerfd is.
 func (k *Kernel) timerArmed() bool {
+	if k.timerfdsArmed() {
+		return true
+	}
 	for p := range k.live() {
 		if p.timerArmed() {
 			return true
@@ -53,6 +57,7 @@ func (k *Kernel) fireTimers() {
 	if !k.timerArmed() {
 		return
 	}
+	k.expireTimerfds()
 	// A SIGALRM may end a process, and reap others: not while iterating.
 	for _, p := range slices.Collect(k.live()) {
 		p.fireTimers()
