@@ -3,7 +3,7 @@ package kernel
 // namesX86_64 names the x86-64 system calls icount does not emulate, so
 // that a guest stopped by one is told which.
 var namesX86_64 = map[uint64]string{
-	26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
+	29: "shmget", 30: "shmat", 31: "shmctl",
 
 	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
 	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen",
@@ -14,7 +14,7 @@ var namesX86_64 = map[uint64]string{
 	136: "ustat",
 	139: "sysfs",
 
-	149: "mlock", 150: "munlock", 151: "mlockall", 152: "munlockall", 153: "vhangup",
+	153: "vhangup",
 	155: "pivot_root", 161: "chroot", 162: "sync", 163: "acct", 164: "settimeofday",
 	165: "mount", 166: "umount2", 167: "swapon", 168: "swapoff", 169: "reboot", 170: "sethostname",
 	171: "setdomainname", 172: "iopl", 173: "ioperm", 175: "init_module", 176: "delete_module",
@@ -42,7 +42,7 @@ var namesX86_64 = map[uint64]string{
 	311: "process_vm_writev", 312: "kcmp", 313: "finit_module",
 	317: "seccomp", 319: "memfd_create",
 	320: "kexec_file_load", 321: "bpf", 323: "userfaultfd",
-	325: "mlock2", 327: "preadv2", 328: "pwritev2", 329: "pkey_mprotect",
+	327: "preadv2", 328: "pwritev2", 329: "pkey_mprotect",
 	330: "pkey_alloc", 331: "pkey_free", 333: "io_pgetevents", 424: "pidfd_send_signal",
 	425: "io_uring_setup", 426: "io_uring_enter", 427: "io_uring_register", 428: "open_tree",
 	429: "move_mount", 430: "fsopen", 431: "fsconfig", 432: "fsmount", 433: "fspick",
