@@ -76,6 +76,7 @@ TESTPROGS  += $(FSOPS_BINS)
 TIMESCHED_C    := posixtimers sched select timerfd mlock
 TIMESCHED_BINS := $(foreach p,$(TIMESCHED_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS      += $(TIMESCHED_BINS)
+$(TIMESCHED_BINS): testdata/c/errname.h
 
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic

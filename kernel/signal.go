@@ -319,6 +319,19 @@ func (t *Task) setWaitMask(mask uint64) {
 	t.sig.mask = mask &^ unblockable
 }
 
+// useWaitMask reads the signal mask (a sigset_t of size bytes at addr,
+// none if addr is 0) a waiting call is given, and sets it (setWaitMask).
+func (t *Task) useWaitMask(addr, size uint64) error {
+	if addr == 0 {
+		return nil
+	}
+	mask, err := t.proc.readSigset(addr, size)
+	if err == nil {
+		t.setWaitMask(mask)
+	}
+	return err
+}
+
 // endWaitMask ends setWaitMask's mask, unless the call was interrupted.
 func (t *Task) endWaitMask(interrupted bool) {
 	if t.sig.suspended && !interrupted {

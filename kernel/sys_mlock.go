@@ -57,13 +57,7 @@ func (m *addressSpace) lock(start, length uint64) error {
 	if end < start {
 		return unix.EINVAL
 	}
-	at := start
-	for v := range m.vmas.overlapping(start, end) {
-		if v.start > at {
-			break
-		}
-		at = min(v.end, end)
-	}
+	at := m.mappedFrom(start, end)
 	if at > start {
 		m.locked.cut(start, at)
 		m.locked.insert(lockedRange{start, at})
@@ -81,6 +75,17 @@ func (m *addressSpace) unlock(start, length uint64) error {
 	if end < start {
 		return unix.EINVAL
 	}
+	at := m.mappedFrom(start, end)
+	m.locked.cut(start, at)
+	if at < end {
+		return unix.ENOMEM
+	}
+	return nil
+}
+
+// mappedFrom is where the pages mapped from start on stop, at end or at
+// the first hole before it.
+func (m *addressSpace) mappedFrom(start, end uint64) uint64 {
 	at := start
 	for v := range m.vmas.overlapping(start, end) {
 		if v.start > at {
@@ -88,11 +93,7 @@ func (m *addressSpace) unlock(start, length uint64) error {
 		}
 		at = min(v.end, end)
 	}
-	m.locked.cut(start, at)
-	if at < end {
-		return unix.ENOMEM
-	}
-	return nil
+	return at
 }
 
 func sysMlock(t *Task, a [6]uint64) (uint64, error) {

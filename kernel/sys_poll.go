@@ -37,12 +37,8 @@ func sysPpoll(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if a[3] != 0 {
-		mask, err := p.readSigset(a[3], a[4])
-		if err != nil {
-			return 0, err
-		}
-		t.setWaitMask(mask)
+	if err := t.useWaitMask(a[3], a[4]); err != nil {
+		return 0, err
 	}
 	end := p.waitEnd(t, a[2], timeout, false)
 	return p.poll(a[0], a[1], timeout, end)
@@ -52,11 +48,16 @@ func sysPpoll(t *Task, a [6]uint64) (uint64, error) {
 // guest's pollfd array at addr to have an event; end, if not nil, runs as
 // the call ends (waitReady).
 func (p *Process) poll(addr, nfds uint64, timeout int64, end func(interrupted bool)) (uint64, error) {
+	if end == nil {
+		end = func(bool) {}
+	}
 	if nfds > maxPollFDs {
+		end(false)
 		return 0, unix.EINVAL
 	}
 	raw, err := p.readMem(addr, 8*nfds)
 	if err != nil {
+		end(false)
 		return 0, err
 	}
 	le := binary.LittleEndian
@@ -92,13 +93,10 @@ type pollReq struct {
 // until count finds some ready or timeout nanoseconds pass (forever when
 // negative), then finish gives the call's result from their revents and
 // count's answer (0 at the timeout). A signal the thread's mask lets
-// through (pselect6's and ppoll's may) ends a wait with EINTR. end, if not
-// nil, runs once as the call ends, told whether a signal interrupted it.
+// through (pselect6's and ppoll's may) ends a wait with EINTR. end runs
+// once as the call ends, told whether a signal interrupted it.
 func (p *Process) waitReady(reqs []pollReq, timeout int64, what string, count func([]int16) uint64, finish func([]int16, uint64) (uint64, error), end func(interrupted bool)) (uint64, error) {
 	t := p.k.cur
-	if end == nil {
-		end = func(bool) {}
-	}
 	host := make([]unix.PollFd, 0, len(reqs))
 	slot := make([]int, len(reqs)) // index in host, -1 for none
 	revents := make([]int16, len(reqs))

@@ -266,6 +266,20 @@ func itimerspec(interval, value int64) []byte {
 	return append(timespec(interval, false), timespec(value, false)...)
 }
 
+// readItimerspec decodes the struct itimerspec a guest passes: EINVAL if
+// either time is not valid.
+func (p *Process) readItimerspec(addr uint64) (interval, value int64, err error) {
+	b, err := p.readMem(addr, 32)
+	if err != nil {
+		return 0, 0, err
+	}
+	if interval, err = decodeTimespec(b); err != nil {
+		return 0, 0, err
+	}
+	value, err = decodeTimespec(b[16:])
+	return interval, value, err
+}
+
 // setting is what is left of a timer and its interval, as timer_gettime
 // reports them: an expired timer whose signal is not yet delivered reads
 // 1 ns, a SIGEV_NONE interval timer moves on past now.
@@ -290,15 +304,7 @@ func sysTimerSettime(t *Task, a [6]uint64) (uint64, error) {
 	if a[2] == 0 {
 		return 0, unix.EINVAL
 	}
-	b, err := p.readMem(a[2], 32)
-	if err != nil {
-		return 0, err
-	}
-	interval, err := decodeTimespec(b)
-	if err != nil {
-		return 0, err
-	}
-	value, err := decodeTimespec(b[16:])
+	interval, value, err := p.readItimerspec(a[2])
 	if err != nil {
 		return 0, err
 	}

@@ -60,12 +60,8 @@ func sysPselect6(t *Task, a [6]uint64) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if ss := binary.LittleEndian.Uint64(b); ss != 0 {
-			mask, err := p.readSigset(ss, binary.LittleEndian.Uint64(b[8:]))
-			if err != nil {
-				return 0, err
-			}
-			t.setWaitMask(mask)
+		if err := t.useWaitMask(binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])); err != nil {
+			return 0, err
 		}
 	}
 	return p.selectFDs(int32(a[0]), [3]uint64{a[1], a[2], a[3]}, timeout, p.waitEnd(t, a[4], timeout, false))

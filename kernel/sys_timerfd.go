@@ -125,15 +125,7 @@ func (tf *timerFD) setting(now int64) []byte {
 
 func sysTimerfdSettime(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	b, err := p.readMem(a[2], 32)
-	if err != nil {
-		return 0, err
-	}
-	interval, err := decodeTimespec(b)
-	if err != nil {
-		return 0, err
-	}
-	value, err := decodeTimespec(b[16:])
+	interval, value, err := p.readItimerspec(a[2])
 	if err != nil {
 		return 0, err
 	}

@@ -14,21 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PG 4096UL
+#include "errname.h"
 
-static const char *err(long r) {
-	if (r >= 0) return "ok";
-	switch (errno) {
-	case EINVAL: return "EINVAL";
-	case ENOMEM: return "ENOMEM";
-	case EPERM: return "EPERM";
-	case EBUSY: return "EBUSY";
-	case EAGAIN: return "EAGAIN";
-	}
-	static char b[32];
-	snprintf(b, sizeof b, "errno %d", errno);
-	return b;
-}
+#define PG 4096UL
 
 #define CALL(what, call) printf("%s: %s\n", what, err(call))
 

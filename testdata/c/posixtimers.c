@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errname.h"
+
 #define MS 1000000L
 
 /* The kernel's struct sigevent (64 bytes). */
@@ -25,21 +27,6 @@ struct ksigevent {
 	int32_t tid;
 	int32_t pad[11];
 };
-
-static const char *err(long r) {
-	if (r >= 0) return "ok";
-	switch (errno) {
-	case EINVAL: return "EINVAL";
-	case EFAULT: return "EFAULT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EPERM: return "EPERM";
-	case EAGAIN: return "EAGAIN";
-	case EINTR: return "EINTR";
-	}
-	static char b[32];
-	snprintf(b, sizeof b, "errno %d", errno);
-	return b;
-}
 
 static long tcreate(long clock, struct ksigevent *ev, int *id) { return syscall(SYS_timer_create, clock, ev, id); }
 static long tset(int id, int flags, long value, long interval, struct itimerspec *old) {
@@ -79,6 +66,19 @@ static void take(const char *what, sigset_t *set, long timeout) {
 	}
 	printf("%s: sig %d code %d timerid %d overrun %d value %#llx\n", what, sig, si.si_code, f[0], f[1],
 	       (unsigned long long)value);
+}
+
+/* spin_until spins until a signal of set is pending, and takes it. */
+static int spin_until(sigset_t *set) {
+	int sig = 0;
+	for (long i = 0; i < 4000000000L && !sig; i++) {
+		if (i % 1000 == 0) {
+			struct timespec zero = {0, 0};
+			sig = sigtimedwait(set, NULL, &zero);
+			if (sig < 0) sig = 0;
+		}
+	}
+	return sig;
 }
 
 static volatile sig_atomic_t caught;
@@ -239,24 +239,10 @@ int main(void) {
 
 	/* The CPU-time clocks: a loop spins until the timer's signal. */
 	tset(t4, 0, 5 * MS, 0, NULL);
-	int sig = 0;
-	for (long i = 0; i < 4000000000L && !sig; i++) {
-		if (i % 1000 == 0) {
-			struct timespec zero = {0, 0};
-			sig = sigtimedwait(&set, NULL, &zero);
-			if (sig < 0) sig = 0;
-		}
-	}
+	int sig = spin_until(&set);
 	printf("process CPU-time timer: sig %d (SIGRTMIN+%d)\n", sig > 0, sig - SIGRTMIN);
 	tset(t5, 0, 5 * MS, 0, NULL);
-	sig = 0;
-	for (long i = 0; i < 4000000000L && !sig; i++) {
-		if (i % 1000 == 0) {
-			struct timespec zero = {0, 0};
-			sig = sigtimedwait(&set, NULL, &zero);
-			if (sig < 0) sig = 0;
-		}
-	}
+	sig = spin_until(&set);
 	printf("thread CPU-time timer: sig %d (SIGRTMIN+%d)\n", sig > 0, sig - SIGRTMIN);
 
 	/* A handler gets si_value and SI_TIMER; a sleep it cuts returns EINTR. */

@@ -16,21 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *err(long r) {
-	if (r >= 0) return "ok";
-	switch (errno) {
-	case EINVAL: return "EINVAL";
-	case EFAULT: return "EFAULT";
-	case EPERM: return "EPERM";
-	case ESRCH: return "ESRCH";
-	case EACCES: return "EACCES";
-	case E2BIG: return "E2BIG";
-	case EAGAIN: return "EAGAIN";
-	}
-	static char b[32];
-	snprintf(b, sizeof b, "errno %d", errno);
-	return b;
-}
+#include "errname.h"
 
 #define CALL(what, call)                                      \
 	do {                                                  \

@@ -16,18 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *err(long r) {
-	if (r >= 0) return "ok";
-	switch (errno) {
-	case EINVAL: return "EINVAL";
-	case EFAULT: return "EFAULT";
-	case EBADF: return "EBADF";
-	case EINTR: return "EINTR";
-	}
-	static char b[32];
-	snprintf(b, sizeof b, "errno %d", errno);
-	return b;
-}
+#include "errname.h"
 
 /* fd_sets of 1024 bits, as the kernel reads them: longs. */
 typedef struct {

@@ -17,21 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MS 1000000L
+#include "errname.h"
 
-static const char *err(long r) {
-	if (r >= 0) return "ok";
-	switch (errno) {
-	case EINVAL: return "EINVAL";
-	case EFAULT: return "EFAULT";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case EPERM: return "EPERM";
-	}
-	static char b[32];
-	snprintf(b, sizeof b, "errno %d", errno);
-	return b;
-}
+#define MS 1000000L
 
 static long tset(int fd, int flags, long value, long interval, struct itimerspec *old) {
 	struct itimerspec it = {{interval / 1000000000L, interval % 1000000000L}, {value / 1000000000L, value % 1000000000L}};
