@@ -43,8 +43,8 @@ type fdTable struct {
 // minFDTableSize is the room of a new descriptor table (NR_OPEN_DEFAULT).
 const minFDTableSize = 64
 
-// hold grows the table's size to hold fd, as expand_files does.
-func (t *fdTable) hold(fd int) {
+// growTo grows the table's size to hold fd, as expand_files does.
+func (t *fdTable) growTo(fd int) {
 	for t.size <= fd {
 		t.size *= 2
 	}
@@ -88,7 +88,7 @@ func (t *fdTable) install(f *file, min int) (int, error) {
 	for fd := min; fd < maxFDs; fd++ {
 		if _, used := t.fds[fd]; !used {
 			t.fds[fd] = f
-			t.hold(fd)
+			t.growTo(fd)
 			f.refs++
 			return fd, nil
 		}
@@ -110,7 +110,7 @@ func (t *fdTable) fork() *fdTable {
 	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), size: minFDTableSize}
 	for fd, f := range t.fds {
 		c.fds[fd] = f
-		c.hold(fd)
+		c.growTo(fd)
 		f.refs++
 	}
 	for fd := range t.cloexec {
@@ -138,7 +138,7 @@ func (t *fdTable) installAt(f *file, fd int) error {
 		t.close(fd)
 	}
 	t.fds[fd] = f
-	t.hold(fd)
+	t.growTo(fd)
 	f.refs++
 	return nil
 }
