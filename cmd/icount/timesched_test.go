@@ -28,6 +28,7 @@ func TestTimesched(t *testing.T) {
 		lines      int
 	}{
 		{"posixtimers", "parent's timer still armed: 1\ndone\n", 80},
+		{"timerthread", "one-shot ran: 1\ntimer_delete one-shot: 0\n", 8},
 		{"sched", "tgsigqueueinfo SI_USER to the parent: EPERM; handler: sig 0 code 0 pid 0 value 0\ndone\n", 170},
 		{"select", "select cut by SIGALRM: EINTR 0\n  handled 14, left in (4 s, 5 s): 1\ndone\n", 40},
 		{"timerfd", "parent: read after the child: EAGAIN -1 count 0\nclosed: gettime EBADF\ndone\n", 45},
