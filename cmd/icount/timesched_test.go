@@ -20,7 +20,7 @@ import (
 // these calls, with its own timer ids, a lost sigev_value, ENOSYS for the
 // robust lists, its own siginfo and sched_attr conversions, a thread of
 // its own that keeps its nice value, and pselect6's time left not written
-// back), and exits 0.
+// back), and exits 0; a second run does the same work (sameRun).
 func TestTimesched(t *testing.T) {
 	cred := unprivileged(t)
 	for _, c := range []struct {
@@ -45,6 +45,9 @@ func TestTimesched(t *testing.T) {
 				r := runIcount(t, nil, []string{"--fixed-clock"}, bin)
 				if r.status != 0 || r.stdout != want {
 					t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+				}
+				if diff := sameRun(r, runIcount(t, nil, []string{"--fixed-clock"}, bin)); diff != "" {
+					t.Errorf("a second run differs: %s", diff)
 				}
 			})
 		}
