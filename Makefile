@@ -73,7 +73,7 @@ TESTPROGS  += $(FSOPS_BINS)
 # The time, scheduling and process-attribute calls (cmd/icount/timesched_test.go):
 # POSIX timers, timerfd, select, the sched_* family, priorities, capabilities;
 # amd64 musl- and glibc-static, arm64 glibc-static.
-TIMESCHED_C    := posixtimers timerthread sched select timerfd mlock
+TIMESCHED_C    := posixtimers timerthread sched select timerfd signalfd mlock
 TIMESCHED_BINS := $(foreach p,$(TIMESCHED_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS      += $(TIMESCHED_BINS)
 $(TIMESCHED_BINS): testdata/c/errname.h

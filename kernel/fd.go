@@ -19,6 +19,8 @@ type file struct {
 	nonblock bool // the guest asked for O_NONBLOCK
 	// timer is a timerfd's timer (sys_timerfd.go), whose eventfd f is.
 	timer *timerFD
+	// sigfd is a signalfd's state (sys_signalfd.go), whose eventfd f is.
+	sigfd *signalFD
 	// refs counts the guest descriptors open on it and the system calls
 	// blocked in it: the host descriptor closes with the last.
 	refs int

@@ -12,7 +12,7 @@ var namesAArch64 = map[uint64]string{
 	45: "truncate", 47: "fallocate", 51: "chroot",
 	58: "vhangup", 60: "quotactl",
 	69: "preadv", 70: "pwritev",
-	74: "signalfd4", 75: "vmsplice", 76: "splice", 77: "tee", 81: "sync", 84: "sync_file_range",
+	75: "vmsplice", 76: "splice", 77: "tee", 81: "sync", 84: "sync_file_range",
 	89:  "acct",
 	97:  "unshare",
 	104: "kexec_load", 105: "init_module",

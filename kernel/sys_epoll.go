@@ -146,8 +146,10 @@ func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64
 		return 0, unix.EINVAL
 	}
 	events := make([]unix.EpollEvent, min(uint64(int32(maxEvents)), maxEpollEvents))
+	t := p.k.cur
 	try := func() (uint64, error, bool) {
 		p.k.expireTimerfds()
+		p.syncSignalfds(t)
 		n, err := unix.EpollWait(ep.host, events, 0)
 		if err == unix.EINTR {
 			return 0, nil, false

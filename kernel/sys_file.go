@@ -143,7 +143,7 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 
 // writeFile writes buf to f, the guest's descriptor fd.
 func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
-	if f.timer != nil {
+	if f.timer != nil || f.sigfd != nil {
 		return 0, unix.EINVAL
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"

@@ -131,6 +131,7 @@ func (p *Process) waitReady(reqs []pollReq, timeout int64, what string, count fu
 	}
 	try := func() (uint64, error, bool) {
 		p.k.expireTimerfds()
+		p.syncSignalfds(t)
 		if _, err := unix.Poll(host, 0); err != nil && err != unix.EINTR {
 			return 0, errnoOf(err), true
 		}

@@ -50,6 +50,7 @@ var tableAArch64 = []Syscall{
 	{71, "sendfile", sysSendfile, Full, ""},
 	{72, "pselect6", sysPselect6, Full, "as select, with a timespec; the signal mask holds during the wait (a handler the wait's EINTR runs returns to the mask before)"},
 	{73, "ppoll", sysPpoll, Full, "as poll; the signal mask holds during the wait (a handler the wait's EINTR runs returns to the mask before); the time left written back to the timespec"},
+	{74, "signalfd4", sysSignalfd4, Full, "a read takes the reading thread's pending signals of the set as signalfd_siginfo (its own first, lowest number first), blocks or EAGAIN when none; poll and epoll see it readable for the thread that waits; SFD_NONBLOCK, SFD_CLOEXEC; a second call changes the set"},
 	{78, "readlinkat", sysReadlinkat, Full, "/proc/self/exe is the binary's path"},
 	{79, "newfstatat", sysNewfstatat, Full, ""},
 	{80, "fstat", sysFstat, Full, ""},

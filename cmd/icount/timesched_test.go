@@ -1,9 +1,9 @@
 package main
 
 // The time, scheduling and process-attribute calls (kernel/sys_posixtimer.go,
-// sys_timerfd.go, sys_select.go, sys_sched.go, sys_caps.go, sys_mlock.go
-// and their neighbours), which Ruby (timer_create) and Node (capget) make
-// at start (issue 15).
+// sys_timerfd.go, sys_signalfd.go, sys_select.go, sys_sched.go, sys_caps.go,
+// sys_mlock.go and their neighbours), which Ruby (timer_create) and Node
+// (capget) make at start (issue 15).
 
 import (
 	"os"
@@ -32,6 +32,7 @@ func TestTimesched(t *testing.T) {
 		{"sched", "tgsigqueueinfo SI_USER to the parent: EPERM; handler: sig 0 code 0 pid 0 value 0\ndone\n", 170},
 		{"select", "select cut by SIGALRM: EINTR 0\n  handled 14, left in (4 s, 5 s): 1\ndone\n", 40},
 		{"timerfd", "parent: read after the child: EAGAIN -1 count 0\nclosed: gettime EBADF\ndone\n", 45},
+		{"signalfd", "  signo 17 errno 0 code 1 pid ok 1 uid 1000 tid 0 overrun 0 status 7 int 0 ptr 0 addr 0\ndone\n", 35},
 		{"mlock", "msync across the hole to a locked page, MS_INVALIDATE: EBUSY\ndone\n", 50},
 	} {
 		for _, prog := range []string{"c/" + c.name + "-musl", "c/" + c.name + "-glibc", "arm64/c/" + c.name + "-glibc"} {
