@@ -15,7 +15,7 @@ var tableAArch64 = []Syscall{
 	{19, "eventfd2", sysEventfd2, Full, "a host eventfd; a read or write that would block blocks the thread"},
 	{20, "epoll_create1", sysEpollCreate1, Full, "a host epoll instance watching the guest's files"},
 	{21, "epoll_ctl", sysEpollCtl, Partial, "two descriptors of one file (dup) cannot both be in one instance (EEXIST)"},
-	{22, "epoll_pwait", sysEpollPwait, Partial, "waits in guest time, polled at scheduling points; a wait forever on a terminal alone counts as a deadlock when every thread waits; the signal mask is not applied during the wait"},
+	{22, "epoll_pwait", sysEpollPwait, Partial, "waits in guest time, polled at scheduling points; a wait forever on a terminal alone counts as a deadlock when every thread waits; the signal mask holds during the wait (a handler the wait's EINTR runs returns to the mask before)"},
 	{23, "dup", sysDup, Full, ""},
 	{24, "dup3", sysDup3, Full, ""},
 	{25, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; locks stop the run"},

@@ -171,7 +171,7 @@ var tableX86_64 = []Syscall{
 	{273, "set_robust_list", sysSetRobustList, Partial, "recorded; robust futexes are not released when their thread exits"},
 	{274, "get_robust_list", sysGetRobustList, Full, "the list set_robust_list set for the thread"},
 	{280, "utimensat", sysUtimensat, Full, "UTIME_NOW and NULL times are now (under --fixed-clock, as every change the guest makes, in guest time: the host's file keeps the host's); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
-	{281, "epoll_pwait", sysEpollPwait, Partial, "as epoll_wait; the signal mask is not applied during the wait"},
+	{281, "epoll_pwait", sysEpollPwait, Partial, "as epoll_wait; the signal mask holds during the wait (a handler the wait's EINTR runs returns to the mask before)"},
 	{282, "signalfd", sysSignalfd, Full, "as signalfd4 without flags"},
 	{283, "timerfd_create", sysTimerfdCreate, Full, "CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME (expiring in guest time), the alarm clocks EPERM; TFD_NONBLOCK, TFD_CLOEXEC; a host eventfd holds the count: read, poll and epoll as Linux's; write EINVAL"},
 	{284, "eventfd", sysEventfd, Full, "a host eventfd; a read or write that would block blocks the thread"},

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -199,6 +200,29 @@ int main(void) {
 	sigprocmask(SIG_BLOCK, NULL, &old);
 	printf("ppoll mask lets SIGUSR1 in: %s; handled %d, blocked again %d, left in (4 s, 5 s]: %d\n", err(rr), (int)handled,
 	       sigismember(&old, SIGUSR1), ts.tv_sec == 4 || (ts.tv_sec == 5 && ts.tv_nsec == 0));
+	/* epoll_pwait: the same mask. */
+	int ep = epoll_create1(0);
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 1};
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	raise(SIGUSR1);
+	handled = 0;
+	rr = syscall(SYS_epoll_pwait, ep, &ev, 1, 5000, &m, 8);
+	sigprocmask(SIG_BLOCK, NULL, &old);
+	printf("epoll_pwait mask lets SIGUSR1 in: %s; handled %d, blocked again %d\n", err(rr), (int)handled,
+	       sigismember(&old, SIGUSR1));
+	raise(SIGUSR1);
+	handled = 0;
+	rr = syscall(SYS_epoll_pwait, ep, &ev, 1, 0, &m, 8);
+	sigpending(&pending);
+	printf("epoll_pwait mask, timeout 0: %s %ld; handled %d, still pending %d\n", err(rr), rr, (int)handled,
+	       sigismember(&pending, SIGUSR1));
+	printf("epoll_pwait mask size 4: %s\n", err(syscall(SYS_epoll_pwait, ep, &ev, 1, 0, &m, 4)));
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL); /* the pending SIGUSR1 is handled */
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	handled = 0;
+
 	ts = (struct timespec){0, 30000000};
 	rr = syscall(SYS_ppoll, &pfd, 1, &ts, NULL, 8);
 	printf("ppoll empty, 30 ms: %s %ld, left %ld %ld\n", err(rr), rr, (long)ts.tv_sec, (long)ts.tv_nsec);
