@@ -197,8 +197,8 @@ func priorityBound(policy int32, rt uint64) (uint64, error) {
 }
 
 // rrInterval is the time slice sched_rr_get_interval reports for a
-// thread outside SCHED_RR: Linux's EEVDF slice of 3 ms rounded down to
-// whole 4 ms ticks (250 Hz).
+// thread outside SCHED_RR: Linux's EEVDF slice (slice, at most 2.8 ms) in
+// whole ticks of a 250 Hz kernel (4 ms), none.
 const rrInterval = 0
 
 func sysSchedRrGetInterval(t *Task, a [6]uint64) (uint64, error) {

@@ -90,7 +90,7 @@ var tableAArch64 = []Syscall{
 	{124, "sched_yield", sysSchedYield, Full, "the next thread runs"},
 	{125, "sched_get_priority_max", sysSchedGetPriorityMax, Full, "99 for SCHED_FIFO and SCHED_RR, 0 for the others"},
 	{126, "sched_get_priority_min", sysSchedGetPriorityMin, Full, "1 for SCHED_FIFO and SCHED_RR, 0 for the others"},
-	{127, "sched_rr_get_interval", sysSchedRrGetInterval, Full, "fixed: 0 (no SCHED_RR thread can exist)"},
+	{127, "sched_rr_get_interval", sysSchedRrGetInterval, Full, "fixed: 0, the EEVDF slice in whole ticks of a 250 Hz kernel (no SCHED_RR thread can exist)"},
 	{129, "kill", sysKill, Full, "to a process, a process group, or every process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR, or with SA_RESTART makes a read, write or untimed futex wait again), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},
 	{130, "tkill", sysTkill, Full, "to one thread, of any process; as kill"},
 	{131, "tgkill", sysTgkill, Full, "to one thread of a process; as kill"},

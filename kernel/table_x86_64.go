@@ -115,7 +115,7 @@ var tableX86_64 = []Syscall{
 	{145, "sched_getscheduler", sysSchedGetscheduler, Full, "the policy set, SCHED_OTHER at the start"},
 	{146, "sched_get_priority_max", sysSchedGetPriorityMax, Full, "99 for SCHED_FIFO and SCHED_RR, 0 for the others"},
 	{147, "sched_get_priority_min", sysSchedGetPriorityMin, Full, "1 for SCHED_FIFO and SCHED_RR, 0 for the others"},
-	{148, "sched_rr_get_interval", sysSchedRrGetInterval, Full, "fixed: 0 (no SCHED_RR thread can exist)"},
+	{148, "sched_rr_get_interval", sysSchedRrGetInterval, Full, "fixed: 0, the EEVDF slice in whole ticks of a 250 Hz kernel (no SCHED_RR thread can exist)"},
 	{149, "mlock", sysMlock, Full, "pages counted against RLIMIT_MEMLOCK (8 MiB) as Linux counts them; ENOMEM past it or for a hole; guest memory is never paged out anyway"},
 	{150, "munlock", sysMunlock, Full, ""},
 	{151, "mlockall", sysMlockall, Partial, "MCL_CURRENT if the mapped pages fit in RLIMIT_MEMLOCK (ENOMEM otherwise); MCL_FUTURE stops the run"},
