@@ -170,17 +170,22 @@ func (p *Process) queuedInfo(sig int) *sigInfo {
 // forward moves an interval timer's deadline past now, by whole
 // intervals, and returns how many.
 func (p *Process) forward(tm *posixTimer) int64 {
-	now := p.now()
-	if tm.deadline > now {
-		return 0
-	}
-	n := (now-tm.deadline)/tm.interval + 1
-	if tm.interval > (noDeadline-tm.deadline)/n {
-		tm.deadline = noDeadline
-	} else {
-		tm.deadline += n * tm.interval
-	}
+	var n int64
+	tm.deadline, n = tm.forwardPast(p.now())
 	return n
+}
+
+// forwardPast is the deadline of an interval timer moved on past now by
+// whole intervals (noDeadline past the end of time), and how many.
+func (it itimer) forwardPast(now int64) (int64, int64) {
+	if it.deadline > now {
+		return it.deadline, 0
+	}
+	n := (now-it.deadline)/it.interval + 1
+	if it.interval > (noDeadline-it.deadline)/n {
+		return noDeadline, n
+	}
+	return it.deadline + n*it.interval, n
 }
 
 // timerDelivered completes a timer's siginfo as its signal is delivered

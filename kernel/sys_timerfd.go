@@ -35,14 +35,13 @@ func (tf *timerFD) expire(now int64) {
 	if tf.deadline > now {
 		return
 	}
-	n := uint64(1)
+	n := int64(1)
 	if tf.interval == 0 {
 		tf.deadline = noDeadline
 	} else {
-		n += uint64((now - tf.deadline) / tf.interval)
-		tf.deadline += int64(n) * tf.interval
+		tf.deadline, n = tf.forwardPast(now)
 	}
-	unix.Write(tf.file.host, binary.LittleEndian.AppendUint64(nil, n))
+	unix.Write(tf.file.host, binary.LittleEndian.AppendUint64(nil, uint64(n)))
 }
 
 // expireTimerfds counts the expiries of every timerfd still open; it
