@@ -32,7 +32,9 @@ const siTimer = -2
 const maxPosixTimers = 1 << 15
 
 // Clock ids timer_create gives EOPNOTSUPP: clocks without timers, and the
-// alarm clocks (EPERM without CAP_WAKE_ALARM) refused apart.
+// alarm clocks, which need a real-time clock device (/dev/rtc) the guest
+// has none of (timerfd_create refuses them with EPERM first: without
+// CAP_WAKE_ALARM).
 const (
 	clockMonotonicRaw    = 4
 	clockRealtimeCoarse  = 5
@@ -258,7 +260,7 @@ func sysTimerCreate(t *Task, a [6]uint64) (uint64, error) {
 	}
 	switch {
 	case clock == clockRealtimeAlarm || clock == clockBoottimeAlarm:
-		return 0, unix.EPERM // without CAP_WAKE_ALARM
+		return 0, unix.EOPNOTSUPP // no real-time clock device to wake the machine
 	case clock < 0 && clock&4 != 0 && int(^(clock>>3)) != 0 && p.threadByTID(int(^(clock>>3))) == nil:
 		return 0, unix.EINVAL // another process's thread
 	}

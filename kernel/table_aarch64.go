@@ -73,7 +73,7 @@ var tableAArch64 = []Syscall{
 	{101, "nanosleep", sysNanosleep, Full, "--fixed-clock: advances the clock and returns at once; otherwise sleeps on the host"},
 	{102, "getitimer", sysGetitimer, Full, "ITIMER_REAL as set; the CPU-time timers read disarmed"},
 	{103, "setitimer", sysSetitimer, Partial, "ITIMER_REAL: SIGALRM when guest time reaches it (the CPU then runs in slices and guest time passes at one instruction a nanosecond under --fixed-clock); ITIMER_VIRTUAL and ITIMER_PROF stop the run"},
-	{107, "timer_create", sysTimerCreate, Full, "every clock with timers (each expires at guest time, the CPU-time clocks too), the alarm clocks EPERM, the others EOPNOTSUPP; SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID; ids from 0 per process; not inherited by fork, deleted by exec; a timer's signal while another of its number is pending stops the run (Linux queues both)"},
+	{107, "timer_create", sysTimerCreate, Full, "every clock with timers (each expires at guest time, the CPU-time clocks too), the others and the alarm clocks EOPNOTSUPP (no /dev/rtc); SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID; ids from 0 per process; not inherited by fork, deleted by exec; a timer's signal while another of its number is pending stops the run (Linux queues both)"},
 	{108, "timer_gettime", sysTimerGettime, Full, ""},
 	{109, "timer_getoverrun", sysTimerGetoverrun, Full, ""},
 	{110, "timer_settime", sysTimerSettime, Full, "relative and TIMER_ABSTIME, intervals armed again at delivery with the intervals missed as overrun; a signal sent before is dropped; the old value"},

@@ -139,7 +139,7 @@ var tableX86_64 = []Syscall{
 	{217, "getdents64", sysGetdents64, Full, ""},
 	{218, "set_tid_address", sysSetTidAddress, Full, ""},
 	{221, "fadvise64", sysFadvise64, Full, "accepted: advice changes only caching"},
-	{222, "timer_create", sysTimerCreate, Full, "every clock with timers (each expires at guest time, the CPU-time clocks too), the alarm clocks EPERM, the others EOPNOTSUPP; SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID; ids from 0 per process; not inherited by fork, deleted by exec; a timer's signal while another of its number is pending stops the run (Linux queues both)"},
+	{222, "timer_create", sysTimerCreate, Full, "every clock with timers (each expires at guest time, the CPU-time clocks too), the others and the alarm clocks EOPNOTSUPP (no /dev/rtc); SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID; ids from 0 per process; not inherited by fork, deleted by exec; a timer's signal while another of its number is pending stops the run (Linux queues both)"},
 	{223, "timer_settime", sysTimerSettime, Full, "relative and TIMER_ABSTIME, intervals armed again at delivery with the intervals missed as overrun; a signal sent before is dropped; the old value"},
 	{224, "timer_gettime", sysTimerGettime, Full, ""},
 	{225, "timer_getoverrun", sysTimerGetoverrun, Full, ""},

@@ -43,6 +43,8 @@ int main(void) {
 	printf("create clock 99: %s\n", err(syscall(SYS_timerfd_create, 99, 0)));
 	printf("create CLOCK_MONOTONIC_RAW: %s\n", err(syscall(SYS_timerfd_create, CLOCK_MONOTONIC_RAW, 0)));
 	printf("create CLOCK_PROCESS_CPUTIME_ID: %s\n", err(syscall(SYS_timerfd_create, CLOCK_PROCESS_CPUTIME_ID, 0)));
+	printf("create CLOCK_REALTIME_ALARM: %s\n", err(syscall(SYS_timerfd_create, CLOCK_REALTIME_ALARM, 0)));
+	printf("create CLOCK_BOOTTIME_ALARM: %s\n", err(syscall(SYS_timerfd_create, CLOCK_BOOTTIME_ALARM, 0)));
 	printf("create flags 1: %s\n", err(syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 1)));
 	printf("create flags O_RDWR: %s\n", err(syscall(SYS_timerfd_create, CLOCK_MONOTONIC, O_RDWR)));
 	int fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
