@@ -91,6 +91,14 @@ TESTPROGS   += $(ABSENT_BINS)
 FILEOPS2_BINS := $(BUILD)/c/fileops2-musl $(BUILD)/c/fileops2-glibc $(BUILD)/arm64/c/fileops2-glibc
 TESTPROGS     += $(FILEOPS2_BINS)
 
+# The time, scheduling and process-attribute calls (cmd/icount/timesched_test.go):
+# POSIX timers, timerfd, select, the sched_* family, priorities, capabilities;
+# amd64 musl- and glibc-static, arm64 glibc-static.
+TIMESCHED_C    := posixtimers timerthread sched select timerfd signalfd mlock
+TIMESCHED_BINS := $(foreach p,$(TIMESCHED_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS      += $(TIMESCHED_BINS)
+$(TIMESCHED_BINS): testdata/c/errname.h
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and

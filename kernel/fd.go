@@ -22,6 +22,10 @@ type file struct {
 	// count: a transfer of fewer bytes fails EINVAL, so a transfer of
 	// none cannot stand for the checks Linux makes first (emptyIO).
 	counted bool
+	// timer is a timerfd's timer (sys_timerfd.go), whose eventfd f is.
+	timer *timerFD
+	// sigfd is a signalfd's state (sys_signalfd.go), whose eventfd f is.
+	sigfd *signalFD
 	// refs counts the guest descriptors open on it and the system calls
 	// blocked in it: the host descriptor closes with the last.
 	refs int
@@ -45,6 +49,21 @@ type fdTable struct {
 	// locks is the Kernel's lock table: the table owns POSIX locks,
 	// which end when it closes any descriptor of their file.
 	locks *lockTable
+	// size is how many descriptors Linux's table would have room for:
+	// 64, then the power of two past the highest descriptor it held (it
+	// never shrinks; a fork's is sized for the descriptors open). select
+	// looks no further.
+	size int
+}
+
+// minFDTableSize is the room of a new descriptor table (NR_OPEN_DEFAULT).
+const minFDTableSize = 64
+
+// growTo grows the table's size to hold fd, as expand_files does.
+func (t *fdTable) growTo(fd int) {
+	for t.size <= fd {
+		t.size *= 2
+	}
 }
 
 // oCloexec is O_CLOEXEC as both guest arches number it (also SOCK_CLOEXEC,
@@ -55,7 +74,7 @@ const oCloexec = 0x80000
 // icount was started with, and none for one it was started without (the
 // guest sees EBADF there, and its next open takes the number).
 func newFDTable(locks *lockTable) *fdTable {
-	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks}
+	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks, size: minFDTableSize}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
 		if !hoststdio.Closed(fd) {
 			t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
@@ -90,6 +109,7 @@ func (t *fdTable) install(f *file, min int) (int, error) {
 	for fd := min; fd < maxFDs; fd++ {
 		if _, used := t.fds[fd]; !used {
 			t.fds[fd] = f
+			t.growTo(fd)
 			f.refs++
 			return fd, nil
 		}
@@ -108,9 +128,11 @@ func (t *fdTable) installFlags(f *file, min int, flags uint64) (int, error) {
 
 // fork copies the table for a child process.
 func (t *fdTable) fork() *fdTable {
-	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), locks: t.locks}
+	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), locks: t.locks,
+		size: minFDTableSize}
 	for fd, f := range t.fds {
 		c.fds[fd] = f
+		c.growTo(fd)
 		f.refs++
 	}
 	for fd := range t.cloexec {
@@ -140,6 +162,7 @@ func (t *fdTable) installAt(f *file, fd int) error {
 		t.close(fd)
 	}
 	t.fds[fd] = f
+	t.growTo(fd)
 	f.refs++
 	return nil
 }

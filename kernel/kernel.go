@@ -92,6 +92,8 @@ type Kernel struct {
 	procList []*Process
 	first    *Process
 
+	timerfds []*timerFD // every timerfd made (sys_timerfd.go)
+
 	futexes map[futexKey]*futexQueue // waits, by address space and address
 	waitSeq uint64                   // futex waits so far
 

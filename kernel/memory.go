@@ -36,6 +36,8 @@ type addressSpace struct {
 	// fork's child would share with its parent, which icount copies, so
 	// a fork while one is still mapped is refused.
 	sharedAnon [][2]uint64
+	// locked are the pages mlock locked (sys_mlock.go).
+	locked spans[lockedRange]
 }
 
 func newAddressSpace(cpu CPU) *addressSpace {
@@ -82,6 +84,7 @@ func (m *addressSpace) mapped(start, end uint64) bool {
 // unmap removes every mapping in [start, end); unmapped parts are skipped,
 // as munmap does. Translated code of removed executable pages is dropped.
 func (m *addressSpace) unmap(start, end uint64) error {
+	m.locked.cut(start, end)
 	gone := m.vmas.cut(start, end)
 	for i, v := range gone {
 		err := m.cpu.Unmap(v.start, v.end-v.start)

@@ -69,7 +69,9 @@ type Process struct {
 	fds   *fdTable
 	cwd   *workdir // nil: icount's own working directory
 	umask uint32
-	rng   *rand.ChaCha8
+	// persona is its personality(2) (sys_sched.go).
+	persona uint32
+	rng     *rand.ChaCha8
 
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	// Signals sent to the process while every thread blocked them, and
@@ -81,6 +83,10 @@ type Process struct {
 
 	tasks []*Task // its threads alive, in creation order; the first is the process's own
 	alarm itimer  // ITIMER_REAL (sys_timer.go)
+	// timers are its POSIX timers, in creation order; nextTimerID is the
+	// id timer_create tries first (sys_posixtimer.go).
+	timers      []*posixTimer
+	nextTimerID int32
 
 	exited     bool // it exited or was killed: a zombie until its parent waits
 	exitStatus int  // the status its exit gave (0-255), or 128+signal

@@ -214,9 +214,9 @@ func (k *Kernel) pickNext(from *Task) (*Task, error) {
 				return t, nil
 			}
 		}
-		earliest := int64(noDeadline)
+		earliest := k.nextTimerfd()
 		for p := range k.live() {
-			earliest = min(earliest, p.alarm.deadline)
+			earliest = min(earliest, p.nextExpiry())
 		}
 		for _, t := range k.tasks {
 			if t.state == blocked {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
@@ -118,17 +119,32 @@ type sigInfo struct {
 	pid, uid    uint32 // kill, tkill, tgkill, SIGCHLD
 	status      int32  // SIGCHLD: the exit status or the signal
 	addr        uint64 // faults
+	// A POSIX timer's (code SI_TIMER): its id, overrun and sigev_value,
+	// and the timer_settime it was sent after (posixTimer.gen).
+	timerID, overrun int32
+	value            uint64
+	gen              uint64
+	// raw, if not nil, is the whole siginfo_t (rt_sigqueueinfo's).
+	raw []byte
 }
 
 // bytes lays the siginfo_t out (128 bytes on both arches).
 func (i sigInfo) bytes() []byte {
+	if i.raw != nil {
+		return slices.Clone(i.raw)
+	}
 	b := make([]byte, 128)
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], uint32(i.signo))
 	le.PutUint32(b[8:], uint32(i.code))
-	if i.addr != 0 {
+	switch {
+	case i.code == siTimer:
+		le.PutUint32(b[16:], uint32(i.timerID))
+		le.PutUint32(b[20:], uint32(i.overrun))
+		le.PutUint64(b[24:], i.value)
+	case i.addr != 0:
 		le.PutUint64(b[16:], i.addr)
-	} else {
+	default:
 		le.PutUint32(b[16:], i.pid)
 		le.PutUint32(b[20:], i.uid)
 		le.PutUint32(b[24:], uint32(i.status))
@@ -242,15 +258,21 @@ func (p *Process) pending(t *Task) uint64 { return t.sig.pending | p.sharedPendi
 func (p *Process) deliverable(t *Task) uint64 { return p.pending(t) &^ t.sig.mask }
 
 // takePending takes sig off what is pending for t (its own first) and
-// returns its siginfo.
-func (p *Process) takePending(t *Task, sig int) sigInfo {
+// returns its siginfo; false for a timer's signal that is dropped instead
+// (timerDelivered).
+func (p *Process) takePending(t *Task, sig int) (sigInfo, bool) {
 	b := sigBit(sig)
+	info := &p.sharedInfo[sig-1]
 	if t.sig.pending&b != 0 {
 		t.sig.pending &^= b
-		return t.sig.info[sig-1]
+		info = &t.sig.info[sig-1]
+	} else {
+		p.sharedPending &^= b
 	}
-	p.sharedPending &^= b
-	return p.sharedInfo[sig-1]
+	if info.code == siTimer && info.raw == nil && !p.timerDelivered(info) {
+		return sigInfo{}, false
+	}
+	return *info, true
 }
 
 // signalPoint runs as the running thread goes on from a scheduling point:
@@ -264,12 +286,13 @@ func (p *Process) signalPoint() error {
 			return err
 		}
 	}
+	defer t.endWaitMask(false) // no handler ran: pselect6's or ppoll's mask goes
 	for !p.exited && p.deliverable(t) != 0 {
 		sig := bits.TrailingZeros64(p.deliverable(t)) + 1
-		info := p.takePending(t, sig)
+		info, ok := p.takePending(t, sig)
 		act := p.action(sig)
 		switch {
-		case act.ignored(sig):
+		case !ok, act.ignored(sig):
 			continue
 		case act.handler == sigDFL:
 			p.killBy(sig)
@@ -285,6 +308,35 @@ func (p *Process) signalPoint() error {
 		return nil
 	}
 	return nil
+}
+
+// setWaitMask makes mask the thread's signal mask while pselect6, ppoll
+// or epoll_pwait waits: endWaitMask puts the mask before back as the call
+// returns, unless a signal interrupted it, whose handler then returns to
+// that mask (as rt_sigsuspend's does).
+func (t *Task) setWaitMask(mask uint64) {
+	t.sig.suspended, t.sig.suspendedMask = true, t.sig.mask
+	t.sig.mask = mask &^ unblockable
+}
+
+// useWaitMask reads the signal mask (a sigset_t of size bytes at addr,
+// none if addr is 0) a waiting call is given, and sets it (setWaitMask).
+func (t *Task) useWaitMask(addr, size uint64) error {
+	if addr == 0 {
+		return nil
+	}
+	mask, err := t.proc.readSigset(addr, size)
+	if err == nil {
+		t.setWaitMask(mask)
+	}
+	return err
+}
+
+// endWaitMask ends setWaitMask's mask, unless the call was interrupted.
+func (t *Task) endWaitMask(interrupted bool) {
+	if t.sig.suspended && !interrupted {
+		t.sig.mask, t.sig.suspended = t.sig.suspendedMask, false
+	}
 }
 
 // deliver enters act's handler for sig on the running thread: it writes

@@ -107,10 +107,13 @@ func sysEpollWait(t *Task, a [6]uint64) (uint64, error) {
 	return p.epollWait(a[0], a[1], a[2], msTimeout(a[3]))
 }
 
-// sysEpollPwait is epoll_pwait; the signal mask a[4] is not applied during
-// the wait.
+// sysEpollPwait is epoll_pwait: the signal mask a[4] holds during the wait
+// (setWaitMask).
 func sysEpollPwait(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
+	if err := t.useWaitMask(a[4], a[5]); err != nil {
+		return 0, err
+	}
 	return p.epollWait(a[0], a[1], a[2], msTimeout(a[3]))
 }
 
@@ -119,6 +122,9 @@ func sysEpollPwait2(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	timeout, err := p.readTimeout(a[3])
 	if err != nil {
+		return 0, err
+	}
+	if err := t.useWaitMask(a[4], a[5]); err != nil {
 		return 0, err
 	}
 	return p.epollWait(a[0], a[1], a[2], timeout)
@@ -136,7 +142,19 @@ func msTimeout(v uint64) int64 {
 
 // epollWait waits up to timeout nanoseconds (forever when negative) for
 // events on the instance epfd, and writes up to maxEvents of them at addr.
+// A signal the thread's mask lets through (epoll_pwait's may) ends a wait
+// with EINTR; the mask epoll_pwait set goes as the call ends, unless a
+// signal interrupted it (endWaitMask).
 func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64, error) {
+	t := p.k.cur
+	ret, err := p.epollWaitFor(t, epfd, addr, maxEvents, timeout)
+	if err != errBlocked {
+		t.endWaitMask(err == unix.EINTR)
+	}
+	return ret, err
+}
+
+func (p *Process) epollWaitFor(t *Task, epfd, addr, maxEvents uint64, timeout int64) (uint64, error) {
 	ep, err := p.fds.get(epfd)
 	if err != nil {
 		return 0, err
@@ -147,6 +165,8 @@ func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64
 	}
 	events := make([]unix.EpollEvent, min(uint64(int32(maxEvents)), maxEpollEvents))
 	try := func() (uint64, error, bool) {
+		p.k.expireTimerfds()
+		p.syncSignalfds(t)
 		n, err := unix.EpollWait(ep.host, events, 0)
 		if err == unix.EINTR {
 			return 0, nil, false
@@ -169,12 +189,20 @@ func (p *Process) epollWait(epfd, addr, maxEvents uint64, timeout int64) (uint64
 	if ret, err, done := try(); done || timeout == 0 {
 		return ret, err
 	}
+	if p.deliverable(t) != 0 {
+		p.k.switching = true // delivered as the call returns
+		return 0, unix.EINTR
+	}
 	deadline := int64(noDeadline)
 	if timeout > 0 {
 		deadline = p.deadlineAfter(timeout)
 	}
 	ep.hold()
+	eintr := int64(unix.EINTR)
 	return p.block(&wait{what: fmt.Sprintf("events of epoll instance fd %d", uint32(epfd)), deadline: deadline,
-		ready: try, release: func() { ep.release() },
+		ready: try, release: func() {
+			ep.release()
+			t.endWaitMask(t.result == uint64(-eintr))
+		},
 		timedOut: func() (uint64, error) { return 0, nil }})
 }

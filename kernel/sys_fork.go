@@ -59,7 +59,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
 		fds: p.fds.fork(), sigactions: make(map[uint64][]byte, len(p.sigactions)),
 		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline},
-		cwd: p.cwd, umask: p.umask}
+		cwd: p.cwd, umask: p.umask, persona: p.persona}
 	if p.cwd != nil {
 		p.cwd.refs++
 	}
@@ -72,7 +72,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 	var seed [32]byte
 	p.rng.Read(seed[:])
 	child.rng = rand.NewChaCha8(seed)
-	task := &Task{proc: child, tid: child.pid, name: t.name, io: t.inheritIO(c.flags)}
+	task := &Task{proc: child, tid: child.pid, name: t.name, io: t.inheritIO(c.flags), sched: t.sched.forked()}
 	task.sig.mask = t.sig.mask
 	task.sig.altstack = slices.Clone(t.sig.altstack)
 	if c.flags&cloneVM != 0 {
@@ -198,6 +198,7 @@ func (m *addressSpace) forkTo(cpu CPU) *addressSpace {
 	c.cpu = cpu
 	c.vmas = m.vmas.clone()
 	c.sharedAnon = nil
+	c.locked = spans[lockedRange]{} // a child inherits no lock
 	return &c
 }
 
@@ -302,6 +303,7 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 		}
 	}
 	t.sig.altstack = nil
+	p.timers = nil
 	old := p.img
 	old.Exit = ImageExit{Exec: true}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {

@@ -20,9 +20,12 @@ func sysENOSYS(t *Task, a [6]uint64) (uint64, error)  { return 0, unix.ENOSYS }
 
 // Resource limits (RLIMIT_*) the guest sees.
 const (
-	rlimitStack  = 3
-	rlimitNofile = 7
-	rlimInfinity = ^uint64(0)
+	rlimitStack   = 3
+	rlimitNofile  = 7
+	rlimitMemlock = 8
+	rlimitNice    = 13
+	rlimitRtprio  = 14
+	rlimInfinity  = ^uint64(0)
 )
 
 func rlimit(resource uint64) (cur, max uint64) {
@@ -31,6 +34,10 @@ func rlimit(resource uint64) (cur, max uint64) {
 		return 8 << 20, rlimInfinity
 	case rlimitNofile:
 		return maxFDs, maxFDs
+	case rlimitMemlock:
+		return memlockLimit, memlockLimit
+	case rlimitNice, rlimitRtprio:
+		return 0, 0 // what sys_sched.go lets an unprivileged thread do
 	}
 	return rlimInfinity, rlimInfinity
 }

@@ -1,9 +1,12 @@
 package kernel
 
 import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
-	"math/bits"
 )
 
 // Signal system calls: handlers, masks, alternate stacks, sending signals
@@ -128,12 +131,16 @@ func sysRtSigtimedwait(t *Task, a [6]uint64) (uint64, error) {
 		deadline = p.deadlineAfter(d)
 	}
 	take := func() (uint64, error, bool) {
-		ready := p.pending(t) & set
-		if ready == 0 {
-			return 0, nil, false
+		var sig int
+		var info sigInfo
+		for ok := false; !ok; {
+			ready := p.pending(t) & set
+			if ready == 0 {
+				return 0, nil, false
+			}
+			sig = bits.TrailingZeros64(ready) + 1
+			info, ok = p.takePending(t, sig)
 		}
-		sig := bits.TrailingZeros64(ready) + 1
-		info := p.takePending(t, sig)
 		if a[1] != 0 {
 			if err := p.writeMem(a[1], info.bytes()); err != nil {
 				return 0, err, true
@@ -283,4 +290,115 @@ func (t *Task) tkill(tgid, tid int, sig uint64) (uint64, error) {
 		target.proc.send(target, int(sig), sigInfo{signo: int32(sig), code: siTkill, pid: uint32(t.proc.pid), uid: UID})
 	}
 	return 0, nil
+}
+
+// sigRTMin is the first real-time signal: from it on, Linux queues each
+// signal sent, where icount holds one pending signal of each number.
+const sigRTMin = 32
+
+// siginfoKernelSize is how much of a guest's siginfo_t Linux takes in
+// (struct kernel_siginfo); the rest must be zero for a si_code whose
+// layout it does not know.
+const siginfoKernelSize = 48
+
+// readQueuedInfo reads the siginfo rt_sigqueueinfo and rt_tgsigqueueinfo
+// send as sig, as __copy_siginfo_from_user takes it.
+func (p *Process) readQueuedInfo(sig uint64, addr uint64) (sigInfo, error) {
+	b, err := p.readMem(addr, 128)
+	if err != nil {
+		return sigInfo{}, err
+	}
+	le := binary.LittleEndian
+	code := int32(le.Uint32(b[8:]))
+	known := code == siKernel || code > 0 && code <= 8 || code <= 0 && code >= -7 || code == -60
+	if !known && slices.ContainsFunc(b[siginfoKernelSize:], func(c byte) bool { return c != 0 }) {
+		return sigInfo{}, unix.E2BIG
+	}
+	clear(b[siginfoKernelSize:])
+	le.PutUint32(b, uint32(sig))
+	return sigInfo{signo: int32(sig), code: code, raw: b}, nil
+}
+
+// queueSignal sends a rt_sigqueueinfo signal to the thread t, or to its
+// process when process is set. A real-time signal already pending there
+// stops the run: Linux would queue a second one.
+func queueSignal(t *Task, process bool, info sigInfo) error {
+	sig := int(info.signo)
+	p := t.proc
+	if sig >= sigRTMin && p.pendingAnywhere(sig) {
+		return errUnsupported("a second " + SignalName(sig) + " while one is pending (a queue of real-time signals)")
+	}
+	if process {
+		p.sendProcess(sig, info)
+	} else {
+		p.send(t, sig, info)
+	}
+	return nil
+}
+
+// pendingAnywhere reports whether sig is pending on the process or one of
+// its threads.
+func (p *Process) pendingAnywhere(sig int) bool {
+	pending := p.sharedPending
+	for _, t := range p.tasks {
+		pending |= t.sig.pending
+	}
+	return pending&sigBit(sig) != 0
+}
+
+// sysRtSigqueueinfo sends a signal with the caller's siginfo to a
+// process; a si_code of kill or tkill, or one claiming the kernel, only
+// to its own (EPERM).
+func sysRtSigqueueinfo(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	info, err := p.readQueuedInfo(uint64(uint32(a[1])), a[2])
+	if err != nil {
+		return 0, err
+	}
+	pid := int32(a[0])
+	if (info.code >= 0 || info.code == siTkill) && int(pid) != t.tid {
+		return 0, unix.EPERM
+	}
+	q := p.k.procs[int(pid)]
+	if pid <= 0 || q == nil || q.exited {
+		return 0, unix.ESRCH
+	}
+	if uint32(a[1]) > nsig {
+		return 0, unix.EINVAL
+	}
+	if uint32(a[1]) == 0 {
+		return 0, nil
+	}
+	return 0, queueSignal(q.tasks[0], true, info)
+}
+
+// sysRtTgsigqueueinfo sends a signal with the caller's siginfo to one
+// thread, as rt_sigqueueinfo.
+func sysRtTgsigqueueinfo(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	info, err := p.readQueuedInfo(uint64(uint32(a[2])), a[3])
+	if err != nil {
+		return 0, err
+	}
+	tgid, tid := int32(a[0]), int32(a[1])
+	if tgid <= 0 || tid <= 0 {
+		return 0, unix.EINVAL
+	}
+	if (info.code >= 0 || info.code == siTkill) && int(tid) != t.tid {
+		return 0, unix.EPERM
+	}
+	var target *Task
+	if q := p.k.procs[int(tgid)]; q != nil && !q.exited {
+		target = q.threadByTID(int(tid))
+	}
+	if target == nil {
+		return 0, unix.ESRCH
+	}
+	if uint32(a[2]) > nsig {
+		return 0, unix.EINVAL
+	}
+	if uint32(a[2]) == 0 {
+		return 0, nil
+	}
+	return 0, queueSignal(target, false, info)
 }

@@ -56,7 +56,7 @@ func sysClone(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	child := &Task{proc: p, tid: p.k.newID(), name: t.name, io: t.inheritIO(flags)}
+	child := &Task{proc: p, tid: p.k.newID(), name: t.name, io: t.inheritIO(flags), sched: t.sched.forked()}
 	child.sig.mask = t.sig.mask
 	if flags&cloneParentSettid != 0 {
 		if err := p.writeU32(ptid, uint32(child.tid)); err != nil {
@@ -145,6 +145,22 @@ func sysSetRobustList(t *Task, a [6]uint64) (uint64, error) {
 	}
 	t.robustList = a[0]
 	return 0, nil
+}
+
+// sysGetRobustList reports the robust list set_robust_list recorded for
+// a thread (0 for the caller): its head and the head's size.
+func sysGetRobustList(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	target := t
+	if pid := int32(a[0]); pid != 0 {
+		if target = p.k.taskByTID(int(pid)); target == nil {
+			return 0, unix.ESRCH
+		}
+	}
+	if err := p.writeU64(a[2], 24); err != nil {
+		return 0, err
+	}
+	return 0, p.writeU64(a[1], target.robustList)
 }
 
 func sysSchedYield(t *Task, a [6]uint64) (uint64, error) {

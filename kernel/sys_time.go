@@ -57,6 +57,12 @@ func (p *Process) readTimespec(addr uint64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return decodeTimespec(b)
+}
+
+// decodeTimespec decodes a struct timespec; EINVAL if it is not a valid
+// duration or time.
+func decodeTimespec(b []byte) (int64, error) {
 	sec, nsec := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
 	if sec < 0 || nsec < 0 || nsec >= 1e9 {
 		return 0, unix.EINVAL
@@ -262,13 +268,15 @@ func sysClockNanosleep(t *Task, a [6]uint64) (uint64, error) {
 // knows reports whether id is the pid of a process not yet reaped or the
 // tid of a live thread.
 func (k *Kernel) knows(id int) bool {
-	if k.procs[id] != nil {
-		return true
-	}
+	return k.procs[id] != nil || k.taskByTID(id) != nil
+}
+
+// taskByTID finds a live thread of any process.
+func (k *Kernel) taskByTID(tid int) *Task {
 	for _, t := range k.tasks {
-		if t.tid == id {
-			return true
+		if t.tid == tid {
+			return t
 		}
 	}
-	return false
+	return nil
 }

@@ -27,11 +27,19 @@ const (
 	itimerProf    = 2
 )
 
-// timerArmed reports whether the process's ITIMER_REAL is armed.
-func (p *Process) timerArmed() bool { return p.alarm.deadline != noDeadline }
+// timerArmed reports whether the process's ITIMER_REAL or one of its
+// POSIX timers is armed.
+func (p *Process) timerArmed() bool { return p.alarmArmed() || p.posixTimersArmed() }
 
-// timerArmed reports whether any process's ITIMER_REAL is armed.
+// alarmArmed reports whether the process's ITIMER_REAL is armed.
+func (p *Process) alarmArmed() bool { return p.alarm.deadline != noDeadline }
+
+// timerArmed reports whether any process has a timer armed, or a
+// timerfd is.
 func (k *Kernel) timerArmed() bool {
+	if k.timerfdsArmed() {
+		return true
+	}
 	for p := range k.live() {
 		if p.timerArmed() {
 			return true
@@ -44,12 +52,12 @@ func (k *Kernel) timerArmed() bool {
 // can fire: a sleep then ends at once, guest time jumping over it.
 func (k *Kernel) alone() bool { return len(k.tasks) == 1 && !k.timerArmed() }
 
-// fireTimers sends SIGALRM to each process whose ITIMER_REAL's deadline
-// has come.
+// fireTimers sends the signal of each timer whose deadline has come.
 func (k *Kernel) fireTimers() {
 	if !k.timerArmed() {
 		return
 	}
+	k.expireTimerfds()
 	// A SIGALRM may end a process, and reap others: not while iterating.
 	for _, p := range slices.Collect(k.live()) {
 		p.fireTimers()
@@ -59,7 +67,7 @@ func (k *Kernel) fireTimers() {
 // armTimer sets ITIMER_REAL to fire after value, then every interval
 // (value 0 disarms it), and returns what was left of it and its interval.
 func (p *Process) armTimer(value, interval int64) (left, oldInterval int64) {
-	if p.timerArmed() {
+	if p.alarmArmed() {
 		left = max(p.alarm.deadline-p.now(), 1)
 	}
 	oldInterval = p.alarm.interval
@@ -72,9 +80,10 @@ func (p *Process) armTimer(value, interval int64) (left, oldInterval int64) {
 }
 
 // fireTimers sends SIGALRM if ITIMER_REAL's deadline has come, and arms
-// it again for its interval.
+// it again for its interval; then the expiries of the POSIX timers.
 func (p *Process) fireTimers() {
-	if !p.timerArmed() || p.alarm.deadline > p.now() {
+	p.firePosixTimers()
+	if !p.alarmArmed() || p.alarm.deadline > p.now() {
 		return
 	}
 	p.sendProcess(int(unix.SIGALRM), sigInfo{signo: int32(unix.SIGALRM), code: siKernel})
@@ -156,7 +165,7 @@ func sysGetitimer(t *Task, a [6]uint64) (uint64, error) {
 		return 0, unix.EINVAL
 	}
 	var left int64
-	if p.timerArmed() {
+	if p.alarmArmed() {
 		left = max(p.alarm.deadline-p.now(), 1)
 	}
 	return 0, p.writeMem(a[1], itimerval(p.alarm.interval, left))

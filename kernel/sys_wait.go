@@ -37,6 +37,7 @@ func (p *Process) exitProcess(status, sig int) {
 	p.cwd.release()
 	p.cwd = nil
 	p.alarm = itimer{deadline: noDeadline}
+	p.timers = nil
 	if im := p.img; im != nil {
 		im.Exit = ImageExit{Status: p.exitStatus, Signal: sig}
 	}

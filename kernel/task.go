@@ -63,6 +63,8 @@ type Task struct {
 	// for none.
 	slot int
 	name string // prctl PR_SET_NAME
+	// sched is its scheduling policy and nice value (sys_sched.go).
+	sched schedState
 	// vforkParent is the task a CLONE_VFORK child's exec or exit
 	// releases (it waits until then); nil for none.
 	vforkParent *Task

@@ -161,6 +161,13 @@ func (p *Process) readFile(f *file, fd uint64, buf []byte, finish func(n int) (u
 	if n, ok := p.readVirtual(f, buf); ok {
 		return finish(n)
 	}
+	if f.timer != nil {
+		p.k.expireTimerfds() // its count up to now
+	}
 	what := "read from " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
+	if f.sigfd != nil {
+		t := p.k.cur
+		return p.hostIO(f, what, 0, func(int) (int, error) { return p.readSignalfd(t, f, buf) }, finish)
+	}
 	return p.hostIO(f, what, 0, func(int) (int, error) { return unix.Read(f.host, buf) }, finish)
 }

@@ -1,12 +1,14 @@
 /* ename names an errno as <errno.h> does ("0" for none, "errno N" for
- * one it does not list), for the test programs that print what each call
- * returned. */
+ * one it does not list), and err the errno of a failed system call (r < 0,
+ * "ok" otherwise), for the test programs that print what each call
+ * returned: the same words natively and under icount, on glibc and musl
+ * alike. */
 #ifndef ERRNAME_H
 #define ERRNAME_H
 #include <errno.h>
 #include <stdio.h>
 
-static const char *ename(int e)
+static inline const char *ename(int e)
 {
 	switch (e) {
 	case 0: return "0";
@@ -74,4 +76,6 @@ static const char *ename(int e)
 	snprintf(buf, sizeof buf, "errno %d", e);
 	return buf;
 }
+
+static inline const char *err(long r) { return r >= 0 ? "ok" : ename(errno); }
 #endif
