@@ -627,7 +627,7 @@ func sysUnlinkat(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, errnoOrNil(unix.Unlinkat(dir, path, int(a[2])))
+	return 0, errnoOrNil(unix.Unlinkat(dir, p.hostPath(path), int(a[2])))
 }
 
 func sysUnlink(t *Task, a [6]uint64) (uint64, error) {

@@ -187,6 +187,8 @@ readlink /proc/self/fd/N: /tmp/privtmp-rel
 stat /tmp: directory 1, mode 1777
 stat /var/tmp: directory 1, mode 1777
 access NAME by a relative path: ok
+unlink /tmp/privtmp-abs: ok
+access /tmp/privtmp-abs after: No such file or directory
 `
 
 // startPrivtmp starts `icount run --json PROFILE flags... privtmp NAME

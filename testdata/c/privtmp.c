@@ -2,7 +2,8 @@
  * O_EXCL, says so on stdout, and waits for stdin to end (so that a test
  * can hold two runs at once), then works in /tmp: getcwd, readlink of
  * /proc/self/cwd and of /proc/self/fd/N for a file opened there by a
- * relative name, the mode of both directories. It removes what it made
+ * relative name, the mode of both directories, a file made and unlinked by
+ * its absolute path. It removes what it made
  * unless argv[2] is "keep". Every line is a call and its result;
  * cmd/icount/edges_test.go compares them with the native run's.
  */
@@ -55,6 +56,11 @@ int main(int argc, char **argv)
 	}
 	printf("access NAME by a relative path: %s\n", access(name, F_OK) == 0 ? "ok" : strerror(errno));
 	unlink("privtmp-rel");
+	int afd = open("/tmp/privtmp-abs", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (afd >= 0)
+		close(afd);
+	printf("unlink /tmp/privtmp-abs: %s\n", unlink("/tmp/privtmp-abs") == 0 ? "ok" : strerror(errno));
+	printf("access /tmp/privtmp-abs after: %s\n", access("/tmp/privtmp-abs", F_OK) == 0 ? "ok" : strerror(errno));
 	if (argc < 3 || strcmp(argv[2], "keep") != 0) {
 		snprintf(buf, sizeof buf, "/var/tmp/%s", name);
 		unlink(buf);
