@@ -70,6 +70,11 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
+# The guest's own /proc/self/fd (kernel/procfd.go, cmd/icount/procfd_test.go):
+# amd64 musl- and glibc-static, arm64 glibc-static.
+PROCFD_BINS := $(BUILD)/c/procfd-musl $(BUILD)/c/procfd-glibc $(BUILD)/arm64/c/procfd-glibc
+TESTPROGS   += $(PROCFD_BINS)
+
 # Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with
 # no call, standard descriptors closed, EFAULT and short counts, the
 # private /tmp; amd64 musl- and glibc-static, arm64 glibc-static; and

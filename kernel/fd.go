@@ -32,6 +32,8 @@ type file struct {
 
 	// virt says when icount answers the contents itself (virtfiles.go).
 	virt virtual
+	// fdDir is the listing of a /proc/PID/fd directory (procfd.go).
+	fdDir *procFDDir
 	// memfd marks a file of memfd_create (sys_memfd.go): its seals are
 	// the guest's, where icount's own memfds (generated files) have none.
 	memfd bool

@@ -300,6 +300,9 @@ func sysLseek(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if f.fdDir != nil {
+		return f.fdDir.seek(int64(a[1]), int(a[2]))
+	}
 	off, err := unix.Seek(f.host, int64(a[1]), int(a[2]))
 	if err != nil {
 		return 0, errnoOf(err)
@@ -568,6 +571,8 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		target = p.exePath()
 	} else if q, file := p.procFile(path); q != nil && file == "cwd" {
 		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
+	} else if d := q.procFDDirAt(file); d != nil {
+		target = "/proc/" + itoa(uint64(d.proc.pid)) + "/fd" // the guest's pid, not icount's
 	} else {
 		b := make([]byte, maxPath)
 		n := 0
@@ -680,6 +685,9 @@ func (p *Process) dirents(fd, size uint64) ([]byte, error) {
 	f, err := p.fds.get(fd)
 	if err != nil {
 		return nil, err
+	}
+	if f.fdDir != nil {
+		return f.fdDir.dirents(min(size, maxIO))
 	}
 	buf := make([]byte, min(size, maxIO))
 	n, err := unix.Getdents(f.host, buf)

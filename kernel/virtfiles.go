@@ -12,7 +12,8 @@ import (
 // Files icount answers itself, because the host's would make the count
 // depend on the machine: the random devices read from the seeded generator,
 // the CPU description and count come from the emulated CPU and --cpus, the
-// huge-page size is fixed, and /proc/self/cgroup does not exist.
+// huge-page size is fixed, /proc/self/cgroup does not exist, and
+// /proc/PID/fd lists the guest's descriptors (procfd.go).
 
 // virtual is what a guest file icount answers itself holds.
 type virtual int
@@ -38,6 +39,9 @@ func (p *Process) openVirtual(path string, flags uint64) (f *file, ok bool, err 
 			}
 		}
 		return &file{host: fd, path: path, virt: virtRandom}, true, nil
+	}
+	if f, ok, err := p.openProcFD(path, flags); ok {
+		return f, true, err
 	}
 	if p.procSelfAbsent(path) {
 		return nil, true, unix.ENOENT

@@ -1,0 +1,52 @@
+package main
+
+// /proc/PID/fd lists the guest's descriptors (kernel/procfd.go): Python's
+// subprocess reads it in a child to close what it must not pass on.
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestProcFD runs testdata/c/procfd.c (listings by readdir and by
+// getdents64 in pieces, after a close and a rewind, lseek on the
+// directory, its own link, its errors, a forked child's own), built musl-
+// and glibc-static for amd64 and glibc-static for arm64: under icount it
+// prints what it prints natively (under qemu-aarch64 for arm64).
+func TestProcFD(t *testing.T) {
+	for _, prog := range []string{"c/procfd-musl", "c/procfd-glibc", "arm64/c/procfd-glibc"} {
+		t.Run(prog, func(t *testing.T) {
+			bin := testProgram(t, prog)
+			want, status := runJudge(t, nil, bin)
+			if status != 0 || !strings.Contains(want, "opened: 2 dot directories, descriptors 0 1 2 3 4 5 6 9\n") {
+				t.Fatalf("judge: exit %d, output:\n%s", status, want)
+			}
+			r := runIcount(t, nil, nil, bin)
+			if r.status != 0 || r.stdout != want {
+				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+		})
+	}
+}
+
+// TestProcFDSubprocess checks that Python's subprocess, which closes a
+// child's descriptors by listing /proc/self/fd, passes on only what it
+// means to: the child sees the descriptors it sees natively.
+func TestProcFDSubprocess(t *testing.T) {
+	const script = `import os, subprocess
+os.closerange(3, 1024)  # only the standard descriptors, whatever the judge inherited
+r, w = os.pipe()
+keep = os.open("/dev/null", os.O_RDONLY)
+os.set_inheritable(keep, True)
+print(subprocess.run(["/bin/ls", "/proc/self/fd"], capture_output=True, text=True, pass_fds=[keep]).stdout.split())
+print(subprocess.run(["/bin/ls", "/proc/self/fd"], capture_output=True, text=True, close_fds=False).stdout.split())
+`
+	want, status := runNative(t, t.TempDir(), nil, "/usr/bin/python3", "-c", script)
+	if status != 0 {
+		t.Fatalf("native: exit %d, output:\n%s", status, want)
+	}
+	r := runIcount(t, nil, nil, "/usr/bin/python3", "-c", script)
+	if r.status != 0 || r.stdout != want {
+		t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+}

@@ -1,0 +1,110 @@
+/* /proc/self/fd lists the process's own descriptors (kernel/procfd.go):
+ * through readdir and through getdents64 in small pieces, after a close
+ * and a rewind, in a forked child, with the errors Linux gives. Every line
+ * is compared with the native run's (cmd/icount/procfd_test.go). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "errname.h"
+
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* list prints the descriptors d lists, in order, from its start. */
+static void list(const char *what, DIR *d)
+{
+	int fds[256], n = 0, dots = 0;
+	struct dirent *e;
+	rewinddir(d);
+	while ((e = readdir(d)) != NULL && n < 256) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+			dots += e->d_type == DT_DIR;
+			continue;
+		}
+		if (e->d_type != DT_LNK)
+			printf("%s: %s is not a link (type %d)\n", what, e->d_name, e->d_type);
+		fds[n++] = atoi(e->d_name);
+	}
+	qsort(fds, n, sizeof fds[0], cmp);
+	printf("%s: %d dot directories, descriptors", what, dots);
+	for (int i = 0; i < n; i++)
+		printf(" %d", fds[i]);
+	printf("\n");
+}
+
+int main(void)
+{
+	/* Only the standard descriptors, whatever the judge inherited. */
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	int p[2];
+	if (pipe(p) != 0 || dup2(p[0], 9) != 9)
+		return 1;
+	int null = open("/dev/null", O_RDONLY);
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return 2;
+	list("opened", d);
+	close(9);
+	list("after closing 9", d);
+
+	/* The directory itself: a directory, and its link names the process. */
+	struct stat st;
+	const char *stat_result = err(fstat(dirfd(d), &st));
+	printf("fstat: %s, directory %d\n", stat_result, S_ISDIR(st.st_mode));
+	char link[64], want[64], got[64] = "";
+	snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd(d));
+	snprintf(want, sizeof want, "/proc/%d/fd", getpid());
+	ssize_t n = readlink(link, got, sizeof got - 1);
+	got[n > 0 ? n : 0] = 0;
+	printf("readlink of its descriptor: %s\n", strcmp(got, want) == 0 ? "/proc/PID/fd" : got);
+
+	/* getdents64 in pieces of 64 bytes, as a caller with a small buffer. */
+	int fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+	char buf[64];
+	int entries = 0, calls = 0;
+	long r;
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		calls++;
+		for (long off = 0; off < r;) {
+			unsigned short reclen = *(unsigned short *)(buf + off + 16);
+			entries++;
+			off += reclen;
+		}
+	}
+	printf("getdents64 by 64 bytes: %d entries in %d calls, last %s\n", entries, calls, err(r));
+	printf("lseek to 0: %s\n", err(lseek(fd, 0, SEEK_SET)));
+	printf("getdents64 into 8 bytes: %s\n", err(syscall(SYS_getdents64, fd, buf, 8)));
+	printf("lseek to the end: %ld\n", (long)lseek(fd, 0, SEEK_END));
+	printf("lseek by 2: %ld\n", (long)lseek(fd, 2, SEEK_CUR));
+	printf("lseek by -5: %s\n", err(lseek(fd, -5, SEEK_CUR)));
+	r = syscall(SYS_getdents64, fd, buf, sizeof buf);
+	printf("getdents64 after it: %s, first %s\n", err(r), r > 0 ? buf + 19 : "none");
+	close(fd);
+	printf("open for writing: %s\n", err(open("/proc/self/fd", O_WRONLY)));
+	printf("open with O_RDWR|O_DIRECTORY: %s\n", err(open("/proc/self/fd", O_RDWR | O_DIRECTORY)));
+
+	/* A child sees its own descriptors. */
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(null);
+		DIR *c = opendir("/proc/self/fd");
+		list("child", c);
+		fflush(stdout);
+		_exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	list("parent after the child", d);
+	closedir(d);
+	return 0;
+}
