@@ -15,8 +15,9 @@ type file struct {
 	// pipe marks a pipe or eventfd icount made: non-blocking on the host,
 	// so that a transfer that would block blocks only the guest thread.
 	pipe     bool
-	epoll    bool // an epoll instance (sys_epoll.go), a host one
-	nonblock bool // the guest asked for O_NONBLOCK
+	epoll    bool      // an epoll instance (sys_epoll.go), a host one
+	sock     *unixSock // a Unix-domain socket icount made (unixsock.go)
+	nonblock bool      // the guest asked for O_NONBLOCK
 	// refs counts the guest descriptors open on it and the system calls
 	// blocked in it: the host descriptor closes with the last.
 	refs int
@@ -143,6 +144,9 @@ func (f *file) hold() { f.refs++ }
 func (f *file) release() error {
 	f.refs--
 	if f.refs == 0 && !f.stdio {
+		if f.sock != nil {
+			f.sock.closed()
+		}
 		return unix.Close(f.host)
 	}
 	return nil

@@ -103,3 +103,40 @@ func (p *Process) readIovecs(addr, count uint64) ([]iovec, error) {
 	}
 	return v, nil
 }
+
+// iovSize is the bytes iov holds, at most maxIO.
+func iovSize(iov []iovec) int {
+	var size uint64
+	for _, v := range iov {
+		size += min(v.len, maxIO-size)
+	}
+	return int(size)
+}
+
+// gather reads the guest's buffers iov into one, at most maxIO bytes.
+func (p *Process) gather(iov []iovec) ([]byte, error) {
+	var buf []byte
+	for _, v := range iov {
+		b, err := p.readMem(v.base, min(v.len, maxIO-uint64(len(buf))))
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, b...)
+	}
+	return buf, nil
+}
+
+// scatter writes data into the guest's buffers iov, in order.
+func (p *Process) scatter(iov []iovec, data []byte) error {
+	for _, v := range iov {
+		if len(data) == 0 {
+			break
+		}
+		part := data[:min(v.len, uint64(len(data)))]
+		if err := p.writeMem(v.base, part); err != nil {
+			return err
+		}
+		data = data[len(part):]
+	}
+	return nil
+}

@@ -5,9 +5,9 @@ package kernel
 var namesX86_64 = map[uint64]string{
 	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 
-	42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom", 46: "sendmsg",
-	47: "recvmsg", 48: "shutdown", 49: "bind", 50: "listen",
-	53: "socketpair", 54: "setsockopt", 55: "getsockopt", 64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
+	42: "connect", 43: "accept", 46: "sendmsg",
+	47: "recvmsg", 49: "bind", 50: "listen",
+	64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
 	68: "msgget", 69: "msgsnd", 70: "msgrcv", 71: "msgctl", 73: "flock", 76: "truncate", 78: "getdents",
 	101: "ptrace", 103: "syslog", 113: "setreuid", 114: "setregid", 116: "setgroups", 122: "setfsuid", 123: "setfsgid", 125: "capget",
 	126: "capset", 129: "rt_sigqueueinfo",

@@ -35,20 +35,10 @@ func (p *Process) sockName(nr uintptr, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	want, err := p.readU32(a[2])
-	if err != nil {
-		return 0, err
-	}
-	if int32(want) < 0 {
-		return 0, unix.EINVAL
-	}
 	var buf [128]byte // sockaddr_storage
 	n := uint32(len(buf))
 	if _, _, e := unix.Syscall(nr, uintptr(f.host), uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n))); e != 0 {
 		return 0, e
 	}
-	if err := p.writeMem(a[1], buf[:min(n, want, uint32(len(buf)))]); err != nil {
-		return 0, err
-	}
-	return 0, p.writeU32(a[2], n)
+	return 0, p.putSockaddr(a[1], a[2], buf[:min(n, uint32(len(buf)))])
 }

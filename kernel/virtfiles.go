@@ -161,6 +161,12 @@ func (p *Process) readFile(f *file, fd uint64, buf []byte, finish func(n int) (u
 	if n, ok := p.readVirtual(f, buf); ok {
 		return finish(n)
 	}
+	if f.sock != nil {
+		return p.sockRecv(f, fd, buf, 0, func(n, _ int, got unixRecv, _ int) (uint64, error) {
+			releaseAll(got.files)
+			return finish(n)
+		})
+	}
 	what := "read from " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.hostIO(f, what, 0, func(int) (int, error) { return unix.Read(f.host, buf) }, finish)
 }

@@ -1,0 +1,297 @@
+/* Unix-domain sockets between processes: socketpair of each type, the
+ * transfers and their flags, shutdown, readiness, EPIPE and SIGPIPE,
+ * buffer limits, socket options, blocking transfers between a parent and
+ * a child that take turns; every result, errno and byte received is
+ * printed, the same natively and under icount. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *ename(int e) {
+	switch (e) {
+	case EAGAIN: return "EAGAIN";
+	case EPIPE: return "EPIPE";
+	case EBADF: return "EBADF";
+	case ENOTSOCK: return "ENOTSOCK";
+	case EINVAL: return "EINVAL";
+	case EFAULT: return "EFAULT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case ENOTCONN: return "ENOTCONN";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ENOPROTOOPT: return "ENOPROTOOPT";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EISCONN: return "EISCONN";
+	case ECONNRESET: return "ECONNRESET";
+	case EPROTOTYPE: return "EPROTOTYPE";
+	case EMFILE: return "EMFILE";
+	}
+	static char buf[32];
+	snprintf(buf, sizeof buf, "errno %d", e);
+	return buf;
+}
+
+static long show(const char *what, long r) {
+	if (r < 0)
+		printf("%s: %s\n", what, ename(errno));
+	else
+		printf("%s: %ld\n", what, r);
+	return r;
+}
+
+static volatile int sigpipes;
+static void onpipe(int sig) { (void)sig; sigpipes++; }
+
+static const char *tname(int t) {
+	return t == SOCK_STREAM ? "stream" : t == SOCK_DGRAM ? "dgram" : "seqpacket";
+}
+
+static void printdata(const char *what, const char *buf, long n) {
+	printf("%s: %ld \"", what, n);
+	for (long i = 0; i < n; i++)
+		putchar(buf[i] >= 32 && buf[i] < 127 ? buf[i] : '.');
+	printf("\"\n");
+}
+
+static void recvshow(const char *what, int fd, size_t len, int flags) {
+	char buf[64];
+	long n = recv(fd, buf, len, flags);
+	if (n < 0)
+		show(what, n);
+	else
+		printdata(what, buf, n < (long)len ? n : (long)len);
+}
+
+static int optint(int fd, int name) {
+	int v = -7;
+	socklen_t len = sizeof v;
+	if (getsockopt(fd, SOL_SOCKET, name, &v, &len) < 0)
+		return -errno;
+	return v;
+}
+
+static void options(int fd) {
+	printf("  SO_TYPE %d SO_DOMAIN %d SO_PROTOCOL %d SO_SNDBUF %d SO_RCVBUF %d SO_PASSCRED %d SO_ERROR %d SO_ACCEPTCONN %d SO_REUSEADDR %d SO_KEEPALIVE %d\n",
+	       optint(fd, SO_TYPE), optint(fd, SO_DOMAIN), optint(fd, SO_PROTOCOL), optint(fd, SO_SNDBUF),
+	       optint(fd, SO_RCVBUF), optint(fd, SO_PASSCRED), optint(fd, SO_ERROR), optint(fd, SO_ACCEPTCONN),
+	       optint(fd, SO_REUSEADDR), optint(fd, SO_KEEPALIVE));
+	struct ucred c;
+	socklen_t len = sizeof c;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) == 0)
+		printf("  SO_PEERCRED len %u: pid is mine %d, uid is mine %d, gid is mine %d\n", len, c.pid == getpid(),
+		       c.uid == getuid(), c.gid == getgid());
+	else
+		show("  SO_PEERCRED", -1);
+}
+
+static void each_type(int type) {
+	int sv[2];
+	char buf[64];
+	printf("== %s\n", tname(type));
+	if (show("socketpair", socketpair(AF_UNIX, type, 0, sv)) < 0)
+		return;
+	printf("fds %d %d\n", sv[0], sv[1]);
+	options(sv[0]);
+	show("send hello", send(sv[0], "hello", 5, 0));
+	show("send world!", send(sv[0], "world!", 6, 0));
+	struct pollfd pf[2] = {{sv[0], POLLIN | POLLOUT, 0}, {sv[1], POLLIN | POLLOUT, 0}};
+	show("poll", poll(pf, 2, 0));
+	printf("  revents %#x %#x\n", pf[0].revents, pf[1].revents);
+	recvshow("recv peek 3", sv[1], 3, MSG_PEEK);
+	recvshow("recv 3", sv[1], 3, 0);
+	long n = recv(sv[1], buf, 2, MSG_TRUNC);
+	show("recv 2 MSG_TRUNC", n);
+	recvshow("recv 64", sv[1], 64, MSG_DONTWAIT);
+	recvshow("recv empty MSG_DONTWAIT", sv[1], 64, MSG_DONTWAIT);
+	show("write", write(sv[1], "back", 4));
+	show("read", read(sv[0], buf, sizeof buf));
+	struct sockaddr_un from;
+	socklen_t flen = sizeof from;
+	show("sendto", sendto(sv[0], "x", 1, 0, NULL, 0));
+	show("recvfrom", recvfrom(sv[1], buf, sizeof buf, 0, (struct sockaddr *)&from, &flen));
+	printf("  from len %u\n", flen);
+	show("shutdown 7", shutdown(sv[0], 7));
+	show("shutdown SHUT_WR", shutdown(sv[0], SHUT_WR));
+	show("send after SHUT_WR", send(sv[0], "y", 1, MSG_NOSIGNAL));
+	printf("  sigpipes %d\n", sigpipes);
+	recvshow("recv after peer SHUT_WR", sv[1], 64, MSG_DONTWAIT);
+	show("send back after SHUT_WR", send(sv[1], "z", 1, MSG_DONTWAIT));
+	recvshow("recv on the shut end", sv[0], 64, MSG_DONTWAIT);
+	show("shutdown SHUT_RD", shutdown(sv[1], SHUT_RD));
+	pf[0].revents = pf[1].revents = 0;
+	show("poll", poll(pf, 2, 0));
+	printf("  revents %#x %#x\n", pf[0].revents, pf[1].revents);
+	close(sv[0]);
+	close(sv[1]);
+
+	socketpair(AF_UNIX, type, 0, sv);
+	close(sv[1]);
+	sigpipes = 0;
+	show("send to a closed peer", send(sv[0], "a", 1, 0));
+	printf("  sigpipes %d\n", sigpipes);
+	show("write to a closed peer", write(sv[0], "a", 1));
+	printf("  sigpipes %d\n", sigpipes);
+	show("send MSG_NOSIGNAL", send(sv[0], "a", 1, MSG_NOSIGNAL));
+	printf("  sigpipes %d\n", sigpipes);
+	sigpipes = 0;
+	recvshow("recv from a closed peer", sv[0], 64, MSG_DONTWAIT);
+	pf[0].fd = sv[0];
+	pf[0].revents = 0;
+	show("poll", poll(pf, 1, 0));
+	printf("  revents %#x\n", pf[0].revents);
+	close(sv[0]);
+
+	/* How much a non-blocking sender gets in before the buffer is full. */
+	socketpair(AF_UNIX, type | SOCK_NONBLOCK, 0, sv);
+	static char big[1 << 20];
+	long total = 0, msgs = 0;
+	for (;;) {
+		long w = send(sv[0], big, type == SOCK_STREAM ? sizeof big : 100, 0);
+		if (w < 0) {
+			show("filling", w);
+			break;
+		}
+		total += w;
+		msgs++;
+	}
+	printf("  took %ld bytes in %ld sends\n", total, msgs);
+	pf[0].fd = sv[0];
+	pf[0].revents = 0;
+	show("poll full", poll(pf, 1, 0));
+	printf("  revents %#x\n", pf[0].revents);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* The parent and a child take turns through a blocking stream. */
+static void turns(int type) {
+	int sv[2];
+	printf("== turns %s\n", tname(type));
+	socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv);
+	printf("  cloexec %d\n", fcntl(sv[0], F_GETFD));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		static char big[300000];
+		memset(big, 'b', sizeof big);
+		char buf[16];
+		struct ucred c;
+		socklen_t len = sizeof c;
+		getsockopt(sv[1], SOL_SOCKET, SO_PEERCRED, &c, &len);
+		printf("child: peer is parent %d\n", c.pid == getppid());
+		long n = read(sv[1], buf, sizeof buf); /* the parent's go */
+		printdata("child: read", buf, n);
+		if (type == SOCK_STREAM) {
+			printf("child: wrote %ld\n", (long)write(sv[1], big, sizeof big));
+			write(sv[1], "1234", 4);
+			write(sv[1], "5678", 4);
+		} else {
+			for (int i = 0; i < 20; i++)
+				send(sv[1], big, 1000 + i, 0);
+			printf("child: sent 20\n");
+		}
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sv[1]);
+	show("write go", write(sv[0], "go", 2));
+	static char in[1 << 20];
+	if (type == SOCK_STREAM) {
+		long total = 0, n;
+		while (total < 300000 && (n = read(sv[0], in, 300000 - total)) > 0)
+			total += n;
+		int st;
+		waitpid(pid, &st, 0);
+		printf("read %ld bytes\n", total);
+		long w = recv(sv[0], in, 8, MSG_WAITALL);
+		printdata("recv MSG_WAITALL 8", in, w);
+		show("recv at the end", recv(sv[0], in, 8, MSG_WAITALL));
+	} else {
+		long sum = 0;
+		for (int i = 0; i < 20; i++)
+			sum += recv(sv[0], in, sizeof in, 0);
+		int st;
+		waitpid(pid, &st, 0);
+		printf("received %ld bytes in 20 messages\n", sum);
+		show("recv at the end", recv(sv[0], in, 8, MSG_DONTWAIT));
+	}
+	close(sv[0]);
+}
+
+static void edges(void) {
+	int sv[2], p[2];
+	printf("== edges\n");
+	show("socketpair AF_INET", socketpair(AF_INET, SOCK_STREAM, 0, sv));
+	show("socketpair AF_INET6", socketpair(AF_INET6, SOCK_STREAM, 0, sv));
+	show("socketpair 999", socketpair(999, SOCK_STREAM, 0, sv));
+	show("socketpair type 99", socketpair(AF_UNIX, 99, 0, sv));
+	show("socketpair protocol 5", socketpair(AF_UNIX, SOCK_STREAM, 5, sv));
+	show("socketpair flag 0x1000", socketpair(AF_UNIX, SOCK_STREAM | 0x1000, 0, sv));
+	show("socketpair sv NULL", socketpair(AF_UNIX, SOCK_STREAM, 0, NULL));
+	show("socketpair nonblock", socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv));
+	printf("  fds %d %d O_NONBLOCK %d\n", sv[0], sv[1], (fcntl(sv[0], F_GETFL) & O_NONBLOCK) != 0);
+	show("read empty non-blocking", read(sv[0], p, 4));
+	int v = 1;
+	show("setsockopt SO_SNDBUF 1", setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &v, sizeof v));
+	show("setsockopt SO_RCVBUF 1", setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &v, sizeof v));
+	v = 65536;
+	show("setsockopt SO_SNDBUF 65536", setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &v, sizeof v));
+	v = 1;
+	show("setsockopt SO_PASSCRED", setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &v, sizeof v));
+	show("setsockopt SO_REUSEADDR", setsockopt(sv[1], SOL_SOCKET, SO_REUSEADDR, &v, sizeof v));
+	show("setsockopt SO_KEEPALIVE", setsockopt(sv[1], SOL_SOCKET, SO_KEEPALIVE, &v, sizeof v));
+	show("setsockopt SO_TYPE", setsockopt(sv[1], SOL_SOCKET, SO_TYPE, &v, sizeof v));
+	show("setsockopt SO_SNDBUF len 2", setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &v, 2));
+	show("setsockopt SO_SNDBUF bad pointer", setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, (void *)8, 4));
+	options(sv[0]);
+	options(sv[1]);
+	socklen_t len = 2;
+	v = 0;
+	show("getsockopt SO_TYPE len 2", getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &v, &len));
+	printf("  len %u value %d\n", len, v);
+	len = -1;
+	show("getsockopt len -1", getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &v, &len));
+	len = 4;
+	show("getsockopt bad pointer", getsockopt(sv[0], SOL_SOCKET, SO_TYPE, (void *)8, &len));
+	show("getsockopt bad len pointer", getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &v, (void *)8));
+	show("getsockopt level TCP", getsockopt(sv[0], 6, 1, &v, &len));
+	show("setsockopt level TCP", setsockopt(sv[0], 6, 1, &v, 4));
+	pipe(p);
+	show("send on a pipe", send(p[1], "x", 1, 0));
+	show("getsockopt on a pipe", getsockopt(p[0], SOL_SOCKET, SO_TYPE, &v, &len));
+	show("shutdown on a pipe", shutdown(p[0], SHUT_RD));
+	show("send on a bad fd", send(99, "x", 1, 0));
+	show("recv on a bad fd", recv(99, &v, 1, 0));
+	show("shutdown on a bad fd", shutdown(99, SHUT_RD));
+	show("send bad buffer", send(sv[0], (void *)8, 4, 0));
+	show("send", send(sv[0], "abcd", 4, 0));
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void) {
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	signal(SIGPIPE, onpipe);
+	int types[] = {SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET};
+	for (int i = 0; i < 3; i++)
+		each_type(types[i]);
+	for (int i = 0; i < 3; i++)
+		turns(types[i]);
+	edges();
+	printf("done\n");
+	return 0;
+}
