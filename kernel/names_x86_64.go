@@ -5,8 +5,7 @@ package kernel
 var namesX86_64 = map[uint64]string{
 	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 
-	42: "connect", 43: "accept", 46: "sendmsg",
-	47: "recvmsg", 49: "bind", 50: "listen",
+	42: "connect", 43: "accept", 49: "bind", 50: "listen",
 	64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
 	68: "msgget", 69: "msgsnd", 70: "msgrcv", 71: "msgctl", 73: "flock", 76: "truncate", 78: "getdents",
 	101: "ptrace", 103: "syslog", 113: "setreuid", 114: "setregid", 116: "setgroups", 122: "setfsuid", 123: "setfsgid", 125: "capget",

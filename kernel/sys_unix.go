@@ -174,7 +174,7 @@ func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, files []*f
 	pid := p.pid
 	ret, err := p.transfer(f, w, func(done int) (int, error) {
 		n, err := unix.SendmsgN(f.host, buf[done:], nil, nil, hostFlags)
-		if err == nil && s.peer != nil {
+		if err == nil && s.peer != nil && (n > 0 || !s.stream()) {
 			s.peer.sent(n, pid, files)
 			files = nil
 		}

@@ -42,6 +42,8 @@ var tableX86_64 = []Syscall{
 	{41, "socket", sysSocket, Partial, "fails with EACCES: no network, no local sockets (libc skips nscd)"},
 	{44, "sendto", sysSendto, Partial, "Unix sockets icount made: MSG_DONTWAIT, MSG_NOSIGNAL, MSG_EOR, MSG_MORE; a blocking send blocks the thread until the host socket (buffers fixed, SO_SNDBUF) takes it all; EPIPE after the peer closed, with SIGPIPE on a stream; a destination address and MSG_OOB stop the run"},
 	{45, "recvfrom", sysRecvfrom, Partial, "Unix sockets icount made: MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC, MSG_WAITALL; the sender's address; descriptors in flight are closed; MSG_ERRQUEUE stops the run"},
+	{46, "sendmsg", sysSendmsg, Partial, "Unix sockets icount made, as sendto, with iovecs and SCM_RIGHTS (new descriptors of the same open files in the receiver) and SCM_CREDENTIALS (the caller's own, else EPERM); an address stops the run"},
+	{47, "recvmsg", sysRecvmsg, Partial, "Unix sockets icount made, as recvfrom, with iovecs; SCM_CREDENTIALS under SO_PASSCRED (the sender's guest pid, the guest's uid and gid), SCM_RIGHTS with MSG_CMSG_CLOEXEC, MSG_CTRUNC when the control buffer is short (the descriptors that do not fit closed)"},
 	{48, "shutdown", sysShutdown, Full, "Unix sockets icount made, on the host socket"},
 	{51, "getsockname", sysGetsockname, Full, "of a socket the program was given (a standard descriptor): the host's; ENOTSOCK for other descriptors"},
 	{52, "getpeername", sysGetpeername, Full, "of a socket the program was given (a standard descriptor): the host's; ENOTSOCK for other descriptors"},

@@ -77,11 +77,9 @@ func (s *unixSock) stream() bool { return s.typ == unix.SOCK_STREAM }
 
 // sent logs n bytes that the process pid sent to s, with files (held).
 // In a stream, what one sender sent without descriptors joins its last
-// record.
+// record; a stream's empty send puts nothing in flight, descriptors
+// neither, and is not logged.
 func (s *unixSock) sent(n, pid int, files []*file) {
-	if n == 0 && s.stream() {
-		return // nothing in flight: no descriptors go either
-	}
 	if last := len(s.rx) - 1; s.stream() && last >= 0 && files == nil && s.rx[last].pid == pid && s.rx[last].files == nil {
 		s.rx[last].n += n
 		return

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,7 @@ static long show(const char *what, long r) {
 }
 
 static volatile int sigpipes;
+static pid_t last_child;
 static void onpipe(int sig) { (void)sig; sigpipes++; }
 
 static const char *tname(int t) {
@@ -283,6 +285,100 @@ static void edges(void) {
 	close(sv[1]);
 }
 
+/* Descriptors and credentials between processes: the child sends the read
+ * end of a pipe of its own, then two descriptors where the parent has room
+ * for one; the parent reads the pipe through what it got. */
+static void sendfds(int sock, const int *fds, int n, const char *byte) {
+	char ctl[CMSG_SPACE(2 * sizeof(int))];
+	memset(ctl, 0, sizeof ctl);
+	struct iovec iov = {(void *)byte, 1};
+	struct msghdr m = {0};
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl;
+	m.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	printf("child: sendmsg %ld\n", (long)sendmsg(sock, &m, 0));
+}
+
+static void recvshowmsg(const char *what, int sock, size_t room, int flags) {
+	char data[8], ctl[256];
+	struct iovec iov[2] = {{data, 1}, {data + 1, 3}};
+	struct msghdr m = {0};
+	m.msg_iov = iov;
+	m.msg_iovlen = 2;
+	m.msg_control = room ? ctl : NULL;
+	m.msg_controllen = room;
+	long n = recvmsg(sock, &m, flags);
+	if (n < 0) {
+		show(what, n);
+		return;
+	}
+	printf("%s: %ld \"%.*s\" controllen %zu flags %#x\n", what, n, (int)n, data, (size_t)m.msg_controllen, m.msg_flags);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		printf("  cmsg level %d type %d len %zu\n", c->cmsg_level, c->cmsg_type, (size_t)c->cmsg_len);
+		if (c->cmsg_type == SCM_RIGHTS) {
+			int nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (int i = 0; i < nfd; i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+				char buf[32];
+				long r = read(fd, buf, sizeof buf);
+				printf("  fd %d cloexec %d read %ld \"%.*s\"\n", fd, fcntl(fd, F_GETFD), r, r > 0 ? (int)r : 0, buf);
+				close(fd);
+			}
+		} else if (c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred u;
+			memcpy(&u, CMSG_DATA(c), sizeof u);
+			printf("  creds: pid is the child %d, uid is mine %d, gid is mine %d\n", u.pid == last_child, u.uid == getuid(), u.gid == getgid());
+		}
+	}
+}
+
+static void rights(void) {
+	int sv[2];
+	printf("== rights\n");
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	int v = 1;
+	setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &v, sizeof v);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		int p[2], q[2];
+		pipe(p);
+		pipe(q);
+		write(p[1], "via pipe", 8);
+		write(q[1], "second", 6);
+		sendfds(sv[1], p, 1, "A");
+		int two[2] = {q[0], p[0]};
+		sendfds(sv[1], two, 2, "B");
+		write(sv[1], "CD", 2);
+		sendfds(sv[1], &q[0], 1, "E");
+		int bad = 99;
+		sendfds(sv[1], &bad, 1, "F");
+		fflush(stdout);
+		_exit(0);
+	}
+	last_child = pid;
+	close(sv[1]);
+	int st;
+	waitpid(pid, &st, 0);
+	recvshowmsg("recvmsg cloexec", sv[0], 256, MSG_CMSG_CLOEXEC);
+	recvshowmsg("recvmsg room for one", sv[0], CMSG_SPACE(sizeof(struct ucred)) + CMSG_LEN(sizeof(int)), 0);
+	recvshowmsg("recvmsg peek", sv[0], 256, MSG_PEEK);
+	recvshowmsg("recvmsg", sv[0], 256, 0);
+	recvshowmsg("recvmsg no room", sv[0], 0, 0);
+	recvshowmsg("recvmsg at the end", sv[0], 256, 0);
+	show("sendmsg bad msghdr", syscall(SYS_sendmsg, sv[0], (void *)8, 0)); /* musl's wrapper reads it */
+	show("recvmsg bad msghdr", syscall(SYS_recvmsg, sv[0], (void *)8, 0));
+	close(sv[0]);
+}
+
 int main(void) {
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	signal(SIGPIPE, onpipe);
@@ -292,6 +388,7 @@ int main(void) {
 	for (int i = 0; i < 3; i++)
 		turns(types[i]);
 	edges();
+	rights();
 	printf("done\n");
 	return 0;
 }
