@@ -5,7 +5,6 @@ package kernel
 var namesX86_64 = map[uint64]string{
 	23: "select", 26: "msync", 29: "shmget", 30: "shmat", 31: "shmctl",
 
-	42: "connect", 43: "accept", 49: "bind", 50: "listen",
 	64: "semget", 65: "semop", 66: "semctl", 67: "shmdt",
 	68: "msgget", 69: "msgsnd", 70: "msgrcv", 71: "msgctl", 73: "flock", 76: "truncate", 78: "getdents",
 	101: "ptrace", 103: "syslog", 113: "setreuid", 114: "setregid", 116: "setgroups", 122: "setfsuid", 123: "setfsgid", 125: "capget",
@@ -34,7 +33,7 @@ var namesX86_64 = map[uint64]string{
 	270: "pselect6", 272: "unshare", 274: "get_robust_list", 275: "splice",
 	276: "tee", 277: "sync_file_range", 278: "vmsplice", 279: "move_pages",
 	282: "signalfd", 283: "timerfd_create", 285: "fallocate",
-	286: "timerfd_settime", 287: "timerfd_gettime", 288: "accept4", 289: "signalfd4",
+	286: "timerfd_settime", 287: "timerfd_gettime", 289: "signalfd4",
 	294: "inotify_init1", 295: "preadv", 296: "pwritev",
 	297: "rt_tgsigqueueinfo", 298: "perf_event_open", 299: "recvmmsg", 300: "fanotify_init",
 	301: "fanotify_mark", 303: "name_to_handle_at", 304: "open_by_handle_at", 305: "clock_adjtime",

@@ -125,7 +125,7 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 // writeFile writes buf to f, the guest's descriptor fd.
 func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 	if f.sock != nil {
-		return p.sockSend(f, fd, buf, 0, nil)
+		return p.sockSend(f, fd, buf, 0, nil, nil)
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },

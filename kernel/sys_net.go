@@ -6,13 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Network system calls. A guest has no network, not even local sockets:
-// what it could reach would make its count depend on other processes.
-// socket fails as under a sandbox that forbids it, and libc falls back (the
-// name-service cache daemon, nscd, is skipped for the files it would
-// answer from).
-
-func sysSocket(t *Task, a [6]uint64) (uint64, error) { return 0, unix.EACCES }
+// getsockname and getpeername: of a Unix socket icount made
+// (sys_unixname.go) or of a socket the guest was given.
 
 // sysGetsockname and sysGetpeername answer for a socket the guest was
 // given (a standard descriptor icount inherited: the guest makes none),
@@ -34,6 +29,9 @@ func (p *Process) sockName(nr uintptr, a [6]uint64) (uint64, error) {
 	f, err := p.fds.get(a[0])
 	if err != nil {
 		return 0, err
+	}
+	if f.sock != nil {
+		return p.sockNameOf(f, nr == unix.SYS_GETPEERNAME, a)
 	}
 	var buf [128]byte // sockaddr_storage
 	n := uint32(len(buf))

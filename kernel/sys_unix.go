@@ -118,14 +118,17 @@ func sysSendto(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if a[4] != 0 || a[5] != 0 {
-		return 0, errUnsupported("sendto with an address")
+	var to *unixSock
+	if a[4] != 0 {
+		if to, err = p.destination(f.sock, a[4], a[5]); err != nil {
+			return 0, err
+		}
 	}
 	buf, err := p.readMem(a[1], min(a[2], maxIO))
 	if err != nil {
 		return 0, err
 	}
-	return p.sockSend(f, a[0], buf, int(a[3]), nil)
+	return p.sockSend(f, a[0], buf, int(a[3]), to, nil)
 }
 
 func sysRecvfrom(t *Task, a [6]uint64) (uint64, error) {
@@ -149,6 +152,27 @@ func sysRecvfrom(t *Task, a [6]uint64) (uint64, error) {
 	})
 }
 
+// destination is the socket a datagram sent to the address at addr (of
+// length n) goes to; a connected stream has its peer (EISCONN), an
+// unconnected one none (EOPNOTSUPP), as Linux's.
+func (p *Process) destination(s *unixSock, addr, n uint64) (*unixSock, error) {
+	if s.typ != unix.SOCK_DGRAM {
+		if s.peer != nil {
+			return nil, unix.EISCONN
+		}
+		return nil, unix.EOPNOTSUPP
+	}
+	ua, err := p.readUnixAddr(addr, n)
+	if err != nil {
+		return nil, err
+	}
+	to, err := p.lookup(ua)
+	if err == nil && to.typ != s.typ {
+		err = unix.EPROTOTYPE
+	}
+	return to, err
+}
+
 // releaseAll drops the files a receive took that the guest does not get.
 func releaseAll(files []*file) {
 	for _, f := range files {
@@ -156,12 +180,13 @@ func releaseAll(files []*file) {
 	}
 }
 
-// sockSend sends buf on f (the guest's descriptor fd) to its peer, with
+// sockSend sends buf on f (the guest's descriptor fd) to to, or its peer
+// when nil, with
 // files (held, and kept in flight when the send moves bytes), as a
 // blocking send does unless f is non-blocking or flags say MSG_DONTWAIT.
 // EPIPE on a stream sends SIGPIPE unless MSG_NOSIGNAL, as Linux's does
 // (a message socket's EPIPE sends none).
-func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, files []*file) (uint64, error) {
+func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, to *unixSock, files []*file) (uint64, error) {
 	s := f.sock
 	if flags&^sendFlags != 0 {
 		releaseAll(files)
@@ -173,9 +198,17 @@ func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, files []*f
 	hostFlags := flags | unix.MSG_DONTWAIT | unix.MSG_NOSIGNAL
 	pid := p.pid
 	ret, err := p.transfer(f, w, func(done int) (int, error) {
-		n, err := unix.SendmsgN(f.host, buf[done:], nil, nil, hostFlags)
-		if err == nil && s.peer != nil && (n > 0 || !s.stream()) {
-			s.peer.sent(n, pid, files)
+		dest, hostTo := s.peer, unix.Sockaddr(nil)
+		if to != nil {
+			dest, hostTo = to, to.hostAddr
+		}
+		n, err := unix.SendmsgN(f.host, buf[done:], nil, hostTo, hostFlags)
+		if err == nil && dest != nil && (n > 0 || !s.stream()) {
+			var from []byte
+			if s.name != nil {
+				from = unixSockaddr(s.name)
+			}
+			dest.sent(n, pid, from, files)
 			files = nil
 		}
 		return n, err

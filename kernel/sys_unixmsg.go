@@ -56,8 +56,11 @@ func sysSendmsg(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if m.namelen != 0 {
-		return 0, errUnsupported("sendmsg with an address")
+	var to *unixSock
+	if m.name != 0 && m.namelen != 0 {
+		if to, err = p.destination(f.sock, m.name, m.namelen); err != nil {
+			return 0, err
+		}
 	}
 	buf, err := p.gather(iov)
 	if err != nil {
@@ -67,7 +70,7 @@ func sysSendmsg(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.sockSend(f, a[0], buf, int(a[2]), files)
+	return p.sockSend(f, a[0], buf, int(a[2]), to, files)
 }
 
 // readRights reads the guest's control messages: the descriptors of its

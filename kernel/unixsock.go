@@ -35,7 +35,21 @@ type unixSock struct {
 	peerPid        int
 	passcred       bool // SO_PASSCRED: receive SCM_CREDENTIALS
 	sndbuf, rcvbuf int
-	peer           *unixSock // the connected end, nil if none
+	peer           *unixSock // the connected end (a datagram's: where it sends), nil if none
+
+	// Names (sys_unixname.go): the socket's and its peer's as
+	// getsockname and getpeername give them (nil: unnamed), the table it
+	// is bound in and, for a path, its inode there; the host's name for
+	// its host socket.
+	name, peerName []byte
+	names          *unixNames
+	inode          [2]uint64
+	hostAddr       unix.Sockaddr
+	// listenPid is the process that made it listen, its connectors'
+	// SO_PEERCRED; pending are the connections accept has yet to take,
+	// the sockets it will give, in the host's order.
+	listenPid int
+	pending   []*unixSock
 	// rx is what was sent to this socket and not yet received, a record
 	// per message (a datagram, or what one write put in a stream), oldest
 	// first.
@@ -46,6 +60,7 @@ type unixSock struct {
 type unixRecord struct {
 	n     int     // bytes
 	pid   int     // the process that sent it
+	from  []byte  // the address it sent from (a struct sockaddr_un), nil if unnamed
 	files []*file // descriptors passed with it (SCM_RIGHTS), held
 }
 
@@ -75,16 +90,17 @@ func (s *unixSock) sizeHost(host int) error {
 // stream says that s carries a byte stream, not messages.
 func (s *unixSock) stream() bool { return s.typ == unix.SOCK_STREAM }
 
-// sent logs n bytes that the process pid sent to s, with files (held).
+// sent logs n bytes that the process pid sent to s from the address from,
+// with files (held).
 // In a stream, what one sender sent without descriptors joins its last
 // record; a stream's empty send puts nothing in flight, descriptors
 // neither, and is not logged.
-func (s *unixSock) sent(n, pid int, files []*file) {
+func (s *unixSock) sent(n, pid int, from []byte, files []*file) {
 	if last := len(s.rx) - 1; s.stream() && last >= 0 && files == nil && s.rx[last].pid == pid && s.rx[last].files == nil {
 		s.rx[last].n += n
 		return
 	}
-	s.rx = append(s.rx, unixRecord{n: n, pid: pid, files: files})
+	s.rx = append(s.rx, unixRecord{n: n, pid: pid, from: from, files: files})
 }
 
 // recvLimit is how much of a receive of size bytes the host may give at
@@ -123,7 +139,7 @@ func (s *unixSock) received(n int, peek bool) unixRecv {
 	if len(s.rx) == 0 {
 		return unixRecv{}
 	}
-	got := unixRecv{pid: s.rx[0].pid}
+	got := unixRecv{pid: s.rx[0].pid, from: s.rx[0].from}
 	touched := 1 // a message goes whole, truncated or not
 	if s.stream() {
 		touched = 0
@@ -157,15 +173,17 @@ func (s *unixSock) received(n int, peek bool) unixRecv {
 	return got
 }
 
-// closed drops what was in flight to s when its last descriptor closes.
+// closed drops what was in flight to s, and to the connections it did not
+// accept, and its name, when its last descriptor closes. Its peer keeps
+// naming it (getpeername), as Linux's does; the host refuses what would
+// be sent to it.
 func (s *unixSock) closed() {
-	for _, r := range s.rx {
-		for _, f := range r.files {
-			f.release()
+	for _, c := range append(s.pending, s) {
+		for _, r := range c.rx {
+			releaseAll(r.files)
 		}
+		c.rx = nil
 	}
-	s.rx = nil
-	if s.peer != nil && s.peer.peer == s {
-		s.peer.peer = nil
-	}
+	s.pending = nil
+	s.unbind()
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <stddef.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +39,9 @@ static const char *ename(int e) {
 	case ECONNRESET: return "ECONNRESET";
 	case EPROTOTYPE: return "EPROTOTYPE";
 	case EMFILE: return "EMFILE";
+	case EACCES: return "EACCES";
+	case EADDRINUSE: return "EADDRINUSE";
+	case ENOENT: return "ENOENT";
 	}
 	static char buf[32];
 	snprintf(buf, sizeof buf, "errno %d", e);
@@ -379,8 +384,197 @@ static void rights(void) {
 	close(sv[0]);
 }
 
-int main(void) {
+static void showname(const char *what, int fd, int peer) {
+	struct sockaddr_un a;
+	memset(&a, 'x', sizeof a);
+	socklen_t len = sizeof a;
+	int r = peer ? getpeername(fd, (struct sockaddr *)&a, &len) : getsockname(fd, (struct sockaddr *)&a, &len);
+	if (r < 0) {
+		show(what, r);
+		return;
+	}
+	printf("%s: len %u family %d", what, len, a.sun_family);
+	if (len > 2 && len <= sizeof a)
+		printdata(" name", a.sun_path, len - 2);
+	else
+		printf("\n");
+}
+
+static socklen_t mkaddr(struct sockaddr_un *a, const char *name, size_t n) {
+	memset(a, 0, sizeof *a);
+	a->sun_family = AF_UNIX;
+	memcpy(a->sun_path, name, n);
+	return offsetof(struct sockaddr_un, sun_path) + n;
+}
+
+static int peerpid(int fd) {
+	struct ucred c;
+	socklen_t len = sizeof c;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) < 0)
+		return -errno;
+	return c.pid;
+}
+
+/* Named sockets: abstract names, path names in the working directory,
+ * autobind, datagrams between names, the backlog. */
+static void named(void) {
+	struct sockaddr_un a, b;
+	socklen_t alen = mkaddr(&a, "\0icount-test", 12), blen;
+	printf("== named\n");
+	show("socket 999", socket(999, SOCK_STREAM, 0));
+	show("socket type 99", socket(AF_UNIX, 99, 0));
+	int srv = show("socket", socket(AF_UNIX, SOCK_STREAM, 0));
+	show("getpeername unconnected", getpeername(srv, (struct sockaddr *)&b, &(socklen_t){sizeof b}));
+	showname("getsockname unbound", srv, 0);
+	show("bind len 1", bind(srv, (struct sockaddr *)&a, 1));
+	b.sun_family = AF_INET;
+	show("bind AF_INET", bind(srv, (struct sockaddr *)&b, alen));
+	show("bind bad pointer", bind(srv, (void *)8, alen));
+	show("bind abstract", bind(srv, (struct sockaddr *)&a, alen));
+	show("bind again", bind(srv, (struct sockaddr *)&a, alen));
+	int other = socket(AF_UNIX, SOCK_STREAM, 0);
+	show("bind taken", bind(other, (struct sockaddr *)&a, alen));
+	showname("getsockname", srv, 0);
+	show("connect before listen", connect(other, (struct sockaddr *)&a, alen));
+	show("listen", listen(srv, 4));
+	printf("  SO_ACCEPTCONN %d\n", optint(srv, SO_ACCEPTCONN));
+	blen = mkaddr(&b, "\0nobody", 7);
+	show("connect to nobody", connect(other, (struct sockaddr *)&b, blen));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		printf("child: connect %d\n", connect(c, (struct sockaddr *)&a, alen));
+		printf("child: peer is parent %d\n", peerpid(c) == getppid());
+		showname("child: getpeername", c, 1);
+		showname("child: getsockname", c, 0);
+		send(c, "hi", 2, 0);
+		fflush(stdout);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	struct pollfd pf = {srv, POLLIN, 0};
+	show("poll listener", poll(&pf, 1, 0));
+	printf("  revents %#x\n", pf.revents);
+	blen = sizeof b;
+	int acc = show("accept4", accept4(srv, (struct sockaddr *)&b, &blen, SOCK_CLOEXEC));
+	printf("  peer len %u cloexec %d peer is child %d\n", blen, fcntl(acc, F_GETFD), peerpid(acc) == pid);
+	showname("accepted getsockname", acc, 0);
+	showname("accepted getpeername", acc, 1);
+	recvshow("accepted recv", acc, 64, 0);
+	recvshow("accepted recv at the end", acc, 64, 0);
+	show("accept4 bad flags", syscall(SYS_accept4, srv, NULL, NULL, 0x1000)); /* musl's wrapper retries accept */
+	fcntl(srv, F_SETFL, O_NONBLOCK);
+	show("accept non-blocking", accept(srv, NULL, NULL));
+	close(acc);
+
+	/* The backlog: listen(1) takes two connections before refusing more. */
+	int cs[3];
+	for (int i = 0; i < 3; i++) {
+		cs[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		show("connect non-blocking", connect(cs[i], (struct sockaddr *)&a, alen));
+	}
+	show("listen 1", listen(srv, 1));
+	int c4 = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	show("connect over the backlog", connect(c4, (struct sockaddr *)&a, alen));
+	for (int i = 0; i < 4; i++)
+		show("accept", acc = accept(srv, NULL, NULL)), close(acc);
+	for (int i = 0; i < 3; i++)
+		close(cs[i]);
+	close(c4);
+	close(srv);
+	close(other);
+	srv = socket(AF_UNIX, SOCK_STREAM, 0);
+	show("bind the name after close", bind(srv, (struct sockaddr *)&a, alen));
+	close(srv);
+
+	/* Path names. */
+	umask(022);
+	alen = mkaddr(&a, "sock", 5);
+	srv = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	show("bind path", bind(srv, (struct sockaddr *)&a, alen));
+	struct stat sb;
+	show("stat", stat("sock", &sb));
+	printf("  socket %d mode %o size %ld\n", S_ISSOCK(sb.st_mode), sb.st_mode & 07777, (long)sb.st_size);
+	showname("getsockname path", srv, 0);
+	other = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	show("bind path taken", bind(other, (struct sockaddr *)&a, alen));
+	show("connect before listen", connect(other, (struct sockaddr *)&a, alen));
+	show("listen", listen(srv, 2));
+	int stream = socket(AF_UNIX, SOCK_STREAM, 0);
+	show("connect of another type", connect(stream, (struct sockaddr *)&a, alen));
+	show("connect path", connect(other, (struct sockaddr *)&a, alen));
+	show("connect again", connect(other, (struct sockaddr *)&a, alen));
+	acc = show("accept", accept(srv, NULL, NULL));
+	show("send", send(other, "path!", 5, 0));
+	recvshow("recv", acc, 3, 0);
+	recvshow("recv", acc, 3, MSG_DONTWAIT);
+	close(acc);
+	close(other);
+	close(srv);
+	other = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	show("connect after close", connect(other, (struct sockaddr *)&a, alen));
+	show("stat after close", stat("sock", &sb));
+	show("bind path left behind", bind(other, (struct sockaddr *)&a, alen));
+	show("unlink", unlink("sock"));
+	show("connect after unlink", connect(other, (struct sockaddr *)&a, alen));
+	int reg = open("file", O_CREAT | O_WRONLY, 0644);
+	close(reg);
+	alen = mkaddr(&a, "file", 4);
+	show("connect to a file", connect(other, (struct sockaddr *)&a, alen));
+	unlink("file");
+	alen = mkaddr(&a, "nodir/sock", 10);
+	show("bind in no directory", bind(other, (struct sockaddr *)&a, alen));
+	close(other);
+	close(stream);
+
+	/* Datagrams between names, and autobind. */
+	int d1 = socket(AF_UNIX, SOCK_DGRAM, 0), d2 = socket(AF_UNIX, SOCK_DGRAM, 0), d3 = socket(AF_UNIX, SOCK_DGRAM, 0);
+	alen = mkaddr(&a, "\0d1", 3);
+	blen = mkaddr(&b, "\0d2", 3);
+	show("bind d1", bind(d1, (struct sockaddr *)&a, alen));
+	show("bind d2", bind(d2, (struct sockaddr *)&b, blen));
+	show("sendto d2", sendto(d1, "to d2", 5, 0, (struct sockaddr *)&b, blen));
+	show("sendto d2 unnamed", sendto(d3, "anon", 4, 0, (struct sockaddr *)&b, blen));
+	show("send unconnected", send(d3, "x", 1, 0));
+	struct sockaddr_un from;
+	socklen_t flen = sizeof from;
+	char buf[16];
+	long n = recvfrom(d2, buf, sizeof buf, 0, (struct sockaddr *)&from, &flen);
+	printf("recvfrom %ld from len %u %.*s\n", n, flen, (int)flen - 3, from.sun_path + 1);
+	flen = sizeof from;
+	n = recvfrom(d2, buf, sizeof buf, 0, (struct sockaddr *)&from, &flen);
+	printf("recvfrom %ld from len %u\n", n, flen);
+	show("connect d3 to d1", connect(d3, (struct sockaddr *)&a, alen));
+	show("send connected", send(d3, "hey", 3, 0));
+	recvshow("recv d1", d1, 16, 0);
+	showname("getpeername d3", d3, 1);
+	show("sendto nobody", sendto(d1, "x", 1, 0, (struct sockaddr *)&(struct sockaddr_un){AF_UNIX, "\0nobody"}, 9));
+	int d4 = socket(AF_UNIX, SOCK_DGRAM, 0);
+	show("autobind", bind(d4, (struct sockaddr *)&(struct sockaddr_un){AF_UNIX, ""}, 2));
+	struct sockaddr_un got;
+	socklen_t glen = sizeof got;
+	getsockname(d4, (struct sockaddr *)&got, &glen);
+	printf("  autobind len %u abstract %d\n", glen, got.sun_path[0] == 0);
+	show("sendto the autobound", sendto(d1, "auto", 4, 0, (struct sockaddr *)&got, glen));
+	recvshow("recv autobound", d4, 16, 0);
+	close(d1);
+	close(d2);
+	close(d3);
+	close(d4);
+}
+
+int main(int argc, char **argv) {
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (argc > 1 && chdir(argv[1]) < 0)
+		return 2;
+	if (argc > 2) { /* the families icount refuses: a native root makes them */
+		show("socket AF_INET", socket(AF_INET, SOCK_STREAM, 0));
+		show("socket AF_INET6", socket(AF_INET6, SOCK_DGRAM, 0));
+		show("socket AF_NETLINK", socket(AF_NETLINK, SOCK_RAW, 0));
+		return 0;
+	}
 	signal(SIGPIPE, onpipe);
 	int types[] = {SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET};
 	for (int i = 0; i < 3; i++)
@@ -389,6 +583,7 @@ int main(void) {
 		turns(types[i]);
 	edges();
 	rights();
+	named();
 	printf("done\n");
 	return 0;
 }
