@@ -32,6 +32,10 @@ func TestUnixSockets(t *testing.T) {
 			if r.status != 0 || r.stdout != want {
 				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
 			}
+			// Where writers block, and so the count, is the same every run.
+			if diff := sameRun(r, runIcount(t, nil, nil, bin, t.TempDir())); diff != "" {
+				t.Fatalf("a second run differs: %s", diff)
+			}
 			// The families icount refuses on purpose (a native root makes
 			// them, so Linux is no judge of these).
 			r = runIcount(t, nil, nil, bin, t.TempDir(), "inet")
@@ -44,8 +48,10 @@ func TestUnixSockets(t *testing.T) {
 }
 
 // TestUnixSocketsPython runs testdata/proc/unixsock.py (socket.socketpair
-// between a parent and a forked child, datagrams, MSG_PEEK, MSG_DONTWAIT)
-// with Debian's python3 natively and under icount.
+// between a parent and a forked child, datagrams, MSG_PEEK, MSG_DONTWAIT,
+// multiprocessing's Pipe with a descriptor passed over it, send_fds and
+// recv_fds, a subprocess given a socket with pass_fds) with Debian's
+// python3 natively and under icount.
 func TestUnixSocketsPython(t *testing.T) {
 	const py = "/usr/bin/python3"
 	if _, err := exec.LookPath(py); err != nil {
