@@ -154,6 +154,11 @@ type ioWait struct {
 	want     int    // a write: the bytes it moves before it completes
 	blocking bool   // EAGAIN blocks the thread instead of failing
 	sigpipe  bool   // EPIPE sends the thread SIGPIPE
+	// timeout, if positive, ends a blocked transfer after that many
+	// nanoseconds of guest time (SO_RCVTIMEO, SO_SNDTIMEO) with what
+	// timedOut gives, or what moved, or EAGAIN.
+	timeout  int64
+	timedOut func() (uint64, error)
 }
 
 // transfer runs op as hostIO describes. When w.blocking, a transfer that
@@ -186,8 +191,21 @@ func (p *Process) transfer(f *file, w ioWait, op func(done int) (int, error), fi
 		return ret, err
 	}
 	f.hold()
-	return p.block(&wait{what: w.what, deadline: noDeadline, restartable: true, ready: try,
-		release: func() { f.release() }})
+	deadline := int64(noDeadline)
+	if w.timeout > 0 {
+		deadline = p.deadlineAfter(w.timeout)
+	}
+	timedOut := w.timedOut
+	if timedOut == nil {
+		timedOut = func() (uint64, error) {
+			if moved > 0 {
+				return finish(moved)
+			}
+			return 0, unix.EAGAIN
+		}
+	}
+	return p.block(&wait{what: w.what, deadline: deadline, restartable: w.timeout <= 0, ready: try,
+		release: func() { f.release() }, timedOut: timedOut})
 }
 
 // hostDir converts a guest directory descriptor for *at calls.

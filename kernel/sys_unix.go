@@ -193,8 +193,8 @@ func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, to *unixSo
 		return 0, errUnsupported("send flags " + itoa(uint64(flags&^sendFlags)))
 	}
 	w := ioWait{what: "send on socket (fd " + itoa(uint64(uint32(fd))) + ")", want: len(buf),
-		blocking: !f.nonblock && flags&unix.MSG_DONTWAIT == 0,
-		sigpipe:  s.stream() && flags&unix.MSG_NOSIGNAL == 0}
+		blocking: !f.nonblock && flags&unix.MSG_DONTWAIT == 0 && s.sndtimeo >= 0,
+		sigpipe:  s.stream() && flags&unix.MSG_NOSIGNAL == 0, timeout: s.sndtimeo}
 	hostFlags := flags | unix.MSG_DONTWAIT | unix.MSG_NOSIGNAL
 	pid := p.pid
 	ret, err := p.transfer(f, w, func(done int) (int, error) {
@@ -232,11 +232,17 @@ func (p *Process) sockRecv(f *file, fd uint64, buf []byte, flags int, finish fun
 	peek := flags&unix.MSG_PEEK != 0
 	waitall := flags&unix.MSG_WAITALL != 0 && s.stream() && !peek
 	w := ioWait{what: "receive on socket (fd " + itoa(uint64(uint32(fd))) + ")",
-		blocking: !f.nonblock && flags&unix.MSG_DONTWAIT == 0}
+		blocking: !f.nonblock && flags&unix.MSG_DONTWAIT == 0 && s.rcvtimeo >= 0, timeout: s.rcvtimeo}
 	size := len(buf)
 	hostFlags := flags&(unix.MSG_PEEK|unix.MSG_TRUNC) | unix.MSG_DONTWAIT
 	got, res, msgFlags := 0, 0, 0
 	var rec unixRecv
+	w.timedOut = func() (uint64, error) {
+		if got > 0 { // MSG_WAITALL ended short
+			return finish(got, res, rec, msgFlags)
+		}
+		return 0, unix.EAGAIN
+	}
 	ret, err := p.transfer(f, w, func(int) (int, error) {
 		n, _, rflags, _, err := unix.Recvmsg(f.host, buf[got:got+s.recvLimit(size-got)], nil, hostFlags)
 		switch {
@@ -350,6 +356,10 @@ func (s *unixSock) option(host int, level, name uint64) ([]byte, error) {
 		return word(s.rcvbuf), nil
 	case name == unix.SO_PASSCRED:
 		return word(boolInt(s.passcred)), nil
+	case name == unix.SO_RCVTIMEO:
+		return timeoutTimeval(s.rcvtimeo), nil
+	case name == unix.SO_SNDTIMEO:
+		return timeoutTimeval(s.sndtimeo), nil
 	case name == unix.SO_PEERCRED:
 		if s.peerPid == 0 {
 			return append(word(0), append(word(-1), word(-1)...)...), nil
@@ -403,6 +413,17 @@ func sysSetsockopt(t *Task, a [6]uint64) (uint64, error) {
 			return 0, nil
 		}
 		return 0, s.sizeHost(f.host)
+	case name == unix.SO_RCVTIMEO, name == unix.SO_SNDTIMEO:
+		d, err := timevalTimeout(val)
+		if err != nil {
+			return 0, err
+		}
+		if name == unix.SO_RCVTIMEO {
+			s.rcvtimeo = d
+		} else {
+			s.sndtimeo = d
+		}
+		return 0, nil
 	case hostSockopts[name] && name != unix.SO_ERROR && name != unix.SO_ACCEPTCONN:
 		return 0, setsockoptRaw(f.host, int(a[1]), int(name), val)
 	case name == unix.SO_TYPE, name == unix.SO_DOMAIN, name == unix.SO_PROTOCOL, name == unix.SO_PEERCRED,
@@ -434,4 +455,34 @@ func setsockoptRaw(host, level, name int, val []byte) error {
 		return e
 	}
 	return nil
+}
+
+// sockHZ is the tick SO_RCVTIMEO and SO_SNDTIMEO are kept in, as Linux
+// keeps them in jiffies: Debian's kernels' CONFIG_HZ.
+const sockHZ = 250
+
+// timevalTimeout reads a struct timeval timeout as Linux's
+// sock_set_timeout does: rounded up to a tick, 0 for none, -1 (no wait)
+// for a negative one; EINVAL if short, EDOM if tv_usec is out of range.
+func timevalTimeout(val []byte) (int64, error) {
+	if len(val) < 16 {
+		return 0, unix.EINVAL
+	}
+	sec, usec := int64(binary.LittleEndian.Uint64(val)), int64(binary.LittleEndian.Uint64(val[8:]))
+	if usec < 0 || usec >= 1e6 {
+		return 0, unix.EDOM
+	}
+	if sec < 0 {
+		return -1, nil
+	}
+	const tick = 1e9 / sockHZ
+	ticks := min(sec, 1<<40)*sockHZ + (usec*1000+tick-1)/tick
+	return ticks * tick, nil
+}
+
+// timeoutTimeval is the struct timeval getsockopt gives for a timeout.
+func timeoutTimeval(d int64) []byte {
+	d = max(d, 0)
+	le := binary.LittleEndian
+	return le.AppendUint64(le.AppendUint64(nil, uint64(d/1e9)), uint64(d%1e9/1000))
 }

@@ -268,7 +268,8 @@ func sysConnect(t *Task, a [6]uint64) (uint64, error) {
 			return 0, err
 		}
 	}
-	w := ioWait{what: "connect on socket (fd " + itoa(uint64(uint32(a[0]))) + ")", blocking: !f.nonblock}
+	w := ioWait{what: "connect on socket (fd " + itoa(uint64(uint32(a[0]))) + ")",
+		blocking: !f.nonblock && s.sndtimeo >= 0, timeout: s.sndtimeo}
 	return p.transfer(f, w, func(int) (int, error) {
 		if err := unix.Connect(f.host, target.hostAddr); err != nil {
 			if err == unix.EAGAIN && !w.blocking {
@@ -304,7 +305,8 @@ func sysAccept4(t *Task, a [6]uint64) (uint64, error) {
 		return 0, unix.EINVAL
 	}
 	s := f.sock
-	w := ioWait{what: "accept on socket (fd " + itoa(uint64(uint32(a[0]))) + ")", blocking: !f.nonblock}
+	w := ioWait{what: "accept on socket (fd " + itoa(uint64(uint32(a[0]))) + ")",
+		blocking: !f.nonblock && s.rcvtimeo >= 0, timeout: s.rcvtimeo}
 	return p.transfer(f, w, func(int) (int, error) {
 		host, _, err := unix.Accept4(f.host, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {

@@ -32,10 +32,13 @@ type unixSock struct {
 	typ int // unix.SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET
 	// peerPid is the process the peer's SO_PEERCRED names: whoever made
 	// the pair, or connected; 0 for none.
-	peerPid        int
-	passcred       bool // SO_PASSCRED: receive SCM_CREDENTIALS
-	sndbuf, rcvbuf int
-	peer           *unixSock // the connected end (a datagram's: where it sends), nil if none
+	peerPid  int
+	passcred bool // SO_PASSCRED: receive SCM_CREDENTIALS
+	// rcvtimeo and sndtimeo are SO_RCVTIMEO and SO_SNDTIMEO in
+	// nanoseconds, 0 for none, -1 for no wait at all.
+	rcvtimeo, sndtimeo int64
+	sndbuf, rcvbuf     int
+	peer               *unixSock // the connected end (a datagram's: where it sends), nil if none
 
 	// Names (sys_unixname.go): the socket's and its peer's as
 	// getsockname and getpeername give them (nil: unnamed), the table it

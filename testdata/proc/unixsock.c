@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ static const char *ename(int e) {
 	case EACCES: return "EACCES";
 	case EADDRINUSE: return "EADDRINUSE";
 	case ENOENT: return "ENOENT";
+	case EDOM: return "EDOM";
 	}
 	static char buf[32];
 	snprintf(buf, sizeof buf, "errno %d", e);
@@ -264,6 +266,21 @@ static void edges(void) {
 	show("setsockopt SO_SNDBUF bad pointer", setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, (void *)8, 4));
 	options(sv[0]);
 	options(sv[1]);
+	struct timeval tv = {1, 500000};
+	show("setsockopt SO_RCVTIMEO", setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
+	show("setsockopt SO_SNDTIMEO", setsockopt(sv[1], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv));
+	tv.tv_usec = 2000000;
+	show("setsockopt SO_RCVTIMEO usec 2000000", setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
+	show("setsockopt SO_RCVTIMEO short", setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, 8));
+	socklen_t tlen = sizeof tv;
+	show("getsockopt SO_RCVTIMEO", getsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, &tlen));
+	printf("  len %u %ld s %ld us\n", tlen, (long)tv.tv_sec, (long)tv.tv_usec);
+	show("getsockopt SO_SNDTIMEO unset", getsockopt(sv[0], SOL_SOCKET, SO_SNDTIMEO, &tv, &tlen));
+	printf("  len %u %ld s %ld us\n", tlen, (long)tv.tv_sec, (long)tv.tv_usec);
+	int fl = fcntl(sv[1], F_GETFL);
+	fcntl(sv[1], F_SETFL, fl & ~O_NONBLOCK);
+	show("recv timing out", recv(sv[1], &v, 4, 0));
+	fcntl(sv[1], F_SETFL, fl);
 	socklen_t len = 2;
 	v = 0;
 	show("getsockopt SO_TYPE len 2", getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &v, &len));
