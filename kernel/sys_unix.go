@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"encoding/binary"
+
+	"github.com/icount-dev/icount/emu"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -138,7 +140,8 @@ func sysRecvfrom(t *Task, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	buf := make([]byte, min(a[2], maxIO))
-	return p.sockRecv(f, a[0], buf, int(a[3]), func(n, res int, got unixRecv, _ int) (uint64, error) {
+	fits := func(off, n int) bool { return p.writable(a[1]+uint64(off), uint64(n)) }
+	return p.sockRecv(f, a[0], buf, int(a[3]), fits, func(n, res int, got unixRecv, _ int) (uint64, error) {
 		releaseAll(got.files)
 		if err := p.writeMem(a[1], buf[:n]); err != nil {
 			return 0, err
@@ -219,12 +222,14 @@ func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, to *unixSo
 	return ret, err
 }
 
-// sockRecv receives into buf on f (the guest's descriptor fd) and gives
+// sockRecv receives into buf on f (the guest's descriptor fd), when fits
+// (if not nil) says the guest can take bytes off to off+n, and gives
 // finish what came: the bytes in buf, the call's result (a datagram's whole length under MSG_TRUNC), what the log says
 // came with them and the msg_flags. It blocks as sockSend does; under
 // MSG_WAITALL a stream's receive waits until size bytes came, the stream
 // ended or descriptors came.
-func (p *Process) sockRecv(f *file, fd uint64, buf []byte, flags int, finish func(n, res int, got unixRecv, msgFlags int) (uint64, error)) (uint64, error) {
+func (p *Process) sockRecv(f *file, fd uint64, buf []byte, flags int, fits func(off, n int) bool,
+	finish func(n, res int, got unixRecv, msgFlags int) (uint64, error)) (uint64, error) {
 	s := f.sock
 	if flags&^recvFlags != 0 || flags&unix.MSG_ERRQUEUE != 0 {
 		return 0, errUnsupported("recv flags " + itoa(uint64(flags)))
@@ -243,8 +248,12 @@ func (p *Process) sockRecv(f *file, fd uint64, buf []byte, flags int, finish fun
 		}
 		return 0, unix.EAGAIN
 	}
+	if fits != nil && !peek {
+		hostFlags |= unix.MSG_PEEK // taken once fits says the guest can have them
+	}
 	ret, err := p.transfer(f, w, func(int) (int, error) {
-		n, _, rflags, _, err := unix.Recvmsg(f.host, buf[got:got+s.recvLimit(size-got)], nil, hostFlags)
+		part := buf[got : got+s.recvLimit(size-got)]
+		n, _, rflags, _, err := unix.Recvmsg(f.host, part, nil, hostFlags)
 		switch {
 		case err == unix.EAGAIN && got > 0 && w.blocking:
 			return 0, err // MSG_WAITALL: wait for the rest
@@ -252,6 +261,19 @@ func (p *Process) sockRecv(f *file, fd uint64, buf []byte, flags int, finish fun
 			return got, nil // MSG_WAITALL ended short
 		case err != nil:
 			return 0, err
+		}
+		if fits != nil && !peek {
+			ok := fits(got, min(n, len(part)))
+			if !ok && (s.stream() || got > 0) {
+				return got, unix.EFAULT // a stream's bytes stay, as Linux leaves them
+			}
+			if _, _, _, _, err := unix.Recvmsg(f.host, part, nil, hostFlags&^unix.MSG_PEEK); err != nil {
+				return 0, err
+			}
+			if !ok {
+				releaseAll(s.received(n, false).files) // a message is taken, and lost
+				return 0, unix.EFAULT
+			}
 		}
 		more := s.received(n, peek)
 		if got == 0 {
@@ -485,4 +507,20 @@ func timeoutTimeval(d int64) []byte {
 	d = max(d, 0)
 	le := binary.LittleEndian
 	return le.AppendUint64(le.AppendUint64(nil, uint64(d/1e9)), uint64(d%1e9/1000))
+}
+
+// writable says that the guest may write the n bytes at addr.
+func (p *Process) writable(addr, n uint64) bool {
+	if n == 0 {
+		return true
+	}
+	if addr+n < addr || !p.mm.mapped(pageDown(addr), pageUp(addr+n)) {
+		return false
+	}
+	for page := pageDown(addr); page < addr+n; page += emu.PageSize {
+		if p.mm.protAt(page)&emu.ProtWrite == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -138,7 +138,18 @@ func sysRecvmsg(t *Task, a [6]uint64) (uint64, error) {
 	}
 	buf := make([]byte, iovSize(iov))
 	flags := int(a[2])
-	return p.sockRecv(f, a[0], buf, flags, func(n, res int, got unixRecv, rflags int) (uint64, error) {
+	fits := func(off, n int) bool {
+		for _, v := range iov {
+			part := min(uint64(max(n, 0)), max(v.len, uint64(off))-uint64(off))
+			if part > 0 && !p.writable(v.base+uint64(off), part) {
+				return false
+			}
+			n -= int(part)
+			off = max(off-int(v.len), 0)
+		}
+		return true
+	}
+	return p.sockRecv(f, a[0], buf, flags, fits, func(n, res int, got unixRecv, rflags int) (uint64, error) {
 		if err := p.scatter(iov, buf[:n]); err != nil {
 			releaseAll(got.files)
 			return 0, err

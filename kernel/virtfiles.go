@@ -162,7 +162,7 @@ func (p *Process) readFile(f *file, fd uint64, buf []byte, finish func(n int) (u
 		return finish(n)
 	}
 	if f.sock != nil {
-		return p.sockRecv(f, fd, buf, 0, func(n, _ int, got unixRecv, _ int) (uint64, error) {
+		return p.sockRecv(f, fd, buf, 0, nil, func(n, _ int, got unixRecv, _ int) (uint64, error) {
 			releaseAll(got.files)
 			return finish(n)
 		})
