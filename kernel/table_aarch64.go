@@ -120,7 +120,7 @@ var tableAArch64 = []Syscall{
 	{208, "setsockopt", sysSetsockopt, Partial, "SOL_SOCKET on Unix sockets icount made: SO_SNDBUF, SO_RCVBUF (as Linux with its default limits, 212992), SO_PASSCRED, SO_RCVTIMEO and SO_SNDTIMEO (in guest time, kept in ticks of a 250 Hz kernel), and flags of the socket alone (SO_REUSEADDR, SO_KEEPALIVE, SO_LINGER, SO_RCVLOWAT...) on the host socket; other levels EOPNOTSUPP; other options stop the run"},
 	{209, "getsockopt", sysGetsockopt, Partial, "SOL_SOCKET on Unix sockets icount made: SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_SNDBUF, SO_RCVBUF, SO_PASSCRED, SO_RCVTIMEO, SO_SNDTIMEO, SO_PEERCRED (the guest pid of whoever made the pair or connected, the guest's uid and gid), SO_ERROR, SO_ACCEPTCONN and the flags setsockopt sets; other levels EOPNOTSUPP; other options stop the run"},
 	{210, "shutdown", sysShutdown, Full, "Unix sockets icount made, on the host socket"},
-	{211, "sendmsg", sysSendmsg, Partial, "Unix sockets icount made, as sendto, with iovecs and SCM_RIGHTS (new descriptors of the same open files in the receiver) and SCM_CREDENTIALS (the caller's own, else EPERM)"},
+	{211, "sendmsg", sysSendmsg, Partial, "Unix sockets icount made, as sendto, with iovecs and SCM_RIGHTS (new descriptors in the receiver, sharing the sender's files) and SCM_CREDENTIALS (the caller's own, else EPERM)"},
 	{212, "recvmsg", sysRecvmsg, Partial, "Unix sockets icount made, as recvfrom, with iovecs; SCM_CREDENTIALS under SO_PASSCRED (the sender's guest pid, the guest's uid and gid), SCM_RIGHTS with MSG_CMSG_CLOEXEC, MSG_CTRUNC when the control buffer is short (the descriptors that do not fit closed)"},
 	{214, "brk", sysBrk, Full, ""},
 	{215, "munmap", sysMunmap, Full, ""},
