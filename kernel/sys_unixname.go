@@ -118,13 +118,20 @@ func (s *unixSock) hostBind(host int) error {
 	return nil
 }
 
-func sysBind(t *Task, a [6]uint64) (uint64, error) {
-	p := t.proc
+// addrCall reads bind's and connect's arguments: the socket behind a[0]
+// and the address at a[1], a[2] bytes long.
+func (p *Process) addrCall(a [6]uint64) (*file, unixAddr, error) {
 	f, err := p.sockOf(a[0])
 	if err != nil {
-		return 0, err
+		return nil, unixAddr{}, err
 	}
 	addr, err := p.readUnixAddr(a[1], a[2])
+	return f, addr, err
+}
+
+func sysBind(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	f, addr, err := p.addrCall(a)
 	if err != nil {
 		return 0, err
 	}
@@ -244,11 +251,7 @@ func sysListen(t *Task, a [6]uint64) (uint64, error) {
 
 func sysConnect(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, err := p.sockOf(a[0])
-	if err != nil {
-		return 0, err
-	}
-	addr, err := p.readUnixAddr(a[1], a[2])
+	f, addr, err := p.addrCall(a)
 	if err != nil {
 		return 0, err
 	}
