@@ -67,3 +67,26 @@ func TestUnixSocketsPython(t *testing.T) {
 		t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, out, r.stderr)
 	}
 }
+
+// TestUnixSocketsGo runs testdata/go/unixnet (Go's net package: an
+// abstract listener served by a goroutine through epoll, a datagram
+// socket at a path) built for amd64 and arm64 under icount, twice, and
+// wants the native amd64 build's output and the same counts.
+func TestUnixSocketsGo(t *testing.T) {
+	native, status := runNative(t, t.TempDir(), nil, buildGo(t, "amd64", "./unixnet", false))
+	if status != 0 || !strings.HasPrefix(native, "echo hello ") {
+		t.Fatalf("native run: exit %d\n%s", status, native)
+	}
+	for _, arch := range goArches {
+		t.Run(arch, func(t *testing.T) {
+			prog := buildGo(t, arch, "./unixnet", false)
+			r := runIcountIn(t, t.TempDir(), nil, []string{"--fixed-clock"}, prog)
+			if r.status != 0 || r.stdout != native {
+				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, native, r.stderr)
+			}
+			if d := sameRun(r, runIcountIn(t, t.TempDir(), nil, []string{"--fixed-clock"}, prog)); d != "" {
+				t.Fatalf("a second run differs: %s", d)
+			}
+		})
+	}
+}
