@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -88,5 +90,34 @@ func TestUnixSocketsGo(t *testing.T) {
 				t.Fatalf("a second run differs: %s", d)
 			}
 		})
+	}
+}
+
+// cpythonUnixSocketTests are the classes of CPython's test_socket that test
+// Unix sockets: pairs, stream sockets with names, sendmsg and recvmsg,
+// SCM_RIGHTS.
+var cpythonUnixSocketTests = []string{"BasicSocketPairTest", "RecvmsgIntoSCMRightsStreamTest",
+	"RecvmsgIntoUnixStreamTest", "RecvmsgSCMRightsStreamTest", "RecvmsgUnixStreamTest",
+	"SendmsgUnixStreamTest", "SocketPairTest", "TestUnixDomain", "UnixStreamBase"}
+
+// TestUnixSocketsCPython runs those classes with Debian's python3 under
+// icount and wants every test to pass, as natively.
+func TestUnixSocketsCPython(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if _, err := os.Stat("/usr/lib/python3.11/test/test_socket.py"); err != nil {
+		t.Fatal("CPython's tests are missing: install libpython3.11-testsuite (make deps does)")
+	}
+	args := []string{"-m", "unittest"}
+	for _, c := range cpythonUnixSocketTests {
+		args = append(args, "test.test_socket."+c)
+	}
+	native, err := exec.Command(py, args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(native), "\nOK") {
+		t.Fatalf("native: %v\n%s", err, native)
+	}
+	r := runIcountIn(t, t.TempDir(), nil, nil, py, args...)
+	ran := regexp.MustCompile(`Ran \d+ tests`)
+	if r.status != 0 || ran.FindString(r.stderr) != ran.FindString(string(native)) || !strings.Contains(r.stderr, "\nOK") {
+		t.Fatalf("under icount: exit %d\n%s\nnatively:\n%s", r.status, r.stderr, native)
 	}
 }
