@@ -387,8 +387,9 @@ func sysStatx(t *Task, a [6]uint64) (uint64, error) {
 	return 0, p.writeMem(a[4], raw)
 }
 
-// ioctl requests answered for terminals (asm-generic numbering, shared by
-// x86-64 and arm64).
+// ioctl requests answered: for terminals, and O_NONBLOCK and the bytes
+// waiting for any file (asm-generic numbering, shared by x86-64 and
+// arm64).
 const (
 	tcgets     = 0x5401
 	tiocgwinsz = 0x5413

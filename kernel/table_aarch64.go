@@ -19,7 +19,7 @@ var tableAArch64 = []Syscall{
 	{23, "dup", sysDup, Full, ""},
 	{24, "dup3", sysDup3, Full, ""},
 	{25, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; locks stop the run"},
-	{29, "ioctl", sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; others ENOTTY"},
+	{29, "ioctl", sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; FIONBIO as fcntl F_SETFL; FIONREAD on pipes, eventfds and sockets icount made; others ENOTTY"},
 	{33, "mknodat", sysMknodat, Full, "regular files, FIFOs, sockets and whiteouts, the mode less the guest's umask; other devices EPERM, as without CAP_MKNOD"},
 	{34, "mkdirat", sysMkdirat, Full, "the mode less the guest's umask"},
 	{35, "unlinkat", sysUnlinkat, Full, ""},

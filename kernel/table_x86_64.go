@@ -19,7 +19,7 @@ var tableX86_64 = []Syscall{
 	{13, "rt_sigaction", sysRtSigaction, Full, "handlers run, in a signal frame laid out as Linux's, for faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and for signals sent with kill, tkill and tgkill; SA_SIGINFO, SA_ONSTACK, SA_NODEFER, SA_RESETHAND, SA_RESTORER (the handler returns to sa_restorer); the frame holds the x87/SSE state (fpstate, FXSAVE layout), which rt_sigreturn loads"},
 	{14, "rt_sigprocmask", sysRtSigprocmask, Full, "a pending signal it unblocks is delivered as the call returns"},
 	{15, "rt_sigreturn", sysRtSigreturn, Full, "restores the registers, mask and alternate stack of the handler's frame"},
-	{16, "ioctl", sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; others ENOTTY"},
+	{16, "ioctl", sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; FIONBIO as fcntl F_SETFL; FIONREAD on pipes, eventfds and sockets icount made; others ENOTTY"},
 	{17, "pread64", sysPread64, Full, ""},
 	{18, "pwrite64", sysPwrite64, Full, ""},
 	{19, "readv", sysReadv, Full, ""},
