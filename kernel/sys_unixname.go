@@ -246,6 +246,7 @@ func sysListen(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	f.sock.listenPid = p.pid
+	f.sock.peerPid = p.pid // a listener's SO_PEERCRED is its own, as Linux's
 	return 0, nil
 }
 

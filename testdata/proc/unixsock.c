@@ -470,7 +470,7 @@ static void named(void) {
 	showname("getsockname", srv, 0);
 	show("connect before listen", connect(other, (struct sockaddr *)&a, alen));
 	show("listen", listen(srv, 4));
-	printf("  SO_ACCEPTCONN %d\n", optint(srv, SO_ACCEPTCONN));
+	printf("  SO_ACCEPTCONN %d, SO_PEERCRED is mine %d\n", optint(srv, SO_ACCEPTCONN), peerpid(srv) == getpid());
 	blen = mkaddr(&b, "\0nobody", 7);
 	show("connect to nobody", connect(other, (struct sockaddr *)&b, blen));
 	fflush(stdout);
