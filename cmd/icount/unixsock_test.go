@@ -30,12 +30,12 @@ func TestUnixSockets(t *testing.T) {
 					t.Fatalf("native %s differs from glibc's:\n%s", prog, native)
 				}
 			}
-			r := runIcount(t, nil, nil, bin, t.TempDir())
+			r := runIcount(t, nil, []string{"--fixed-clock"}, bin, t.TempDir())
 			if r.status != 0 || r.stdout != want {
 				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
 			}
 			// Where writers block, and so the count, is the same every run.
-			if diff := sameRun(r, runIcount(t, nil, nil, bin, t.TempDir())); diff != "" {
+			if diff := sameRun(r, runIcount(t, nil, []string{"--fixed-clock"}, bin, t.TempDir())); diff != "" {
 				t.Fatalf("a second run differs: %s", diff)
 			}
 			// The families icount refuses on purpose (a native root makes
