@@ -147,6 +147,11 @@ PROC_BINS := $(PROC)/spawn-musl $(PROC)/spawn-glibc $(PROC)/spawn-dynamic $(PROC
              $(PROC)/deadlock2-musl $(PROC)/locks-musl $(PROC)/locks-glibc $(PROC)/arm64/locks-glibc
 TESTPROGS += $(PROC_BINS)
 
+# Unix-domain sockets between processes (cmd/icount/unixsock_test.go):
+# amd64 musl- and glibc-static, arm64 glibc-static.
+UNIX_BINS := $(PROC)/unixsock-musl $(PROC)/unixsock-glibc $(PROC)/arm64/unixsock-glibc
+TESTPROGS += $(UNIX_BINS)
+
 $(PROC)/%-musl: testdata/proc/%.c | deps
 	@mkdir -p $(@D)
 	$(MUSLCC) -static $(CFLAGS) -o $@ $<

@@ -16,8 +16,9 @@ type file struct {
 	// pipe marks a pipe or eventfd icount made: non-blocking on the host,
 	// so that a transfer that would block blocks only the guest thread.
 	pipe     bool
-	epoll    bool // an epoll instance (sys_epoll.go), a host one
-	nonblock bool // the guest asked for O_NONBLOCK
+	epoll    bool      // an epoll instance (sys_epoll.go), a host one
+	sock     *unixSock // a Unix-domain socket icount made (unixsock.go)
+	nonblock bool      // the guest asked for O_NONBLOCK
 	// counted marks an eventfd, whose reads and writes move one 8-byte
 	// count: a transfer of fewer bytes fails EINVAL, so a transfer of
 	// none cannot stand for the checks Linux makes first (emptyIO).
@@ -194,6 +195,9 @@ func (f *file) release() error {
 	}
 	if f.locks != nil {
 		f.locks.dropDesc(f)
+	}
+	if f.sock != nil {
+		f.sock.closed()
 	}
 	if !f.stdio {
 		return unix.Close(f.host)

@@ -95,6 +95,7 @@ type Kernel struct {
 	timerfds []*timerFD // every timerfd made (sys_timerfd.go)
 
 	futexes map[futexKey]*futexQueue // waits, by address space and address
+	unix    *unixNames               // the bound Unix sockets (sys_unixname.go), made at the first bind
 	waitSeq uint64                   // futex waits so far
 
 	images  []*Image // every program a process ran, in the order they started

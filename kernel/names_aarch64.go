@@ -4,10 +4,7 @@ package kernel
 // does not emulate, so that a guest stopped by one is told which.
 var namesAArch64 = map[uint64]string{
 	26: "inotify_init1", 27: "inotify_add_watch", 28: "inotify_rm_watch", 75: "vmsplice",
-	128: "restart_syscall", 199: "socketpair", 200: "bind", 201: "listen", 202: "accept",
-	203: "connect", 206: "sendto", 207: "recvfrom", 208: "setsockopt", 209: "getsockopt",
-	210: "shutdown", 211: "sendmsg", 212: "recvmsg", 234: "remap_file_pages", 242: "accept4",
-	243: "recvmmsg", 269: "sendmmsg", 437: "openat2",
+	128: "restart_syscall", 234: "remap_file_pages", 243: "recvmmsg", 269: "sendmmsg", 437: "openat2",
 }
 
 // lacksAArch64 names the numbers of Linux 6.1's generic table that have

@@ -144,6 +144,9 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 	if f.timer != nil || f.sigfd != nil {
 		return 0, unix.EINVAL
 	}
+	if f.sock != nil {
+		return p.sockSend(f, fd, buf, 0, nil, nil)
+	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },
 		func(n int) (uint64, error) {
@@ -158,20 +161,34 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 // done of the transfer, and gives finish the bytes it moved. Pipes and
 // eventfds icount made are non-blocking on the host: when the guest did
 // not ask for O_NONBLOCK, a transfer that would block blocks the guest
-// thread instead, and is tried again at every scheduling point until it
-// moves something (a write: until it moved all want bytes, as a blocking
-// write to a pipe does). When no thread can unblock it the scheduler ends
-// the run as a deadlock, listing the wait as what. A write to a pipe
-// with no reader left sends the writing thread SIGPIPE, as Linux does,
-// and fails with EPIPE if the signal does not end the process.
+// thread instead (transfer). A write to a pipe with no reader left sends
+// the writing thread SIGPIPE, as Linux does, and fails with EPIPE if the
+// signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
-	return p.hostTransfer([]*file{f}, f.pipe && !f.nonblock, what, want, op, finish)
+	return p.transfer([]*file{f}, ioWait{what: what, want: want, blocking: f.pipe && !f.nonblock, sigpipe: true}, op, finish)
 }
 
-// hostTransfer is hostIO for a transfer between files (splice, tee) that
-// blocks the guest thread when blocking says so; every file is held while
-// it waits.
-func (p *Process) hostTransfer(files []*file, blocking bool, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
+// ioWait says how a transfer on a file icount made waits.
+type ioWait struct {
+	what     string // for the deadlock report
+	want     int    // a write: the bytes it moves before it completes
+	blocking bool   // EAGAIN blocks the thread instead of failing
+	sigpipe  bool   // EPIPE sends the thread SIGPIPE
+	// timeout, if positive, ends a blocked transfer after that many
+	// nanoseconds of guest time (SO_RCVTIMEO, SO_SNDTIMEO) with what
+	// timedOut gives, or what moved, or EAGAIN.
+	timeout  int64
+	timedOut func() (uint64, error)
+}
+
+// transfer runs op as hostIO describes, on the files of the transfer (two
+// for splice and tee), every one of them held while it waits. When
+// w.blocking, a transfer that would block is tried again at every
+// scheduling point until it moves something (a write: until it moved all
+// w.want bytes, as a blocking write to a pipe does). When no thread can
+// unblock it the scheduler ends the run as a deadlock, listing the wait as
+// w.what.
+func (p *Process) transfer(files []*file, w ioWait, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
 	moved := 0
 	caller := p.k.cur
 	try := func() (uint64, error, bool) {
@@ -180,11 +197,11 @@ func (p *Process) hostTransfer(files []*file, blocking bool, what string, want i
 			moved += n
 		}
 		switch {
-		case err == nil && (moved >= want || !blocking):
-		case err == nil, errors.Is(err, unix.EAGAIN) && blocking:
+		case err == nil && (moved >= w.want || !w.blocking):
+		case err == nil, errors.Is(err, unix.EAGAIN) && w.blocking:
 			return 0, nil, false // a partial write to a full pipe, or nothing moved
 		case moved == 0:
-			if errors.Is(err, unix.EPIPE) {
+			if errors.Is(err, unix.EPIPE) && w.sigpipe {
 				p.send(caller, sigPIPE, sigInfo{signo: sigPIPE, code: siUser, pid: uint32(p.pid), uid: UID})
 			}
 			return 0, errnoOf(err), true
@@ -198,7 +215,20 @@ func (p *Process) hostTransfer(files []*file, blocking bool, what string, want i
 	for _, f := range files {
 		f.hold()
 	}
-	return p.block(&wait{what: what, deadline: noDeadline, restartable: true, ready: try,
+	deadline := int64(noDeadline)
+	if w.timeout > 0 {
+		deadline = p.deadlineAfter(w.timeout)
+	}
+	timedOut := w.timedOut
+	if timedOut == nil {
+		timedOut = func() (uint64, error) {
+			if moved > 0 {
+				return finish(moved)
+			}
+			return 0, unix.EAGAIN
+		}
+	}
+	return p.block(&wait{what: w.what, deadline: deadline, restartable: w.timeout <= 0, ready: try, timedOut: timedOut,
 		release: func() {
 			for _, f := range files {
 				f.release()
@@ -388,11 +418,14 @@ func sysStatx(t *Task, a [6]uint64) (uint64, error) {
 	return 0, p.writeMem(a[4], raw)
 }
 
-// ioctl requests answered for terminals (asm-generic numbering, shared by
-// x86-64 and arm64).
+// ioctl requests answered: for terminals, and O_NONBLOCK and the bytes
+// waiting for any file (asm-generic numbering, shared by x86-64 and
+// arm64).
 const (
 	tcgets     = 0x5401
 	tiocgwinsz = 0x5413
+	fionread   = 0x541b // the bytes a read would find
+	fionbio    = 0x5421 // O_NONBLOCK on or off, as fcntl F_SETFL sets it
 )
 
 func sysIoctl(t *Task, a [6]uint64) (uint64, error) {
@@ -416,6 +449,31 @@ func sysIoctl(t *Task, a [6]uint64) (uint64, error) {
 			return 0, errnoOf(err)
 		}
 		return 0, p.writeMem(a[2], unsafe.Slice((*byte)(unsafe.Pointer(w)), unsafe.Sizeof(*w)))
+	case fionbio:
+		on, err := p.readU32(a[2])
+		if err != nil {
+			return 0, err
+		}
+		if !f.pipe {
+			fl, err := unix.FcntlInt(uintptr(f.host), unix.F_GETFL, 0)
+			if err == nil {
+				_, err = unix.FcntlInt(uintptr(f.host), unix.F_SETFL, fl&^unix.O_NONBLOCK|boolInt(on != 0)*unix.O_NONBLOCK)
+			}
+			if err != nil {
+				return 0, errnoOf(err)
+			}
+		}
+		f.nonblock = on != 0
+		return 0, nil
+	case fionread:
+		if !f.pipe {
+			break
+		}
+		n, err := unix.IoctlGetInt(f.host, fionread)
+		if err != nil {
+			return 0, errnoOf(err)
+		}
+		return 0, p.writeU32(a[2], uint32(n))
 	}
 	// Other requests are terminal or device controls a regular program's
 	// output does not depend on; a kernel answers them so for non-devices.
@@ -533,22 +591,15 @@ func sysPipe2(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	nonblock := a[1]&unix.O_NONBLOCK != 0
-	var fds [2]int
-	for i := range host {
-		fd, err := p.fds.installFlags(&file{host: host[i], path: "pipe", pipe: true, nonblock: nonblock}, 0, a[1])
-		if err != nil {
-			if i == 1 {
-				p.fds.close(fds[0])
-			}
-			unix.Close(host[i])
-			return 0, err
-		}
-		fds[i] = fd
+	var ends [2]*file
+	for i := range ends {
+		ends[i] = &file{host: host[i], path: "pipe", pipe: true, nonblock: nonblock}
 	}
-	if err := p.writeU32(a[0], uint32(fds[0])); err != nil {
+	fds, err := p.installPair(ends, a[1])
+	if err != nil {
 		return 0, err
 	}
-	return 0, p.writeU32(a[0]+4, uint32(fds[1]))
+	return 0, p.putFDPair(a[0], fds)
 }
 
 func sysReadlink(t *Task, a [6]uint64) (uint64, error) {

@@ -6,13 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Network system calls. A guest has no network, not even local sockets:
-// what it could reach would make its count depend on other processes.
-// socket fails as under a sandbox that forbids it, and libc falls back (the
-// name-service cache daemon, nscd, is skipped for the files it would
-// answer from).
-
-func sysSocket(t *Task, a [6]uint64) (uint64, error) { return 0, unix.EACCES }
+// getsockname and getpeername: of a Unix socket icount made
+// (sys_unixname.go) or of a socket the guest was given.
 
 // sysGetsockname and sysGetpeername answer for a socket the guest was
 // given (a standard descriptor icount inherited: the guest makes none),
@@ -35,20 +30,13 @@ func (p *Process) sockName(nr uintptr, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	want, err := p.readU32(a[2])
-	if err != nil {
-		return 0, err
-	}
-	if int32(want) < 0 {
-		return 0, unix.EINVAL
+	if f.sock != nil {
+		return p.sockNameOf(f, nr == unix.SYS_GETPEERNAME, a)
 	}
 	var buf [128]byte // sockaddr_storage
 	n := uint32(len(buf))
 	if _, _, e := unix.Syscall(nr, uintptr(f.host), uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n))); e != 0 {
 		return 0, e
 	}
-	if err := p.writeMem(a[1], buf[:min(n, want, uint32(len(buf)))]); err != nil {
-		return 0, err
-	}
-	return 0, p.writeU32(a[2], n)
+	return 0, p.putSockaddr(a[1], a[2], buf[:min(n, uint32(len(buf)))])
 }

@@ -8,7 +8,7 @@ import (
 // file, or two pipes, inside the host's kernel, whose pipes are icount's.
 // A call that would block on a pipe icount made (non-blocking on the
 // host) blocks the guest thread instead, as read and write on it do
-// (hostTransfer), unless SPLICE_F_NONBLOCK or the pipe's O_NONBLOCK says
+// (transfer), unless SPLICE_F_NONBLOCK or the pipe's O_NONBLOCK says
 // not to wait, as Linux reckons it. vmsplice is not emulated: Linux lends
 // the pipe the caller's pages, which a copy is not.
 
@@ -88,7 +88,7 @@ func sysSplice(t *Task, a [6]uint64) (uint64, error) {
 	}
 	what := "splice from " + in.path + " (fd " + itoa(uint64(uint32(a[0]))) + ") to " + out.path
 	n := int(min(length, maxIO))
-	return p.hostTransfer([]*file{in, out}, spliceWaits(flags, pipes...), what, 0,
+	return p.transfer([]*file{in, out}, ioWait{what: what, blocking: spliceWaits(flags, pipes...), sigpipe: true},
 		func(int) (int, error) {
 			m, err := unix.Splice(in.host, offIn, out.host, offOut, n, int(flags))
 			return int(m), err
@@ -127,7 +127,7 @@ func sysTee(t *Task, a [6]uint64) (uint64, error) {
 	waits := isPipe(in) && isPipe(out) && spliceWaits(flags, in, out)
 	what := "tee from " + in.path + " (fd " + itoa(uint64(uint32(a[0]))) + ")"
 	n := int(min(length, maxIO))
-	return p.hostTransfer([]*file{in, out}, waits, what, 0,
+	return p.transfer([]*file{in, out}, ioWait{what: what, blocking: waits, sigpipe: true},
 		func(int) (int, error) {
 			m, err := unix.Tee(in.host, out.host, n, int(flags))
 			return int(m), err

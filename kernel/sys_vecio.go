@@ -30,6 +30,15 @@ func (p *Process) gather(iov []iovec, size uint64) ([]byte, error) {
 	return buf, nil
 }
 
+// iovSize is the bytes iov holds, at most maxIO.
+func iovSize(iov []iovec) uint64 {
+	var size uint64
+	for _, v := range iov {
+		size += min(v.len, maxIO-size)
+	}
+	return size
+}
+
 // scatter writes buf into the guest's iovecs in order.
 func (p *Process) scatter(iov []iovec, buf []byte) error {
 	for _, v := range iov {

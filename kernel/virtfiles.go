@@ -168,6 +168,12 @@ func (p *Process) readFile(f *file, fd uint64, buf []byte, finish func(n int) (u
 	if f.timer != nil {
 		p.k.expireTimerfds() // its count up to now
 	}
+	if f.sock != nil {
+		return p.sockRecv(f, fd, buf, 0, nil, func(n, _ int, got unixRecv, _ int) (uint64, error) {
+			releaseAll(got.files)
+			return finish(n)
+		})
+	}
 	what := "read from " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	if f.sigfd != nil {
 		t := p.k.cur
