@@ -62,6 +62,14 @@ static inline const char *ename(int e)
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EAFNOSUPPORT: return "EAFNOSUPPORT";
 	case EADDRINUSE: return "EADDRINUSE";
+	case ENOTCONN: return "ENOTCONN";
+	case ENOPROTOOPT: return "ENOPROTOOPT";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EISCONN: return "EISCONN";
+	case ECONNRESET: return "ECONNRESET";
+	case EPROTOTYPE: return "EPROTOTYPE";
 	case ECONNREFUSED: return "ECONNREFUSED";
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case ESTALE: return "ESTALE";

@@ -20,35 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *ename(int e) {
-	switch (e) {
-	case EAGAIN: return "EAGAIN";
-	case EPIPE: return "EPIPE";
-	case EBADF: return "EBADF";
-	case ENOTSOCK: return "ENOTSOCK";
-	case EINVAL: return "EINVAL";
-	case EFAULT: return "EFAULT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case ENOTCONN: return "ENOTCONN";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	case ENOPROTOOPT: return "ENOPROTOOPT";
-	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
-	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
-	case EMSGSIZE: return "EMSGSIZE";
-	case EISCONN: return "EISCONN";
-	case ECONNRESET: return "ECONNRESET";
-	case EPROTOTYPE: return "EPROTOTYPE";
-	case EMFILE: return "EMFILE";
-	case EACCES: return "EACCES";
-	case EADDRINUSE: return "EADDRINUSE";
-	case ENOENT: return "ENOENT";
-	case EDOM: return "EDOM";
-	}
-	static char buf[32];
-	snprintf(buf, sizeof buf, "errno %d", e);
-	return buf;
-}
+#include "../c/errname.h"
 
 static long show(const char *what, long r) {
 	if (r < 0)
