@@ -2,10 +2,12 @@
  * fileops2.c, ../proc/locks.c) share: how they start, in the directory
  * their argument names as the unprivileged user icount's guest is, and
  * how they print a result, an errno by its name (errname.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,16 +22,27 @@ static void show(const char *what, long rc)
 		printf("%s: ok\n", what);
 }
 
-/* start moves to the directory argv[1] (if given) and, run as root,
- * becomes uid and gid 1000, as the judge runs the unprivileged user
- * icount's guest is; stdout is line-buffered, so that lines come out in
- * the order the processes print them. */
+/* start moves to the directory argv[1], if given, or else works in its
+ * working directory, which must then be empty (it makes and removes files
+ * there, and run as root gives the directory to uid 1000: run by hand in
+ * a checkout, it would litter it); and, run as root, it becomes uid and
+ * gid 1000, as the judge runs the unprivileged user icount's guest is.
+ * stdout is line-buffered, so that lines come out in the order the
+ * processes print them. */
 static void start(int argc, char **argv)
 {
 	if (argc > 1 && chdir(argv[1]) < 0) {
 		perror(argv[1]);
 		exit(1);
 	}
+	DIR *d = argc > 1 ? NULL : opendir(".");
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			fprintf(stderr, "%s: run in an empty directory: it makes and removes files there\n", argv[0]);
+			exit(2);
+		}
+	if (d)
+		closedir(d);
 	if (getuid() == 0) {
 		if (chown(".", 1000, 1000) < 0 || setgroups(0, NULL) < 0 || setgid(1000) < 0 || setuid(1000) < 0) {
 			perror("dropping privileges");
