@@ -9,18 +9,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The directory /proc/PID/fd of an emulated process lists the guest's
-// descriptors, not icount's: Python's subprocess reads it in a child to
-// close every descriptor before exec, and a listing of the host's would
-// leave the guest's open. As Linux's, it is made afresh by a read from its
-// start (so it names the descriptor it is read through), each entry a
-// symbolic link (DT_LNK) named by the number; its files themselves are the
-// guest's descriptors too (hostPath).
+// The directories /proc/PID/fd and /proc/PID/task of an emulated process
+// list the guest's descriptors and threads, not icount's: Python's
+// subprocess reads fd in a child to close every descriptor before exec,
+// and a listing of the host's would leave the guest's open (and task
+// would list the Go runtime's threads). As Linux's, a listing is made
+// afresh by a read from its start (so fd names the descriptor it is read
+// through); fd's entries are symbolic links (DT_LNK) named by the number,
+// task's directories named by the thread id. The files in them are the
+// guest's too (hostPath, procFile).
 
-// procFDDir is what a guest descriptor open on /proc/PID/fd holds: the
-// process listed, and the listing being read.
+// procFDDir is what a guest descriptor open on /proc/PID/fd or
+// /proc/PID/task holds: the process listed, and the listing being read.
 type procFDDir struct {
 	proc    *Process
+	tasks   bool // /proc/PID/task, not fd
 	entries []procFDEntry
 	next    int // the index of the next entry to read
 }
@@ -48,12 +51,14 @@ func (p *Process) procFDDirAt(file string) *procFDDir {
 	return nil
 }
 
-// openProcFD opens path if it is /proc/PID/fd of an emulated process: on
-// the host, a directory (so that fstat and fchdir see one), listed from
-// the guest's table. ok is false for every other path.
+// openProcFD opens path if it is /proc/PID/fd or /proc/PID/task of an
+// emulated process: on the host, a directory (so that fstat and fchdir
+// see one), listed from the guest's process. ok is false for every other
+// path.
 func (p *Process) openProcFD(path string, flags uint64) (f *file, ok bool, err error) {
 	q, name := p.procFile(path)
-	if q == nil || (name != "fd" && name != "fd/") {
+	name = strings.TrimSuffix(name, "/")
+	if q == nil || (name != "fd" && name != "task") {
 		return nil, false, nil
 	}
 	if q.exited {
@@ -66,19 +71,28 @@ func (p *Process) openProcFD(path string, flags uint64) (f *file, ok bool, err e
 	if err != nil {
 		return nil, true, errnoOf(err)
 	}
-	return &file{host: fd, path: path, fdDir: &procFDDir{proc: q}}, true, nil
+	return &file{host: fd, path: path, fdDir: &procFDDir{proc: q, tasks: name == "task"}}, true, nil
 }
 
-// list makes the listing afresh, from the process's table as it is now.
+// list makes the listing afresh, from the process's descriptor table or
+// threads as they are now.
 func (d *procFDDir) list() {
-	fds := make([]int, 0, len(d.proc.fds.fds))
-	for fd := range d.proc.fds.fds {
-		fds = append(fds, fd)
+	var ids []int
+	typ := uint8(unix.DT_LNK)
+	if d.tasks {
+		for _, t := range d.proc.tasks {
+			ids = append(ids, t.tid)
+		}
+		typ = unix.DT_DIR
+	} else {
+		for fd := range d.proc.fds.fds {
+			ids = append(ids, fd)
+		}
 	}
-	sort.Ints(fds)
+	sort.Ints(ids)
 	d.entries = append(d.entries[:0], procFDEntry{".", unix.DT_DIR}, procFDEntry{"..", unix.DT_DIR})
-	for _, fd := range fds {
-		d.entries = append(d.entries, procFDEntry{strconv.Itoa(fd), unix.DT_LNK})
+	for _, id := range ids {
+		d.entries = append(d.entries, procFDEntry{strconv.Itoa(id), typ})
 	}
 }
 

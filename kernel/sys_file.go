@@ -624,6 +624,9 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
 	} else if d := q.procFDDirAt(file); d != nil {
 		target = "/proc/" + itoa(uint64(d.proc.pid)) + "/fd" // the guest's pid, not icount's
+		if d.tasks {
+			target = "/proc/" + itoa(uint64(d.proc.pid)) + "/task"
+		}
 	} else {
 		b := make([]byte, maxPath)
 		n := 0

@@ -1,10 +1,12 @@
 /* /proc/self/fd lists the process's own descriptors (kernel/procfd.go):
  * through readdir and through getdents64 in small pieces, after a close
- * and a rewind, in a forked child, with the errors Linux gives. Every line
- * is compared with the native run's (cmd/icount/procfd_test.go). */
+ * and a rewind, in a forked child, with the errors Linux gives; and
+ * /proc/self/task its threads, with a second one and after it ends. Every
+ * line is compared with the native run's (cmd/icount/procfd_test.go). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,38 @@ static void list(const char *what, DIR *d)
 	for (int i = 0; i < n; i++)
 		printf(" %d", fds[i]);
 	printf("\n");
+}
+
+static int ready[2], quit[2];
+static pid_t thread_tid;
+
+/* waiter tells its thread id, then waits until told to end. */
+static void *waiter(void *arg)
+{
+	char c;
+	(void)arg;
+	thread_tid = (pid_t)syscall(SYS_gettid);
+	write(ready[1], "t", 1);
+	read(quit[0], &c, 1);
+	return NULL;
+}
+
+/* tasks prints how many threads /proc/self/task lists, and whether the
+ * process's own id and the second thread's are among them. */
+static void tasks(const char *what)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0, self = 0, other = 0;
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+		if (e->d_name[0] == '.')
+			continue;
+		n++;
+		self += atoi(e->d_name) == getpid() && e->d_type == DT_DIR;
+		other += thread_tid && atoi(e->d_name) == thread_tid;
+	}
+	if (d)
+		closedir(d);
+	printf("%s: %d threads, the process %d, the second thread %d\n", what, n, self, other);
 }
 
 int main(void)
@@ -106,5 +140,16 @@ int main(void)
 	waitpid(pid, &status, 0);
 	list("parent after the child", d);
 	closedir(d);
+
+	tasks("task, one thread");
+	pthread_t th;
+	char c;
+	if (pipe(ready) != 0 || pipe(quit) != 0 || pthread_create(&th, NULL, waiter, NULL) != 0 ||
+	    read(ready[0], &c, 1) != 1)
+		return 3;
+	tasks("task, two threads");
+	write(quit[1], "q", 1);
+	pthread_join(th, NULL);
+	tasks("task, after the join");
 	return 0;
 }
