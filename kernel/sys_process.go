@@ -12,11 +12,10 @@ import (
 // program that prints or hashes its pid or uid does the same work on
 // every run (process groups and sessions: sys_pgrp.go).
 
-func sysGetpid(t *Task, a [6]uint64) (uint64, error)  { return uint64(t.proc.pid), nil }
-func sysGetuid(t *Task, a [6]uint64) (uint64, error)  { return UID, nil }
-func sysGetgid(t *Task, a [6]uint64) (uint64, error)  { return GID, nil }
-func sysSucceed(t *Task, a [6]uint64) (uint64, error) { return 0, nil }
-func sysENOSYS(t *Task, a [6]uint64) (uint64, error)  { return 0, unix.ENOSYS }
+func sysGetpid(t *Task, a [6]uint64) (uint64, error) { return uint64(t.proc.pid), nil }
+func sysGetuid(t *Task, a [6]uint64) (uint64, error) { return UID, nil }
+func sysGetgid(t *Task, a [6]uint64) (uint64, error) { return GID, nil }
+func sysENOSYS(t *Task, a [6]uint64) (uint64, error) { return 0, unix.ENOSYS }
 
 // Resource limits (RLIMIT_*) the guest sees.
 const (
