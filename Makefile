@@ -75,6 +75,12 @@ TESTPROGS  += $(FSOPS_BINS)
 PROCFD_BINS := $(BUILD)/c/procfd-musl $(BUILD)/c/procfd-glibc $(BUILD)/arm64/c/procfd-glibc
 TESTPROGS   += $(PROCFD_BINS)
 
+# The guest's /proc state and machine files and its /etc/passwd
+# (kernel/procstatus.go, procsys.go, idfiles.go; cmd/icount/procstate_test.go):
+# amd64 musl- and glibc-static, arm64 glibc-static.
+PROCSTATE_BINS := $(BUILD)/c/procstate-musl $(BUILD)/c/procstate-glibc $(BUILD)/arm64/c/procstate-glibc
+TESTPROGS      += $(PROCSTATE_BINS)
+
 # Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with
 # no call, standard descriptors closed, EFAULT and short counts, the
 # private /tmp; amd64 musl- and glibc-static, arm64 glibc-static; and

@@ -42,17 +42,23 @@ func InterpPath(interp, sysroot string) string {
 }
 
 // hostPath maps a path the guest names onto the host: /tmp and /var/tmp
-// to the run's own (tmpdir.go), its own executable's aliases to the binary, what lies under /icount/exe/ to the binary's
-// directory, and /proc/PID/fd/N of an emulated process to the host
-// descriptor of its N, a path not found when N is not open (libc's
-// fchmodat with AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH
-// descriptor).
+// to the run's own (tmpdir.go), its own executable's aliases to the
+// binary, what lies under /icount/exe/ to the binary's directory, and
+// /proc: /proc/PID/fd/N of an emulated process to the host descriptor of
+// its N, a path not found when N is not open (libc's fchmodat with
+// AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH descriptor);
+// its exe and cwd to its executable and working directory; its other
+// files to icount's own of the same name (their contents are the guest's:
+// procself.go), and what procSelfAbsent hides to a path not found.
 func (p *Process) hostPath(path string) string {
 	if host, ok := p.k.tmpHost(path); ok {
 		return host
 	}
 	if p.isExe(path) {
 		return p.exe.Path
+	}
+	if p.procSelfAbsent(path) {
+		return "/proc/-1" // ENOENT
 	}
 	if q, file := p.procFile(path); q != nil {
 		if n, ok := strings.CutPrefix(file, "fd/"); ok {
@@ -63,6 +69,13 @@ func (p *Process) hostPath(path string) string {
 				return "/proc/self/fd/-1" // not open: ENOENT, as Linux's
 			}
 		}
+		switch file {
+		case "exe":
+			return q.exe.Path
+		case "cwd":
+			return q.cwdPath()
+		}
+		return "/proc/self/" + file // a file of the same kind, icount's
 	}
 	dir := strings.TrimSuffix(exeDir, "/")
 	if path == dir {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
@@ -195,6 +196,11 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	if !ok {
 		return fmt.Errorf("no system call table for %v", exe.Arch)
 	}
+	// The thread's name (prctl PR_GET_NAME, /proc/PID/comm) becomes the
+	// program's, as Linux names it at exec: its file's base name, cut to
+	// 15 bytes.
+	name := filepath.Base(exe.Path)
+	t.name = name[:min(len(name), 15)]
 	cpu, err := k.host.NewCPU(exe.Arch, exe, nil)
 	if err != nil {
 		return err

@@ -43,18 +43,52 @@ func (p *Process) procFile(path string) (*Process, string) {
 	return q, file
 }
 
-// procSelfAbsent reports whether path is a /proc/self file the guest is
-// told does not exist: cgroup, as in a kernel built without control
-// groups. The host's names icount's control group, whose CPU limit Go's
-// runtime (1.25 and later) would read to choose GOMAXPROCS: without it Go
-// follows the CPU count, --cpus.
+// procSelfAbsent reports whether path is a /proc file the guest is told
+// does not exist: a /proc/PID of a pid no emulated process has (the host's
+// process of that number is a stranger), and every file of an emulated
+// process's /proc/PID that icount neither answers from the guest nor
+// passes to the host on purpose (procHostFiles), since the host's would
+// describe icount. Among them is cgroup, as in a kernel built without
+// control groups: the host's names icount's control group, whose CPU limit
+// Go's runtime (1.25 and later) would read to choose GOMAXPROCS; without
+// it Go follows the CPU count, --cpus.
 func (p *Process) procSelfAbsent(path string) bool {
+	if p.procStranger(path) {
+		return true
+	}
 	q, file := p.procFile(path)
-	return q != nil && file == "cgroup"
+	if q == nil {
+		return false
+	}
+	name, _, _ := strings.Cut(strings.TrimSuffix(file, "/"), "/")
+	return !procGuestFiles[name] && !procHostFiles[name]
+}
+
+// procGuestFiles are the files of /proc/PID answered from the guest
+// (procSelf, procfd.go, readlinkat, hostPath); "" is the directory itself.
+var procGuestFiles = map[string]bool{"": true, "maps": true, "cmdline": true, "environ": true,
+	"status": true, "stat": true, "limits": true, "statm": true, "comm": true, "exe": true, "cwd": true, "fd": true, "task": true}
+
+// procHostFiles are the files of /proc/PID the host answers for the
+// guest: the file systems mounted, which are the program's input (icount
+// runs its guest in its own mount namespace), and the root directory.
+var procHostFiles = map[string]bool{"mountinfo": true, "mounts": true, "mountstats": true, "root": true}
+
+// procStranger reports whether path lies in /proc/PID for a PID no
+// emulated process has.
+func (p *Process) procStranger(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return false
+	}
+	dir, _, _ := strings.Cut(rest, "/")
+	pid, err := strconv.Atoi(dir)
+	return err == nil && p.k.procs[pid] == nil
 }
 
 // procSelf returns the contents of the /proc/PID file at path, if it is
-// one icount answers: maps, cmdline or environ, of an emulated process.
+// one icount answers: maps, cmdline, environ and the state files
+// (procstatus.go) of an emulated process.
 func (p *Process) procSelf(path string) (string, bool) {
 	q, file := p.procFile(path)
 	if q == nil || q.exited {
@@ -71,7 +105,7 @@ func (p *Process) procSelf(path string) (string, bool) {
 		}
 		return strings.Join(q.env, "\x00") + "\x00", true
 	}
-	return "", false
+	return p.procStateFile(q, file)
 }
 
 // procMaps writes the guest's mappings as Linux does: range, permissions

@@ -620,7 +620,12 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 	var target string
 	if p.isExe(path) {
 		target = p.exePath()
-	} else if q, file := p.procFile(path); q != nil && file == "cwd" {
+	} else if q, file := p.procFile(path); q != nil && file == "" && (path == "/proc/self" || path == "/proc/thread-self") {
+		target = itoa(uint64(q.pid)) // the guest's pid, not icount's
+		if path == "/proc/thread-self" {
+			target += "/task/" + itoa(uint64(p.k.cur.tid))
+		}
+	} else if q != nil && file == "cwd" {
 		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
 	} else if d := q.procFDDirAt(file); d != nil {
 		target = "/proc/" + itoa(uint64(d.proc.pid)) + "/fd" // the guest's pid, not icount's

@@ -6,12 +6,7 @@ import "golang.org/x/sys/unix"
 // session; children inherit both; setpgid and setsid move a process as
 // Linux allows.
 
-func sysGetppid(t *Task, a [6]uint64) (uint64, error) {
-	if par := t.proc.parent; par != nil {
-		return uint64(par.pid), nil
-	}
-	return 1, nil // the first process's parent, and an orphan's, is outside
-}
+func sysGetppid(t *Task, a [6]uint64) (uint64, error) { return uint64(t.proc.ppid()), nil }
 
 func sysGetpgrp(t *Task, a [6]uint64) (uint64, error) { return uint64(t.proc.pgid), nil }
 

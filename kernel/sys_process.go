@@ -123,7 +123,7 @@ func sysSchedGetaffinity(t *Task, a [6]uint64) (uint64, error) {
 // Fixed uname fields, 65 bytes each.
 func sysUname(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	fields := []string{"Linux", "icount", "6.1.0-icount", "#1 SMP PREEMPT_DYNAMIC icount", p.abi.platform, "(none)"}
+	fields := []string{"Linux", nodeName, kernelRelease, kernelVersion, p.abi.platform, "(none)"}
 	buf := make([]byte, 65*len(fields))
 	for i, f := range fields {
 		copy(buf[65*i:], f)
@@ -159,14 +159,13 @@ func sysSysinfo(t *Task, a [6]uint64) (uint64, error) {
 	for i := 0; i < 3; i++ {
 		b = le.AppendUint64(b, 0) // load averages
 	}
-	const ram = 4 << 30
-	b = le.AppendUint64(b, ram)   // totalram
-	b = le.AppendUint64(b, ram/2) // freeram
-	b = le.AppendUint64(b, 0)     // sharedram
-	b = le.AppendUint64(b, 0)     // bufferram
-	b = le.AppendUint64(b, 0)     // totalswap
-	b = le.AppendUint64(b, 0)     // freeswap
-	b = le.AppendUint16(b, 1)     // procs
+	b = le.AppendUint64(b, guestRAM)                // totalram
+	b = le.AppendUint64(b, guestFreeRAM)            // freeram
+	b = le.AppendUint64(b, 0)                       // sharedram
+	b = le.AppendUint64(b, 0)                       // bufferram
+	b = le.AppendUint64(b, 0)                       // totalswap
+	b = le.AppendUint64(b, 0)                       // freeswap
+	b = le.AppendUint16(b, uint16(p.k.liveTasks())) // procs
 	b = append(b, make([]byte, 6)...)
 	b = le.AppendUint64(b, 0) // totalhigh
 	b = le.AppendUint64(b, 0) // freehigh

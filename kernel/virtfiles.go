@@ -103,6 +103,12 @@ func (p *Process) generatedFile(path string) (string, bool) {
 		// of x86-64 and of arm64 with 4 KiB pages, whatever the host's.
 		return "2097152\n", true
 	}
+	if text, ok := p.machineFile(path); ok {
+		return text, true
+	}
+	if text, ok := p.idFile(path); ok {
+		return text, true
+	}
 	return p.procSelf(path)
 }
 
