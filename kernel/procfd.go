@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"encoding/binary"
+	"io/fs"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,7 +12,8 @@ import (
 )
 
 // The directories /proc/PID/fd and /proc/PID/task of an emulated process
-// list the guest's descriptors and threads, not icount's: Python's
+// list the guest's descriptors and threads, not icount's, and /proc lists
+// the guest's processes, not the host's: Python's
 // subprocess reads fd in a child to close every descriptor before exec,
 // and a listing of the host's would leave the guest's open (and task
 // would list the Go runtime's threads). As Linux's, a listing is made
@@ -24,6 +27,7 @@ import (
 type procFDDir struct {
 	proc    *Process
 	tasks   bool // /proc/PID/task, not fd
+	root    bool // /proc itself
 	entries []procFDEntry
 	next    int // the index of the next entry to read
 }
@@ -51,32 +55,41 @@ func (p *Process) procFDDirAt(file string) *procFDDir {
 	return nil
 }
 
-// openProcFD opens path if it is /proc/PID/fd or /proc/PID/task of an
-// emulated process: on the host, a directory (so that fstat and fchdir
-// see one), listed from the guest's process. ok is false for every other
+// openProcFD opens path if it is /proc itself, or /proc/PID/fd or
+// /proc/PID/task of an emulated process: on the host, a directory (so
+// that fstat and fchdir see one), listed from the guest's processes. ok is false for every other
 // path.
 func (p *Process) openProcFD(path string, flags uint64) (f *file, ok bool, err error) {
 	q, name := p.procFile(path)
 	name = strings.TrimSuffix(name, "/")
-	if q == nil || (name != "fd" && name != "task") {
+	root := path == "/proc" || path == "/proc/"
+	if !root && (q == nil || (name != "fd" && name != "task")) {
 		return nil, false, nil
 	}
-	if q.exited {
+	if q != nil && q.exited {
 		return nil, true, unix.ENOENT
 	}
 	if flags&(unix.O_WRONLY|unix.O_RDWR) != 0 {
 		return nil, true, unix.EISDIR
 	}
-	fd, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	host := "/proc/self/fd"
+	if root {
+		q, host = p, "/proc"
+	}
+	fd, err := unix.Open(host, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, true, errnoOf(err)
 	}
-	return &file{host: fd, path: path, fdDir: &procFDDir{proc: q, tasks: name == "task"}}, true, nil
+	return &file{host: fd, path: path, fdDir: &procFDDir{proc: q, tasks: name == "task", root: root}}, true, nil
 }
 
 // list makes the listing afresh, from the process's descriptor table or
 // threads as they are now.
 func (d *procFDDir) list() {
+	if d.root {
+		d.listRoot()
+		return
+	}
 	var ids []int
 	typ := uint8(unix.DT_LNK)
 	if d.tasks {
@@ -93,6 +106,37 @@ func (d *procFDDir) list() {
 	d.entries = append(d.entries[:0], procFDEntry{".", unix.DT_DIR}, procFDEntry{"..", unix.DT_DIR})
 	for _, id := range ids {
 		d.entries = append(d.entries, procFDEntry{strconv.Itoa(id), typ})
+	}
+}
+
+// listRoot lists /proc: the host's entries but its processes' (the
+// system-wide files and directories, self and thread-self), then the
+// emulated processes' directories by pid.
+func (d *procFDDir) listRoot() {
+	d.entries = append(d.entries[:0], procFDEntry{".", unix.DT_DIR}, procFDEntry{"..", unix.DT_DIR})
+	host, _ := os.ReadDir("/proc")
+	for _, e := range host {
+		if _, err := strconv.Atoi(e.Name()); err == nil {
+			continue
+		}
+		typ := uint8(unix.DT_REG)
+		switch {
+		case e.IsDir():
+			typ = unix.DT_DIR
+		case e.Type()&fs.ModeSymlink != 0:
+			typ = unix.DT_LNK
+		}
+		d.entries = append(d.entries, procFDEntry{e.Name(), typ})
+	}
+	var pids []int
+	for pid, q := range d.proc.k.procs {
+		if !q.exited {
+			pids = append(pids, pid)
+		}
+	}
+	sort.Ints(pids)
+	for _, pid := range pids {
+		d.entries = append(d.entries, procFDEntry{strconv.Itoa(pid), unix.DT_DIR})
 	}
 }
 
