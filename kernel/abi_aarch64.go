@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
@@ -44,7 +43,7 @@ var abiAArch64 = &abi{
 	cloneCTIDArg:  4,
 	resumePC:      func(cpu CPU) uint64 { return cpu.Reg(emu.ARM64PC) },
 	syscallSize:   svcInsnSize,
-	table:         newTable(slices.Concat(tableAArch64, absentTable(emu.ARM64)), namesAArch64, lacksAArch64),
+	table:         newTable(emu.ARM64),
 	hwcap:         hwcapA72,
 	platform:      "aarch64",
 	svcIntno:      excpSWI,

@@ -3,7 +3,6 @@ package kernel
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
@@ -31,7 +30,7 @@ var abiX86_64 = &abi{
 	// In the hook RIP is at the syscall instruction, 2 bytes long.
 	resumePC:      func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) + syscallInsnSize },
 	syscallSize:   syscallInsnSize,
-	table:         newTable(slices.Concat(tableX86_64, absentTable(emu.X86_64)), namesX86_64, lacksX86_64),
+	table:         newTable(emu.X86_64),
 	hwcap:         hwcapX86,
 	platform:      "x86_64",
 	sigactionSize: 32,

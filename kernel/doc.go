@@ -14,8 +14,9 @@
 //     emu.Context on its process's CPU), signal mask and pending signals,
 //     tid, and what it waits for.
 //
-// One system-call table per guest arch (table_*.go) maps numbers to
-// handlers grouped by family (sys_*.go); a handler takes the calling Task
+// One system-call table (calls.go, with sys_absent.go's refusals), a row
+// per call with its number on each guest arch, maps numbers to handlers
+// grouped by family (sys_*.go); a handler takes the calling Task
 // (t.proc is its process, t.proc.k the Kernel) and the call's arguments.
 // The package drives each CPU only through the narrow CPU interface, and
 // gets a CPU for each new address space from its Host (count.Run).

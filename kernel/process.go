@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"sort"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/loader"
@@ -377,18 +376,4 @@ func (t *Task) syscall() {
 	if err := cpu.SetReg(p.abi.ret, ret); err != nil {
 		k.fail(err)
 	}
-}
-
-// SupportMatrix lists the system calls of arch's table, by number.
-func SupportMatrix(arch emu.Arch) []Syscall {
-	a := abis[arch]
-	if a == nil {
-		return nil
-	}
-	out := make([]Syscall, 0, len(a.table))
-	for _, sc := range a.table {
-		out = append(out, *sc)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Nr < out[j].Nr })
-	return out
 }

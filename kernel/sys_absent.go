@@ -19,7 +19,7 @@ import (
 // absentCall is one refused call.
 type absentCall struct {
 	name     string
-	x86, arm int // numbers; -1 where the arch lacks the call
+	x86, arm int // numbers; none where the arch lacks the call
 	// errno is the answer whatever the arguments when handle is nil;
 	// with a handle, the refusal it gives once Linux's checks pass.
 	errno Errno
@@ -76,11 +76,11 @@ var absentCalls = []absentCall{
 	{"kexec_load", 246, 104, unix.EPERM, nil, Refused, whyKexec},
 	{"kexec_file_load", 320, 294, unix.EPERM, nil, Refused, whyKexec},
 	{"lookup_dcookie", 212, 18, unix.ENOSYS, nil, ENOSYS, "removed in Linux 6.8"},
-	{"iopl", 172, -1, unix.EPERM, sysIopl, Full, "level 0 (the level it has) succeeds, above needs CAP_SYS_RAWIO, above 3 EINVAL"},
-	{"ioperm", 173, -1, unix.EPERM, sysIoperm, Full, "turning ports off succeeds (none are on), on needs CAP_SYS_RAWIO; a range past port 65535 EINVAL"},
+	{"iopl", 172, none, unix.EPERM, sysIopl, Full, "level 0 (the level it has) succeeds, above needs CAP_SYS_RAWIO, above 3 EINVAL"},
+	{"ioperm", 173, none, unix.EPERM, sysIoperm, Full, "turning ports off succeeds (none are on), on needs CAP_SYS_RAWIO; a range past port 65535 EINVAL"},
 	{"syslog", 103, 116, unix.EPERM, nil, Refused, "every action, as with kernel.dmesg_restrict=1 (Debian's default)"},
-	{"sysfs", 139, -1, unix.ENOSYS, nil, ENOSYS, "as a kernel without CONFIG_SYSFS_SYSCALL"},
-	{"ustat", 136, -1, 0, sysUstat, Full, "the host's file system"},
+	{"sysfs", 139, none, unix.ENOSYS, nil, ENOSYS, "as a kernel without CONFIG_SYSFS_SYSCALL"},
+	{"ustat", 136, none, 0, sysUstat, Full, "the host's file system"},
 
 	// Clocks.
 	{"settimeofday", 164, 170, unix.EPERM, sysSettimeofdayAbsent, Refused, "needs CAP_SYS_TIME; the times are read and checked first (EFAULT, EINVAL)"},
@@ -156,22 +156,15 @@ var absentCalls = []absentCall{
 	{"pkey_mprotect", 329, 288, unix.EINVAL, sysPkeyMprotect, Full, "key -1 is mprotect; any other key is not allocated (EINVAL, after mprotect's checks of the range)"},
 }
 
-// absentTable is absentCalls as rows of arch's system-call table.
-func absentTable(arch emu.Arch) []Syscall {
-	var rows []Syscall
+// absentRows is absentCalls as rows of the system-call table.
+func absentRows() []Call {
+	rows := make([]Call, 0, len(absentCalls))
 	for _, c := range absentCalls {
-		nr := c.x86
-		if arch == emu.ARM64 {
-			nr = c.arm
-		}
-		if nr < 0 {
-			continue
-		}
 		h := c.handle
 		if h == nil {
 			h = refuse(c.errno)
 		}
-		rows = append(rows, Syscall{uint64(nr), c.name, h, c.support, c.why})
+		rows = append(rows, Call{c.name, c.x86, c.arm, h, c.support, c.why})
 	}
 	return rows
 }

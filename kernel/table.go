@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"slices"
+
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
@@ -72,28 +74,48 @@ type abi struct {
 
 var abis = map[emu.Arch]*abi{}
 
-// newTable indexes an arch's rows by number, adding a row with no handler
-// for each named call icount does not emulate and one answering ENOSYS
-// for each name Linux keeps a number for but has no call behind.
-func newTable(rows []Syscall, unsupported, lacks map[uint64]string) map[uint64]*Syscall {
-	t := make(map[uint64]*Syscall, len(rows)+len(unsupported)+len(lacks))
-	for i := range rows {
-		if t[rows[i].Nr] != nil {
-			panic("kernel: system call number listed twice: " + rows[i].Name)
-		}
-		t[rows[i].Nr] = &rows[i]
+// Call is one row of the system-call table (calls.go): a call, its
+// number on each guest arch (none where the arch lacks it), and how icount
+// answers it.
+type Call struct {
+	Name         string
+	X86, AArch64 int
+	Handler      Handler
+	Support      Support
+	Note         string
+}
+
+// none is the number of a call on an arch that lacks it.
+const none = -1
+
+// whyRemoved is the note of a number Linux keeps with no call behind it.
+const whyRemoved = "removed from Linux or never implemented there: ENOSYS, as Linux answers"
+
+// Nr is the call's number on arch, or none.
+func (c *Call) Nr(arch emu.Arch) int {
+	if arch == emu.ARM64 {
+		return c.AArch64
 	}
-	for nr, name := range unsupported {
-		if t[nr] != nil {
-			panic("kernel: system call both emulated and not: " + name)
+	return c.X86
+}
+
+// Calls is the whole table, the calls icount emulates, refuses and does
+// not emulate, for both arches.
+func Calls() []Call { return slices.Concat(calls, absentRows()) }
+
+// newTable indexes arch's rows of the table by number.
+func newTable(arch emu.Arch) map[uint64]*Syscall {
+	all := Calls()
+	t := make(map[uint64]*Syscall, len(all))
+	for _, c := range all {
+		nr := c.Nr(arch)
+		if nr == none {
+			continue
 		}
-		t[nr] = &Syscall{Nr: nr, Name: name, Support: None}
-	}
-	for nr, name := range lacks {
-		if t[nr] != nil {
-			panic("kernel: system call both present and absent in Linux: " + name)
+		if t[uint64(nr)] != nil {
+			panic("kernel: system call number listed twice: " + c.Name)
 		}
-		t[nr] = &Syscall{Nr: nr, Name: name, Handler: sysENOSYS, Support: ENOSYS, Note: "removed from Linux or never implemented there: ENOSYS, as Linux answers"}
+		t[uint64(nr)] = &Syscall{uint64(nr), c.Name, c.Handler, c.Support, c.Note}
 	}
 	return t
 }

@@ -50,8 +50,8 @@ func TestUnknownSyscallENOSYS(t *testing.T) {
 				arch = emu.ARM64
 			}
 			missing := notEmulated(t, arch)
-			r = runIcount(t, nil, nil, bin, fmt.Sprint(missing.Nr))
-			named := fmt.Sprintf("system call %s (%d)", missing.Name, missing.Nr)
+			r = runIcount(t, nil, nil, bin, fmt.Sprint(missing.Nr(arch)))
+			named := fmt.Sprintf("system call %s (%d)", missing.Name, missing.Nr(arch))
 			if r.status != 125 || r.stdout != "" || !strings.Contains(r.stderr, named) {
 				t.Fatalf("%s under icount: exit %d, stdout %q, stderr:\n%s", named, r.status, r.stdout, r.stderr)
 			}
@@ -61,15 +61,15 @@ func TestUnknownSyscallENOSYS(t *testing.T) {
 
 // notEmulated is the first call of arch's table that icount does not
 // emulate: making it stops the run.
-func notEmulated(t *testing.T, arch emu.Arch) kernel.Syscall {
+func notEmulated(t *testing.T, arch emu.Arch) kernel.Call {
 	t.Helper()
-	for _, sc := range kernel.SupportMatrix(arch) {
-		if sc.Support == kernel.None {
-			return sc
+	for _, c := range kernel.Calls() {
+		if c.Support == kernel.None && c.Nr(arch) >= 0 {
+			return c
 		}
 	}
 	t.Skip("every call of the table is emulated")
-	return kernel.Syscall{}
+	return kernel.Call{}
 }
 
 // runClosed runs argv with standard descriptor fd closed (by a shell's
@@ -131,7 +131,7 @@ func TestClosedStdio(t *testing.T) {
 	}
 	jsonPath := filepath.Join(t.TempDir(), "profile.json")
 	missing := notEmulated(t, emu.X86_64)
-	status, _ := runClosed(t, 2, icountBin, "run", "--json", jsonPath, testProgram(t, "c/enosys-musl"), fmt.Sprint(missing.Nr))
+	status, _ := runClosed(t, 2, icountBin, "run", "--json", jsonPath, testProgram(t, "c/enosys-musl"), fmt.Sprint(missing.Nr(emu.X86_64)))
 	b, err := os.ReadFile(jsonPath)
 	if status != 125 || err != nil || !bytes.Contains(b, []byte(`"unsupported"`)) {
 		t.Fatalf("icount without stderr, stopped by %s: exit %d, profile %v:\n%.400s", missing.Name, status, err, b)
