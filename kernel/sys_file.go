@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/icount-dev/icount/emu"
@@ -635,14 +637,33 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 	} else {
 		b := make([]byte, maxPath)
 		n := 0
-		if _, err := p.resolve(path, func(host string) (err error) { n, err = unix.Readlinkat(dir, host, b); return err }); err != nil {
+		host, err := p.resolve(path, func(host string) (err error) { n, err = unix.Readlinkat(dir, host, b); return err })
+		if err != nil {
 			return 0, errnoOf(err)
 		}
-		// /proc/PID/fd/N names a file in the private /tmp by its host path.
+		// /proc/PID/fd/N names a file in the private /tmp by its host path,
+		// and a pipe or socket by its inode, the guest's number of it.
 		target = p.k.tmpGuest(string(b[:n]))
+		if kind, ino, ok := anonInode(target); ok {
+			var st unix.Stat_t
+			if unix.Fstatat(dir, host, &st, 0) == nil && st.Ino == ino {
+				target = kind + ":[" + itoa(p.k.guestIno(st.Dev, st.Ino)) + "]"
+			}
+		}
 	}
 	out := []byte(target)[:min(uint64(len(target)), size)]
 	return uint64(len(out)), p.writeMem(buf, out)
+}
+
+// anonInode parses the link of a descriptor on a pipe or socket,
+// "pipe:[INODE]" or "socket:[INODE]".
+func anonInode(link string) (kind string, ino uint64, ok bool) {
+	kind, rest, found := strings.Cut(link, ":[")
+	if !found || (kind != "pipe" && kind != "socket") || !strings.HasSuffix(rest, "]") {
+		return "", 0, false
+	}
+	ino, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64)
+	return kind, ino, err == nil
 }
 
 // The guest sees its executable at a fixed path, so that a binary run from

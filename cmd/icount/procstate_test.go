@@ -44,13 +44,13 @@ func TestProcState(t *testing.T) {
 // TestProcStrangers checks that the guest sees no host process: not the
 // host's pid 1, nor icount's own process behind /proc/self, nor the
 // host's processes in a listing of /proc (which lists the shell and the
-// three of its pipeline), and that the
+// three of its pipeline), nor the host's inode of a pipe, and that the
 // files it is given read the same on every run under --fixed-clock.
 func TestProcStrangers(t *testing.T) {
 	const script = `cat /proc/1/comm; ls /proc/1 >/dev/null; echo "self: $(readlink /proc/self)";
 grep -E '^(Name|Pid|PPid|Uid|Threads):' /proc/self/status; cut -d' ' -f1-6 /proc/self/stat;
 cat /proc/self/comm /proc/uptime /proc/loadavg; head -2 /proc/meminfo; cat /proc/self/fdinfo/0; cat /proc/$$/io
-echo pids: $(ls /proc | grep -E '^[0-9]+$')`
+readlink /proc/self/fd/1; echo pids: $(ls /proc | grep -E '^[0-9]+$')`
 	var first string
 	for run := 0; run < 2; run++ {
 		r := runIcountIn(t, t.TempDir(), nil, []string{"--fixed-clock"}, "/bin/sh", "-c", script)
@@ -61,7 +61,7 @@ echo pids: $(ls /proc | grep -E '^[0-9]+$')`
 			!strings.Contains(r.stderr, "cat: /proc/self/fdinfo/0: No such file or directory") ||
 			!strings.Contains(r.stderr, "cat: /proc/1000/io: No such file or directory") ||
 			!strings.Contains(r.stdout, "MemTotal:        4194304 kB\nMemFree:         2097152 kB\n") ||
-			!strings.HasSuffix(r.stdout, "pids: 1000 1010 1011 1012\n") {
+			!strings.HasSuffix(r.stdout, "pipe:[5]\npids: 1000 1011 1012 1013\n") {
 			t.Fatalf("exit %d, output:\n%s\nwant it to begin:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
 		}
 		if run == 0 {
