@@ -104,6 +104,15 @@ TIMESCHED_BINS := $(foreach p,$(TIMESCHED_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p
 TESTPROGS      += $(TIMESCHED_BINS)
 $(TIMESCHED_BINS): testdata/c/errname.h
 
+# More conformance programs of the system-call suite
+# (cmd/icount/syscalls_test.go): the ids and sessions, more file calls,
+# memory, event descriptors, processes and waits; amd64 musl- and
+# glibc-static, arm64 glibc-static.
+CONF_C    := ids fsmore
+CONF_BINS := $(foreach p,$(CONF_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS += $(CONF_BINS)
+$(CONF_BINS): testdata/c/errname.h testdata/c/conformance.h
+
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic
 # (Debian's cross libraries); deadlock and spin amd64 musl- and
