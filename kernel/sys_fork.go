@@ -59,7 +59,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
 		fds: p.fds.fork(), sigactions: make(map[uint64][]byte, len(p.sigactions)),
 		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline},
-		cwd: p.cwd, umask: p.umask, persona: p.persona}
+		cwd: p.cwd, umask: p.umask, persona: p.persona, expedited: p.expedited}
 	if p.cwd != nil {
 		p.cwd.refs++
 	}
@@ -304,6 +304,7 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	}
 	t.sig.altstack = nil
 	p.timers = nil
+	p.expedited = false
 	old := p.img
 	old.Exit = ImageExit{Exec: true}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {

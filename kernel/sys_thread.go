@@ -196,12 +196,26 @@ const (
 	membarrierRegisterPrivateExpdted = 16
 )
 
-// sysMembarrier: one CPU runs every thread, so every barrier holds at once.
+// sysMembarrier: one CPU runs every thread, so every barrier holds at
+// once. As Linux, flags are EINVAL, and a private expedited barrier before
+// the process registered for them EPERM.
 func sysMembarrier(t *Task, a [6]uint64) (uint64, error) {
+	if uint32(a[1]) != 0 {
+		return 0, unix.EINVAL
+	}
+	p := t.proc
 	switch a[0] {
 	case membarrierQuery:
 		return membarrierGlobal | membarrierPrivateExpedited | membarrierRegisterPrivateExpdted, nil
-	case membarrierGlobal, membarrierPrivateExpedited, membarrierRegisterPrivateExpdted:
+	case membarrierGlobal:
+		return 0, nil
+	case membarrierRegisterPrivateExpdted:
+		p.expedited = true
+		return 0, nil
+	case membarrierPrivateExpedited:
+		if !p.expedited {
+			return 0, unix.EPERM
+		}
 		return 0, nil
 	}
 	return 0, unix.EINVAL

@@ -171,7 +171,7 @@ var tableAArch64 = []Syscall{
 	{213, "readahead", sysReadahead, Full, "the host caches; nothing the guest sees changes"},
 	{214, "brk", sysBrk, Full, ""},
 	{215, "munmap", sysMunmap, Full, ""},
-	{216, "mremap", sysMremap, Partial, "MREMAP_FIXED stops the run"},
+	{216, "mremap", sysMremap, Partial, "MREMAP_FIXED and MREMAP_DONTUNMAP stop the run"},
 	{220, "clone", sysClone, Partial, "threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD) as pthreads and Go make them, and processes (fork, vfork, posix_spawn: CLONE_VM, CLONE_VFORK, CLONE_PARENT, CLONE_SETTLS and the tid flags); at most 4096 tasks and 512 processes at once (EAGAIN); shared descriptor tables, working directories or handlers between processes and namespaces stop the run"},
 	{221, "execve", sysExecve, Full, "ELF executables of either guest arch, static or dynamic, and #! scripts; close-on-exec descriptors close, handlers reset; ENOENT, EACCES, ENOEXEC, ELOOP as Linux gives them"},
 	{222, "mmap", sysMmap, Partial, "anonymous and private file mappings; writable shared file mappings stop the run"},

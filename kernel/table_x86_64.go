@@ -28,7 +28,7 @@ var tableX86_64 = []Syscall{
 	{22, "pipe", sysPipe, Full, "a transfer that would block blocks the thread until another makes it possible (one no thread can unblock ends the run as a deadlock)"},
 	{23, "select", sysSelect, Full, "on poll: nfds cut to the descriptor table's size as Linux's grows, EBADF for a set bit of a descriptor not open; the time left written back to the timeval"},
 	{24, "sched_yield", sysSchedYield, Full, "the next thread runs"},
-	{25, "mremap", sysMremap, Partial, "MREMAP_FIXED stops the run"},
+	{25, "mremap", sysMremap, Partial, "MREMAP_FIXED and MREMAP_DONTUNMAP stop the run"},
 	{26, "msync", sysMsync, Full, "checks flags, alignment and the range (ENOMEM for a hole, EBUSY for MS_INVALIDATE of locked pages); nothing to write: no writable shared file mappings"},
 	{27, "mincore", sysMincore, Full, "every mapped page resident"},
 	{28, "madvise", sysMadvise, Full, "MADV_DONTNEED zeroes; other advice is accepted"},

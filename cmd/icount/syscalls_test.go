@@ -109,6 +109,12 @@ var conformancePrograms = []conformanceProgram{
 	// fchmodat2, preadv2 and pwritev2 (qemu-aarch64 7.2 has neither),
 	// dup3.
 	bothArches("fsmore", 200),
+	// mremap, mincore of pages touched, membarrier.
+	bothArches("vm", 30),
+	// waitid, execveat, tkill, rt_sigsuspend, getitimer, sched_yield,
+	// sched_setaffinity, epoll_pwait2; x86-64's alarm, pause, time,
+	// eventfd and epoll_create.
+	bothArches("procs", 40),
 }
 
 // bothArches is a program that prints alike on both arches but for its
