@@ -253,12 +253,16 @@ const (
 // their default action.
 func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64, error) {
 	p, k := t.proc, t.proc.k
-	if flags&^(atEmptyPath|atSymlinkNofollow) != 0 {
-		return 0, unix.EINVAL
-	}
+	// Linux's order: the path (an empty one without AT_EMPTY_PATH is
+	// ENOENT), then the flags, then the vectors.
 	path, err := p.readString(pathAddr)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
+	case path == "" && flags&atEmptyPath == 0:
+		return 0, unix.ENOENT
+	case flags&^(atEmptyPath|atSymlinkNofollow) != 0:
+		return 0, unix.EINVAL
 	}
 	argv, err := p.readStrings(argvAddr)
 	if err != nil {
@@ -276,8 +280,6 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 			return 0, err
 		}
 		host = f.path
-	case path == "":
-		return 0, unix.ENOENT
 	default:
 		if !filepath.IsAbs(path) && dirfd != guestFDCWD && int32(dirfd) != -100 {
 			if _, err := p.fds.get(dirfd); err != nil {
