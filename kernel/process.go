@@ -75,7 +75,7 @@ type Process struct {
 	// barriers (sys_thread.go), as its memory does: a fork's child keeps
 	// it, an exec drops it.
 	expedited bool
-	rng     *rand.ChaCha8
+	rng       *rand.ChaCha8
 
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	// Signals sent to the process while every thread blocked them, and
