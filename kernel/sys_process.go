@@ -106,20 +106,6 @@ func sysSetrlimit(t *Task, a [6]uint64) (uint64, error) {
 	return p.prlimit(0, a[0], a[1], 0)
 }
 
-func sysSchedGetaffinity(t *Task, a [6]uint64) (uint64, error) {
-	p := t.proc
-	// One bit per CPU (--cpus), in whole longs, as the kernel copies it.
-	n := uint64((p.cpus() + 63) / 64 * 8)
-	if a[1] < n {
-		return 0, unix.EINVAL
-	}
-	mask := make([]byte, n)
-	for i := 0; i < p.cpus(); i++ {
-		mask[i/8] |= 1 << (i % 8)
-	}
-	return n, p.writeMem(a[2], mask)
-}
-
 // Fixed uname fields, 65 bytes each.
 func sysUname(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc

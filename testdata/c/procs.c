@@ -163,8 +163,22 @@ static void scheduling(void)
 	CPU_SET(0, &set);
 	show("sched_setaffinity CPU 0", syscall(SYS_sched_setaffinity, 0, sizeof set, &set));
 	cpu_set_t got;
+	CPU_ZERO(&got); /* Linux writes only its mask's size */
 	long n = syscall(SYS_sched_getaffinity, 0, sizeof got, &got);
-	printf("  getaffinity: %s, CPU 0 %d\n", n < 0 ? ename(errno) : "ok", (int)CPU_ISSET(0, &got));
+	printf("  getaffinity: %s, CPUs %d, CPU 0 %d\n", n < 0 ? ename(errno) : "ok", CPU_COUNT(&got), (int)CPU_ISSET(0, &got));
+	pid_t c = fork();
+	if (c == 0) {
+		CPU_ZERO(&got);
+		sched_getaffinity(0, sizeof got, &got);
+		printf("  a forked child's: CPUs %d, CPU 0 %d\n", CPU_COUNT(&got), (int)CPU_ISSET(0, &got));
+		_exit(0);
+	}
+	waitpid(c, NULL, 0);
+	show("sched_getaffinity a size not of longs", syscall(SYS_sched_getaffinity, 0, 12, &got));
+	show("sched_getaffinity size 0", syscall(SYS_sched_getaffinity, 0, 0, &got));
+	show("sched_getaffinity bad pointer", syscall(SYS_sched_getaffinity, 0, sizeof got, bad));
+	show("sched_getaffinity no process", syscall(SYS_sched_getaffinity, 0x3fffffff, sizeof got, &got));
+	show("sched_getaffinity -1", syscall(SYS_sched_getaffinity, -1, sizeof got, &got));
 	CPU_ZERO(&set);
 	show("sched_setaffinity none", syscall(SYS_sched_setaffinity, 0, sizeof set, &set));
 	CPU_SET(0, &set);
