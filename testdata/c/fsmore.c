@@ -28,15 +28,6 @@
 #define NR_faccessat2 439
 #define NR_fchmodat2 452
 
-/* number prints a call's value, or the errno's name. */
-static void number(const char *what, long rc)
-{
-	if (rc < 0)
-		printf("%s: %s\n", what, ename(errno));
-	else
-		printf("%s: %ld\n", what, rc);
-}
-
 static void *bad; /* an unmapped page */
 
 static void put(const char *name, const char *text, int mode)
@@ -426,8 +417,7 @@ static void dups(void)
 int main(int argc, char **argv)
 {
 	start(argc, argv);
-	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(bad, 4096);
+	bad = unmapped();
 	accesses();
 	directories();
 	syncs();

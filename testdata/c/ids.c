@@ -14,17 +14,14 @@
 #include <sys/wait.h>
 #include "conformance.h"
 
-/* number prints a call's value, or the errno's name. */
-#define NUMBER(what, call) do { errno = 0; long r_ = (call); if (r_ < 0) printf("%s: %s\n", what, ename(errno)); else printf("%s: %ld\n", what, r_); } while (0)
-
 static void *bad; /* an unmapped page */
 
 static void ids(void)
 {
-	NUMBER("getuid", getuid());
-	NUMBER("geteuid", geteuid());
-	NUMBER("getgid", getgid());
-	NUMBER("getegid", getegid());
+	number("getuid", getuid());
+	number("geteuid", geteuid());
+	number("getgid", getgid());
+	number("getegid", getegid());
 	uid_t r, e, s;
 	gid_t gr, ge, gs;
 	show("getresuid", syscall(SYS_getresuid, &r, &e, &s));
@@ -58,19 +55,19 @@ static void ids(void)
 	show("setresgid own", syscall(SYS_setresgid, 1000, 1000, 1000));
 	show("setresgid real 0", syscall(SYS_setresgid, 0, -1, -1));
 	show("setresgid saved 0", syscall(SYS_setresgid, -1, -1, 0));
-	NUMBER("setfsuid own", syscall(SYS_setfsuid, 1000));
-	NUMBER("setfsuid 0 (refused: the old one)", syscall(SYS_setfsuid, 0));
-	NUMBER("setfsuid -1 (a query)", syscall(SYS_setfsuid, -1));
-	NUMBER("setfsgid own", syscall(SYS_setfsgid, 1000));
-	NUMBER("setfsgid 0", syscall(SYS_setfsgid, 0));
+	number("setfsuid own", syscall(SYS_setfsuid, 1000));
+	number("setfsuid 0 (refused: the old one)", syscall(SYS_setfsuid, 0));
+	number("setfsuid -1 (a query)", syscall(SYS_setfsuid, -1));
+	number("setfsgid own", syscall(SYS_setfsgid, 1000));
+	number("setfsgid 0", syscall(SYS_setfsgid, 0));
 	show("getresuid after", syscall(SYS_getresuid, &r, &e, &s));
 	printf("  %u %u %u\n", r, e, s);
 
 	gid_t list[4];
-	NUMBER("getgroups count", syscall(SYS_getgroups, 0, NULL));
-	NUMBER("getgroups 4", syscall(SYS_getgroups, 4, list));
-	NUMBER("getgroups -1", syscall(SYS_getgroups, -1, list));
-	NUMBER("getgroups bad pointer", syscall(SYS_getgroups, 4, bad));
+	number("getgroups count", syscall(SYS_getgroups, 0, NULL));
+	number("getgroups 4", syscall(SYS_getgroups, 4, list));
+	number("getgroups -1", syscall(SYS_getgroups, -1, list));
+	number("getgroups bad pointer", syscall(SYS_getgroups, 4, bad));
 	show("setgroups none", syscall(SYS_setgroups, 0, NULL));
 	show("setgroups -1", syscall(SYS_setgroups, -1, list));
 }
@@ -143,8 +140,7 @@ static void sessions(void)
 int main(int argc, char **argv)
 {
 	start(argc, argv);
-	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(bad, 4096);
+	bad = unmapped();
 	ids();
 	sessions();
 	printf("done\n");

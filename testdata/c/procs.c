@@ -240,8 +240,7 @@ int main(int argc, char **argv)
 	}
 	int self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	start(argc, argv);
-	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(bad, 4096);
+	bad = unmapped();
 	waits();
 	execs(self);
 	signals();

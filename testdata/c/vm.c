@@ -16,14 +16,6 @@
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED 8
 #define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED 16
 
-/* hole is a page nothing is mapped at, just now. */
-static void *hole(void)
-{
-	void *p = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(p, PAGE);
-	return p;
-}
-
 /* mapped says whether the page at p is mapped (mincore answers ENOMEM
  * for a hole). */
 static int mapped(void *p)
@@ -50,7 +42,7 @@ static void remaps(void)
 	show("mremap bad flags", syscall(SYS_mremap, q, PAGE, PAGE, 0x80));
 	show("mremap misaligned", syscall(SYS_mremap, q + 1, PAGE, PAGE, 0));
 	show("mremap new size 0", syscall(SYS_mremap, q, PAGE, 0, MREMAP_MAYMOVE));
-	show("mremap a hole", syscall(SYS_mremap, hole(), PAGE, 2 * PAGE, MREMAP_MAYMOVE));
+	show("mremap a hole", syscall(SYS_mremap, unmapped(), PAGE, 2 * PAGE, MREMAP_MAYMOVE));
 	show("mremap FIXED without MAYMOVE", syscall(SYS_mremap, q, PAGE, PAGE, MREMAP_FIXED, p));
 	show("mremap DONTUNMAP without MAYMOVE", syscall(SYS_mremap, q, PAGE, PAGE, 4));
 	q = (char *)syscall(SYS_mremap, q, 2 * PAGE, 2 * PAGE, 0);
@@ -71,10 +63,10 @@ static void mincores(void)
 	printf("  %d %d\n", v[0] & 1, v[1] & 1);
 	show("mincore length 0", syscall(SYS_mincore, p, 0, v));
 	show("mincore misaligned", syscall(SYS_mincore, p + 1, PAGE, v));
-	show("mincore a hole", syscall(SYS_mincore, hole(), PAGE, v));
+	show("mincore a hole", syscall(SYS_mincore, unmapped(), PAGE, v));
 	munmap(p + 3 * PAGE, PAGE);
 	show("mincore into a hole", syscall(SYS_mincore, p + 2 * PAGE, 2 * PAGE, v));
-	show("mincore bad vector", syscall(SYS_mincore, p, PAGE, hole()));
+	show("mincore bad vector", syscall(SYS_mincore, p, PAGE, unmapped()));
 	show("mincore read-only vector", syscall(SYS_mincore, p, PAGE, (void *)"constant"));
 	show("mincore kernel address", syscall(SYS_mincore, (void *)0xffff800000000000UL, PAGE, v));
 	int fd = open("file", O_RDWR | O_CREAT | O_TRUNC, 0644);
