@@ -148,7 +148,7 @@ func timesched(name, last string, lines int) conformanceProgram {
 }
 
 // conformanceExempt are the calls the tables answer that no conformance
-// program makes, each with the reason.
+// program makes, each with the reason (none: every one is made).
 var conformanceExempt = map[string]string{}
 
 // builds are the paths of p's builds under testdata/build.
