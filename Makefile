@@ -75,12 +75,6 @@ TESTPROGS  += $(FSOPS_BINS)
 PROCFD_BINS := $(BUILD)/c/procfd-musl $(BUILD)/c/procfd-glibc $(BUILD)/arm64/c/procfd-glibc
 TESTPROGS   += $(PROCFD_BINS)
 
-# The guest's /proc state and machine files and its /etc/passwd
-# (kernel/procstatus.go, procsys.go, idfiles.go; cmd/icount/procstate_test.go):
-# amd64 musl- and glibc-static, arm64 glibc-static.
-PROCSTATE_BINS := $(BUILD)/c/procstate-musl $(BUILD)/c/procstate-glibc $(BUILD)/arm64/c/procstate-glibc
-TESTPROGS      += $(PROCSTATE_BINS)
-
 # Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with
 # no call, standard descriptors closed, EFAULT and short counts, the
 # private /tmp; amd64 musl- and glibc-static, arm64 glibc-static; and
@@ -109,6 +103,15 @@ TIMESCHED_C    := posixtimers timerthread sched select timerfd signalfd mlock
 TIMESCHED_BINS := $(foreach p,$(TIMESCHED_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS      += $(TIMESCHED_BINS)
 $(TIMESCHED_BINS): testdata/c/errname.h
+
+# More conformance programs of the system-call suite
+# (cmd/icount/syscalls_test.go): the ids and sessions, more file calls,
+# memory, event descriptors, processes and waits, the /proc state and
+# machine files; amd64 musl- and glibc-static, arm64 glibc-static.
+CONF_C    := ids fsmore vm procs procstate
+CONF_BINS := $(foreach p,$(CONF_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS += $(CONF_BINS)
+$(CONF_BINS): testdata/c/errname.h testdata/c/conformance.h
 
 # The thread programs (cmd/icount/threads_test.go): pthreads amd64 musl- and
 # glibc-static and glibc-dynamic, arm64 glibc-static and glibc-dynamic

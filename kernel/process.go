@@ -71,7 +71,11 @@ type Process struct {
 	umask uint32
 	// persona is its personality(2) (sys_sched.go).
 	persona uint32
-	rng     *rand.ChaCha8
+	// expedited: it registered for membarrier's private expedited
+	// barriers (sys_thread.go), as its memory does: a fork's child keeps
+	// it, an exec drops it.
+	expedited bool
+	rng       *rand.ChaCha8
 
 	sigactions map[uint64][]byte // rt_sigaction records, by signal
 	// Signals sent to the process while every thread blocked them, and

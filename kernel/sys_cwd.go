@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -81,7 +82,14 @@ func sysFchdir(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, errnoOf(err)
 	}
-	p.chdirTo(fd, f.path)
+	// Where the directory is now: the path it was opened by may be
+	// relative to another working directory, or renamed since.
+	path, err := os.Readlink("/proc/self/fd/" + itoa(uint64(fd)))
+	if err != nil {
+		unix.Close(fd)
+		return 0, fmt.Errorf("fchdir: the directory of fd %d: %w", a[0], err)
+	}
+	p.chdirTo(fd, path)
 	return 0, nil
 }
 

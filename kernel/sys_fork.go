@@ -59,7 +59,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
 		fds: p.fds.fork(), sigactions: make(map[uint64][]byte, len(p.sigactions)),
 		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline},
-		cwd: p.cwd, umask: p.umask, persona: p.persona}
+		cwd: p.cwd, umask: p.umask, persona: p.persona, expedited: p.expedited}
 	if p.cwd != nil {
 		p.cwd.refs++
 	}
@@ -253,12 +253,16 @@ const (
 // their default action.
 func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64, error) {
 	p, k := t.proc, t.proc.k
-	if flags&^(atEmptyPath|atSymlinkNofollow) != 0 {
-		return 0, unix.EINVAL
-	}
+	// Linux's order: the path (an empty one without AT_EMPTY_PATH is
+	// ENOENT), then the flags, then the vectors.
 	path, err := p.readString(pathAddr)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
+	case path == "" && flags&atEmptyPath == 0:
+		return 0, unix.ENOENT
+	case flags&^(atEmptyPath|atSymlinkNofollow) != 0:
+		return 0, unix.EINVAL
 	}
 	argv, err := p.readStrings(argvAddr)
 	if err != nil {
@@ -276,8 +280,6 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 			return 0, err
 		}
 		host = f.path
-	case path == "":
-		return 0, unix.ENOENT
 	default:
 		if !filepath.IsAbs(path) && dirfd != guestFDCWD && int32(dirfd) != -100 {
 			if _, err := p.fds.get(dirfd); err != nil {
@@ -304,6 +306,7 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	}
 	t.sig.altstack = nil
 	p.timers = nil
+	p.expedited = false
 	old := p.img
 	old.Exit = ImageExit{Exec: true}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {

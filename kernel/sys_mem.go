@@ -16,7 +16,12 @@ const (
 	mapFixedNoreplace = 0x100000
 )
 
-const mremapMaymove = 1
+// mremap's flags.
+const (
+	mremapMaymove   = 1
+	mremapFixed     = 2
+	mremapDontunmap = 4
+)
 
 // mayMap reports whether the guest may map grow more bytes under
 // --max-memory (Options.MaxMemory), which bounds every mapping (the
@@ -217,11 +222,15 @@ func sysMremap(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	old, oldSize, newSize, flags := a[0], pageUp(a[1]), pageUp(a[2]), a[3]
 	m := p.mm
-	if old%emu.PageSize != 0 || newSize == 0 || flags&^uint64(mremapMaymove) != 0 {
-		if flags&^uint64(mremapMaymove) != 0 {
-			return 0, errUnsupported("mremap flags other than MREMAP_MAYMOVE")
-		}
+	// Linux's checks, in its order: flags it has not, FIXED or DONTUNMAP
+	// without MAYMOVE, the address, the new size.
+	switch {
+	case flags&^uint64(mremapMaymove|mremapFixed|mremapDontunmap) != 0,
+		flags&(mremapFixed|mremapDontunmap) != 0 && flags&mremapMaymove == 0,
+		old%emu.PageSize != 0, newSize == 0:
 		return 0, unix.EINVAL
+	case flags&^uint64(mremapMaymove) != 0:
+		return 0, errUnsupported("mremap with MREMAP_FIXED or MREMAP_DONTUNMAP")
 	}
 	if !m.mapped(old, old+oldSize) {
 		return 0, unix.EFAULT

@@ -106,20 +106,6 @@ func sysSetrlimit(t *Task, a [6]uint64) (uint64, error) {
 	return p.prlimit(0, a[0], a[1], 0)
 }
 
-func sysSchedGetaffinity(t *Task, a [6]uint64) (uint64, error) {
-	p := t.proc
-	// One bit per CPU (--cpus), in whole longs, as the kernel copies it.
-	n := uint64((p.cpus() + 63) / 64 * 8)
-	if a[1] < n {
-		return 0, unix.EINVAL
-	}
-	mask := make([]byte, n)
-	for i := 0; i < p.cpus(); i++ {
-		mask[i/8] |= 1 << (i % 8)
-	}
-	return n, p.writeMem(a[2], mask)
-}
-
 // Fixed uname fields, 65 bytes each.
 func sysUname(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
@@ -213,26 +199,28 @@ func sysPrctl(t *Task, a [6]uint64) (uint64, error) {
 	return 0, unix.EINVAL
 }
 
-// sysSetID accepts setting an id to the value it has, and refuses any other
-// with EPERM, as the kernel does for an unprivileged process.
+// sysSetID answers setuid/setgid: setting the id to the value it has is
+// accepted, any other refused with EPERM, as the kernel does for an
+// unprivileged process; -1 is no id (EINVAL).
 func sysSetID(t *Task, a [6]uint64) (uint64, error) {
-	if uint32(a[0]) == UID || uint32(a[0]) == GID || int32(a[0]) == -1 {
-		return 0, nil
+	if int32(a[0]) == -1 {
+		return 0, unix.EINVAL
 	}
-	return 0, unix.EPERM
+	return sysSetresID(t, [6]uint64{a[0], ^uint64(0), ^uint64(0)})
 }
 
-// sysSetresID is sysSetID for the three ids of setresuid/setresgid.
+// sysSetresID is sysSetID for the three ids of setresuid/setresgid, where
+// -1 keeps an id.
 func sysSetresID(t *Task, a [6]uint64) (uint64, error) {
 	for _, id := range a[:3] {
-		if _, err := sysSetID(t, [6]uint64{id}); err != nil {
-			return 0, err
+		if int32(id) != -1 && uint32(id) != UID && uint32(id) != GID {
+			return 0, unix.EPERM
 		}
 	}
 	return 0, nil
 }
 
-// sysSetreID is sysSetID for the two ids of setreuid/setregid.
+// sysSetreID is sysSetresID for the two ids of setreuid/setregid.
 func sysSetreID(t *Task, a [6]uint64) (uint64, error) {
 	return sysSetresID(t, [6]uint64{a[0], a[1], ^uint64(0)})
 }
@@ -253,5 +241,11 @@ func sysGetresID(t *Task, a [6]uint64) (uint64, error) {
 	return 0, nil
 }
 
-// sysGetgroups reports no supplementary groups.
-func sysGetgroups(t *Task, a [6]uint64) (uint64, error) { return 0, nil }
+// sysGetgroups reports no supplementary groups; a negative size is
+// EINVAL.
+func sysGetgroups(t *Task, a [6]uint64) (uint64, error) {
+	if int32(a[0]) < 0 {
+		return 0, unix.EINVAL
+	}
+	return 0, nil
+}

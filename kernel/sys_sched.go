@@ -49,6 +49,10 @@ type schedState struct {
 	policy      int32
 	nice        int32 // -20..19
 	resetOnFork bool
+	// affinity is its CPU mask (sched_setaffinity), one bit per guest
+	// CPU; nil: every one. Replaced, never changed in place: a new
+	// thread or process shares its creator's.
+	affinity []byte
 }
 
 // forked is what a new thread or process starts with.
@@ -56,7 +60,7 @@ func (s schedState) forked() schedState {
 	if !s.resetOnFork {
 		return s
 	}
-	return schedState{policy: s.policy, nice: max(s.nice, 0)} // SCHED_OTHER, SCHED_BATCH and SCHED_IDLE stay
+	return schedState{policy: s.policy, nice: max(s.nice, 0), affinity: s.affinity} // SCHED_OTHER, SCHED_BATCH and SCHED_IDLE stay
 }
 
 func validPolicy(policy int32) bool {
@@ -432,4 +436,74 @@ func sysPersonality(t *Task, a [6]uint64) (uint64, error) {
 	}
 	p.persona = persona
 	return uint64(old), nil
+}
+
+// affinityTarget is the thread sched_setaffinity and sched_getaffinity
+// name: the caller for 0; any other number, a negative one too, that is
+// no thread's is ESRCH, as Linux's lookup gives.
+func (t *Task) affinityTarget(pid int32) (*Task, error) {
+	if pid == 0 {
+		return t, nil
+	}
+	if o := t.proc.k.taskByTID(int(pid)); o != nil && pid > 0 {
+		return o, nil
+	}
+	return nil, unix.ESRCH
+}
+
+// maxAffinityBytes is how much of a mask sched_setaffinity reads: the
+// bits of --cpus' largest count.
+const maxAffinityBytes = 128
+
+// sysSchedSetaffinity sets a thread's CPU mask to the guest's CPUs of the
+// mask given (bytes past the length the caller gave are zero); a mask
+// naming none of them is EINVAL. It changes nothing about how icount runs
+// the thread.
+func sysSchedSetaffinity(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	target, err := t.affinityTarget(int32(a[0]))
+	if err != nil {
+		return 0, err
+	}
+	b, err := p.readMem(a[2], min(a[1], maxAffinityBytes))
+	if err != nil {
+		return 0, err
+	}
+	mask := make([]byte, (p.cpus()+7)/8)
+	any := false
+	for i := 0; i < p.cpus(); i++ {
+		if i/8 < len(b) && b[i/8]&(1<<(i%8)) != 0 {
+			mask[i/8] |= 1 << (i % 8)
+			any = true
+		}
+	}
+	if !any {
+		return 0, unix.EINVAL
+	}
+	target.sched.affinity = mask
+	return 0, nil
+}
+
+// sysSchedGetaffinity writes a thread's CPU mask, in whole longs as
+// Linux copies it, and returns its length; a buffer shorter than the
+// guest's CPUs or not of whole longs is EINVAL.
+func sysSchedGetaffinity(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	size := a[1]
+	if size*8 < uint64(p.cpus()) || size%8 != 0 {
+		return 0, unix.EINVAL
+	}
+	target, err := t.affinityTarget(int32(a[0]))
+	if err != nil {
+		return 0, err
+	}
+	mask := make([]byte, min(size, uint64((p.cpus()+63)/64*8)))
+	if target.sched.affinity != nil {
+		copy(mask, target.sched.affinity)
+	} else {
+		for i := 0; i < p.cpus(); i++ {
+			mask[i/8] |= 1 << (i % 8)
+		}
+	}
+	return uint64(len(mask)), p.writeMem(a[2], mask)
 }

@@ -170,24 +170,6 @@ func sysSchedYield(t *Task, a [6]uint64) (uint64, error) {
 	return 0, nil
 }
 
-// sysSchedSetaffinity accepts any mask naming one of the guest's CPUs.
-func sysSchedSetaffinity(t *Task, a [6]uint64) (uint64, error) {
-	p := t.proc
-	if a[0] != 0 && p.threadByTID(int(a[0])) == nil {
-		return 0, unix.ESRCH
-	}
-	b, err := p.readMem(a[2], min(a[1], 128))
-	if err != nil {
-		return 0, err
-	}
-	for i := 0; i < p.cpus(); i++ {
-		if i/8 < len(b) && b[i/8]&(1<<(i%8)) != 0 {
-			return 0, nil
-		}
-	}
-	return 0, unix.EINVAL
-}
-
 // membarrier commands (include/uapi/linux/membarrier.h).
 const (
 	membarrierQuery                  = 0
@@ -196,12 +178,26 @@ const (
 	membarrierRegisterPrivateExpdted = 16
 )
 
-// sysMembarrier: one CPU runs every thread, so every barrier holds at once.
+// sysMembarrier: one CPU runs every thread, so every barrier holds at
+// once. As Linux, flags are EINVAL, and a private expedited barrier before
+// the process registered for them EPERM.
 func sysMembarrier(t *Task, a [6]uint64) (uint64, error) {
+	if uint32(a[1]) != 0 {
+		return 0, unix.EINVAL
+	}
+	p := t.proc
 	switch a[0] {
 	case membarrierQuery:
 		return membarrierGlobal | membarrierPrivateExpedited | membarrierRegisterPrivateExpdted, nil
-	case membarrierGlobal, membarrierPrivateExpedited, membarrierRegisterPrivateExpdted:
+	case membarrierGlobal:
+		return 0, nil
+	case membarrierRegisterPrivateExpdted:
+		p.expedited = true
+		return 0, nil
+	case membarrierPrivateExpedited:
+		if !p.expedited {
+			return 0, unix.EPERM
+		}
 		return 0, nil
 	}
 	return 0, unix.EINVAL

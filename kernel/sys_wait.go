@@ -213,9 +213,10 @@ func sysWaitid(t *Task, a [6]uint64) (uint64, error) {
 	if options&^(wNohang|wUntraced|wExited|wContinued|wNowait|wNothread|wAll|wClone) != 0 || options&(wExited|wUntraced|wContinued) == 0 {
 		return 0, unix.EINVAL
 	}
-	switch idtype {
-	case pAll, pPID:
-	case pPGID:
+	switch {
+	case idtype == pAll:
+	case idtype == pPID && id > 0:
+	case idtype == pPGID && id >= 0:
 		if id == 0 {
 			id = p.pgid
 		}
@@ -235,13 +236,14 @@ func sysWaitid(t *Task, a [6]uint64) (uint64, error) {
 		case c == nil:
 			return 0, nil, false
 		}
-		if infop != 0 {
-			if err := p.writeMem(infop, c.childInfo().bytes()); err != nil {
-				return 0, err, true
-			}
-		}
+		// As Linux, the child is reaped before its siginfo is written:
+		// a bad infop is EFAULT with the child gone.
+		info := c.childInfo().bytes()
 		if options&wNowait == 0 {
 			p.k.reap(c)
+		}
+		if infop != 0 {
+			return 0, p.writeMem(infop, info), true
 		}
 		return 0, nil, true
 	}

@@ -113,46 +113,6 @@ func configuredFor(arm64 bool) string {
 	return b.String()
 }
 
-// TestAbsent runs testdata/c/absent.c, built musl- and glibc-static for
-// amd64 and glibc-static for arm64, under icount with the argument
-// "configured": its first section (the calls every Linux answers alike
-// for uid 1000, with edge arguments: bad pointers, missing paths, bad
-// flags) must be, line for line, what it prints natively as uid 1000
-// (under qemu-aarch64 for arm64, except the lines marked "~ ", which
-// qemu-user gets wrong and which must be what the amd64 build prints
-// natively); the configured section must be icount's documented choices.
-func TestAbsent(t *testing.T) {
-	native, status := runJudge(t, nil, testProgram(t, "c/absent-glibc"))
-	const last = "ustat no device: EINVAL\n"
-	if status != 0 || !strings.HasSuffix(native, last) || strings.Count(native, "\n") < 100 {
-		t.Fatalf("judge: exit %d, output:\n%s", status, native)
-	}
-	amd64 := map[string]string{}
-	for _, line := range strings.SplitAfter(native, "\n") {
-		if name, _, ok := strings.Cut(line, ": "); ok {
-			amd64[name] = line
-		}
-	}
-	for _, prog := range []string{"c/absent-musl", "c/absent-glibc", "arm64/c/absent-glibc"} {
-		t.Run(prog, func(t *testing.T) {
-			bin := testProgram(t, prog)
-			arm64 := strings.HasPrefix(prog, "arm64/")
-			want, status := runJudge(t, nil, bin)
-			if status != 0 {
-				t.Fatalf("judge: exit %d, output:\n%s", status, want)
-			}
-			if arm64 {
-				want = amd64Answers(t, want, amd64)
-			}
-			want += configuredFor(arm64)
-			r := runIcount(t, nil, nil, bin, "configured")
-			if r.status != 0 || r.stdout != want {
-				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
-			}
-		})
-	}
-}
-
 // amd64Answers replaces each line of judged marked "~ " (a case qemu-user
 // does not answer as Linux) by the amd64 build's native line for it.
 func amd64Answers(t *testing.T, judged string, amd64 map[string]string) string {

@@ -15,17 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestFileops2 runs testdata/c/fileops2.c (each call with what succeeds
-// and the errors Linux gives) in a new directory, built musl- and
-// glibc-static for amd64 and glibc-static for arm64: under icount it
-// prints, line for line, what it prints natively (under qemu-aarch64 for
-// arm64), where it runs as uid 1000 as icount's guest does, and exits 0.
-func TestFileops2(t *testing.T) {
-	sameAsLinux(t, []string{"c/fileops2-musl", "c/fileops2-glibc", "arm64/c/fileops2-glibc"}, func(out string) bool {
-		return strings.HasSuffix(out, "F_ADD_SEALS on a file: EINVAL\ndone\n") && strings.Count(out, "\n") >= 120
-	})
-}
-
 // TestFileops2Trusted gives a file a trusted. attribute, which only root
 // can, and runs fileops2's "trusted" part there natively (it drops to uid
 // 1000) and under icount run by root: both show the unprivileged view, in

@@ -8,22 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
-
-// TestLocks runs testdata/proc/locks.c (the lock calls' errors, ranges
-// split and merged, OFD and flock owners, waits a parent ends, a cycle of
-// waits, EINTR, release at close and exit) in a new directory, built
-// musl- and glibc-static for amd64 and glibc-static for arm64: under
-// icount it prints, line for line, what it prints natively (under
-// qemu-aarch64 for arm64), and exits 0.
-func TestLocks(t *testing.T) {
-	sameAsLinux(t, []string{"proc/locks-musl", "proc/locks-glibc", "proc/arm64/locks-glibc"}, func(out string) bool {
-		const cycle = "parent: a cycle of waits: one EDEADLK, the other ok\n"
-		return strings.HasSuffix(out, "\ndone\n") && strings.Contains(out, cycle) && strings.Count(out, "\n") >= 140
-	})
-}
 
 // TestLocksSQLite runs sqlite3 and Python's sqlite3 module on a database
 // file, which they lock with fcntl: under icount they print what they

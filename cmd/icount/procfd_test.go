@@ -4,38 +4,7 @@ package main
 // (kernel/procfd.go): Python's subprocess reads fd in a child to close
 // what it must not pass on.
 
-import (
-	"strings"
-	"testing"
-)
-
-// TestProcFD runs testdata/c/procfd.c (listings of /proc/self/fd by
-// readdir and by getdents64 in pieces, after a close and a rewind, lseek
-// on the directory, its own link, its errors, a forked child's own; and of
-// /proc/self/task with one thread and two), built musl- and glibc-static
-// for amd64 and glibc-static for arm64: under icount it prints what it
-// prints natively. The arm64 build is held to the amd64 glibc build's
-// native output, which it prints alike: qemu-aarch64 lists a thread of its
-// own in /proc/self/task.
-func TestProcFD(t *testing.T) {
-	for _, prog := range []string{"c/procfd-musl", "c/procfd-glibc", "arm64/c/procfd-glibc"} {
-		t.Run(prog, func(t *testing.T) {
-			bin := testProgram(t, prog)
-			judge := bin
-			if strings.HasPrefix(prog, "arm64/") {
-				judge = testProgram(t, "c/procfd-glibc")
-			}
-			want, status := runJudge(t, nil, judge)
-			if status != 0 || !strings.Contains(want, "opened: 2 dot directories, descriptors 0 1 2 3 4 5 6 9\n") {
-				t.Fatalf("judge: exit %d, output:\n%s", status, want)
-			}
-			r := runIcount(t, nil, nil, bin)
-			if r.status != 0 || r.stdout != want {
-				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
-			}
-		})
-	}
-}
+import "testing"
 
 // TestProcFDSubprocess checks that Python's subprocess, which closes a
 // child's descriptors by listing /proc/self/fd, passes on only what it

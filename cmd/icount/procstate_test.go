@@ -2,7 +2,8 @@ package main
 
 // The guest's /proc state and machine files and its /etc/passwd
 // (kernel/procstatus.go, procsys.go, idfiles.go): what they say agrees
-// with the system calls, as on Linux; nothing of icount's own process or
+// with the system calls, as on Linux (testdata/c/procstate.c, in
+// TestSyscallConformance); nothing of icount's own process or
 // of the host's other processes shows through; and they read the same on
 // every run.
 
@@ -10,36 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// TestProcState runs testdata/c/procstate.c (status, stat, statm, comm,
-// limits checked against getpid, getppid, getuid, umask, the signal
-// masks, PR_SET_NAME, getrlimit; meminfo, uptime, loadavg, stat, version
-// and sys/kernel against sysinfo and uname; /proc/self, /proc/PID and a
-// pid of no process; a file's owner and getpwuid) built musl- and
-// glibc-static for amd64 and glibc-static for arm64: under icount it
-// prints what it prints natively. The arm64 build is held to the amd64
-// glibc build's native output: under qemu-aarch64, /proc/self/status is
-// qemu's own, with a thread of qemu's.
-func TestProcState(t *testing.T) {
-	for _, prog := range []string{"c/procstate-musl", "c/procstate-glibc", "arm64/c/procstate-glibc"} {
-		t.Run(prog, func(t *testing.T) {
-			t.Parallel()
-			bin := testProgram(t, prog)
-			judge := bin
-			if strings.HasPrefix(prog, "arm64/") {
-				judge = testProgram(t, "c/procstate-glibc")
-			}
-			want, status := runJudge(t, nil, judge)
-			if status != 0 || strings.Contains(want, ": NO\n") || !strings.Contains(want, "fields: 52\n") {
-				t.Fatalf("judge: exit %d, output:\n%s", status, want)
-			}
-			r := runIcountIn(t, t.TempDir(), nil, nil, bin)
-			if r.status != 0 || r.stdout != want {
-				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
-			}
-		})
-	}
-}
 
 // TestProcStrangers checks that the guest sees no host process: not the
 // host's pid 1, nor icount's own process behind /proc/self, nor the

@@ -1,13 +1,15 @@
 /* conformance.h: what the system-call conformance programs (fsops.c,
- * fileops2.c, ../proc/locks.c) share: how they start, in the directory
- * their argument names as the unprivileged user icount's guest is, and
- * how they print a result, an errno by its name (errname.h). */
+ * fileops2.c, fsmore.c, ids.c, vm.c, procs.c, ../proc/locks.c) share: how
+ * they start, in the directory their argument names as the unprivileged
+ * user icount's guest is, how they print a result, an errno by its name
+ * (errname.h), and a bad pointer. */
 #include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +22,23 @@ static void show(const char *what, long rc)
 		printf("%s: %s\n", what, ename(errno));
 	else
 		printf("%s: ok\n", what);
+}
+
+/* number prints what a call returned: its value, or the errno's name. */
+static inline void number(const char *what, long rc)
+{
+	if (rc < 0)
+		printf("%s: %s\n", what, ename(errno));
+	else
+		printf("%s: %ld\n", what, rc);
+}
+
+/* unmapped is a page nothing is mapped at, just now: a bad pointer. */
+static inline void *unmapped(void)
+{
+	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(p, 4096);
+	return p;
 }
 
 /* start moves to the directory argv[1], if given, or else works in its

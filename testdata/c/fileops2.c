@@ -61,15 +61,6 @@
 #define JUDGED_NATIVELY 1
 #endif
 
-/* count prints a call's count, or the errno's name. */
-static void count(const char *what, long rc)
-{
-	if (rc < 0)
-		printf("%s: %s\n", what, ename(errno));
-	else
-		printf("%s: %ld\n", what, rc);
-}
-
 static void size_of(const char *name)
 {
 	struct stat st;
@@ -173,49 +164,49 @@ static void vectors(void)
 		exit(1);
 	char a[] = "hello", b[] = " world";
 	struct iovec w[2] = {{a, 5}, {b, 6}};
-	count("pwritev 2 iovecs at 3", pwritev(fd, w, 2, 3));
+	number("pwritev 2 iovecs at 3", pwritev(fd, w, 2, 3));
 	char x[4] = {0}, y[8] = {0}, z[16] = {0};
 	struct iovec r[3] = {{x, 3}, {y, 7}, {z, 15}};
-	count("preadv 3 iovecs at 0", preadv(fd, r, 3, 0));
+	number("preadv 3 iovecs at 0", preadv(fd, r, 3, 0));
 	printf("  %s|%s|%s\n", x, y, z);
 	printf("  offset %lld\n", (long long)lseek(fd, 0, SEEK_CUR));
-	count("preadv at 14", preadv(fd, r, 3, 14));
+	number("preadv at 14", preadv(fd, r, 3, 14));
 	printf("  %s\n", x);
-	count("preadv past the end", preadv(fd, r, 3, 100));
-	count("preadv 0 iovecs", preadv(fd, r, 0, 0));
-	count("preadv 1025 iovecs", preadv(fd, many, 1025, 0));
-	count("preadv -1 iovecs", preadv(fd, r, minus_one, 0));
-	count("preadv bad iovecs", preadv(fd, bad_ptr, 1, 0));
+	number("preadv past the end", preadv(fd, r, 3, 100));
+	number("preadv 0 iovecs", preadv(fd, r, 0, 0));
+	number("preadv 1025 iovecs", preadv(fd, many, 1025, 0));
+	number("preadv -1 iovecs", preadv(fd, r, minus_one, 0));
+	number("preadv bad iovecs", preadv(fd, bad_ptr, 1, 0));
 	struct iovec bad = {bad_ptr, 4};
-	count("preadv bad buffer", preadv(fd, &bad, 1, 0));
-	count("pwritev bad buffer", pwritev(fd, &bad, 1, 0));
-	count("preadv offset -1", preadv(fd, r, 1, -1));
-	count("preadv bad fd", preadv(-1, r, 1, 0));
-	count("preadv O_WRONLY", preadv(wo, r, 1, 0));
-	count("pwritev O_RDONLY", pwritev(ro, w, 1, 0));
-	count("preadv pipe", preadv(p[0], r, 1, 0));
-	count("pwritev pipe", pwritev(p[1], w, 1, 0));
+	number("preadv bad buffer", preadv(fd, &bad, 1, 0));
+	number("pwritev bad buffer", pwritev(fd, &bad, 1, 0));
+	number("preadv offset -1", preadv(fd, r, 1, -1));
+	number("preadv bad fd", preadv(-1, r, 1, 0));
+	number("preadv O_WRONLY", preadv(wo, r, 1, 0));
+	number("pwritev O_RDONLY", pwritev(ro, w, 1, 0));
+	number("preadv pipe", preadv(p[0], r, 1, 0));
+	number("pwritev pipe", pwritev(p[1], w, 1, 0));
 #ifdef JUDGED_NATIVELY
-	count("preadv O_WRONLY bad iovecs", preadv(wo, bad_ptr, 1, 0));
-	count("preadv pipe bad iovecs", preadv(p[0], bad_ptr, 1, 0));
+	number("preadv O_WRONLY bad iovecs", preadv(wo, bad_ptr, 1, 0));
+	number("preadv pipe bad iovecs", preadv(p[0], bad_ptr, 1, 0));
 	lseek(fd, 9, SEEK_SET);
 	memset(x, 0, sizeof x);
-	count("preadv2 at the offset (-1)", preadv2_(fd, r, 1, -1, 0));
+	number("preadv2 at the offset (-1)", preadv2_(fd, r, 1, -1, 0));
 	printf("  %s, offset %lld\n", x, (long long)lseek(fd, 0, SEEK_CUR));
-	count("preadv2 RWF_NOWAIT", preadv2_(fd, r, 1, 0, RWF_NOWAIT));
-	count("preadv2 RWF_HIPRI", preadv2_(fd, r, 1, 0, RWF_HIPRI));
-	count("preadv2 flags 0x10000000", preadv2_(fd, r, 1, 0, 0x10000000));
-	count("pwritev2 RWF_DSYNC at 0", pwritev2_(fd, w, 1, 0, RWF_DSYNC));
-	count("pwritev2 RWF_APPEND at 0", pwritev2_(fd, w, 2, 0, RWF_APPEND));
+	number("preadv2 RWF_NOWAIT", preadv2_(fd, r, 1, 0, RWF_NOWAIT));
+	number("preadv2 RWF_HIPRI", preadv2_(fd, r, 1, 0, RWF_HIPRI));
+	number("preadv2 flags 0x10000000", preadv2_(fd, r, 1, 0, 0x10000000));
+	number("pwritev2 RWF_DSYNC at 0", pwritev2_(fd, w, 1, 0, RWF_DSYNC));
+	number("pwritev2 RWF_APPEND at 0", pwritev2_(fd, w, 2, 0, RWF_APPEND));
 	size_of("v");
-	count("pwritev2 at the offset (-1)", pwritev2_(fd, w, 1, -1, 0));
+	number("pwritev2 at the offset (-1)", pwritev2_(fd, w, 1, -1, 0));
 	printf("  offset %lld\n", (long long)lseek(fd, 0, SEEK_CUR));
-	count("pwritev2 pipe at the offset", pwritev2_(p[1], w, 2, -1, 0));
-	count("preadv2 pipe at the offset", preadv2_(p[0], r, 2, -1, 0));
+	number("pwritev2 pipe at the offset", pwritev2_(p[1], w, 2, -1, 0));
+	number("preadv2 pipe at the offset", preadv2_(p[0], r, 2, -1, 0));
 	printf("  %s|%s\n", x, y);
-	count("preadv2 pipe RWF_NOWAIT", preadv2_(p[0], r, 1, -1, RWF_NOWAIT));
-	count("preadv2 pipe offset 0", preadv2_(p[0], r, 1, 0, 0));
-	count("preadv2 offset -2", preadv2_(fd, r, 1, -2, 0));
+	number("preadv2 pipe RWF_NOWAIT", preadv2_(p[0], r, 1, -1, RWF_NOWAIT));
+	number("preadv2 pipe offset 0", preadv2_(p[0], r, 1, 0, 0));
+	number("preadv2 offset -2", preadv2_(fd, r, 1, -2, 0));
 #endif
 	char all[64] = {0};
 	if (pread(fd, all, sizeof all - 1, 0) < 0)
@@ -230,64 +221,64 @@ static void splices(void)
 	if (pipe(p) < 0 || pipe(q) < 0)
 		exit(1);
 	loff_t off = 2;
-	count("splice file at 2 to a pipe", splice(fd, &off, p[1], NULL, 5, 0));
+	number("splice file at 2 to a pipe", splice(fd, &off, p[1], NULL, 5, 0));
 	printf("  offset %lld, file offset %lld\n", (long long)off, (long long)lseek(fd, 0, SEEK_CUR));
 	off = 1;
-	count("splice the pipe to a file at 1", splice(p[0], NULL, out, &off, 64, 0));
+	number("splice the pipe to a file at 1", splice(p[0], NULL, out, &off, 64, 0));
 	char buf[32] = {0};
-	count("pread", pread(out, buf, sizeof buf - 1, 0));
+	number("pread", pread(out, buf, sizeof buf - 1, 0));
 	printf("  \"%s\" offset %lld\n", buf + 1, (long long)off);
 	lseek(fd, 7, SEEK_SET);
-	count("splice at the file offset (7)", splice(fd, NULL, p[1], NULL, 3, 0));
+	number("splice at the file offset (7)", splice(fd, NULL, p[1], NULL, 3, 0));
 	printf("  file offset %lld\n", (long long)lseek(fd, 0, SEEK_CUR));
-	count("splice length 0", splice(fd, NULL, p[1], NULL, 0, 0));
-	count("splice flags 0x10", splice(fd, NULL, p[1], NULL, 1, 0x10));
-	count("splice bad fd", splice(-1, NULL, p[1], NULL, 1, 0));
-	count("splice to a bad fd", splice(fd, NULL, -1, NULL, 1, 0));
-	count("splice file to file", splice(fd, NULL, out, NULL, 1, 0));
-	count("splice offset on the pipe", splice(p[0], &off, out, NULL, 1, 0));
-	count("splice bad offset", splice(fd, bad_ptr, p[1], NULL, 1, 0));
-	count("splice pipe to itself", splice(p[0], NULL, p[1], NULL, 1, 0));
-	count("splice to O_RDONLY", splice(p[0], NULL, ro, NULL, 1, 0));
-	count("splice the pipe to a pipe", splice(p[0], NULL, q[1], NULL, 64, 0));
-	count("splice empty pipe, SPLICE_F_NONBLOCK", splice(p[0], NULL, out, NULL, 1, SPLICE_F_NONBLOCK));
-	count("tee", tee(q[0], p[1], 64, 0));
+	number("splice length 0", splice(fd, NULL, p[1], NULL, 0, 0));
+	number("splice flags 0x10", splice(fd, NULL, p[1], NULL, 1, 0x10));
+	number("splice bad fd", splice(-1, NULL, p[1], NULL, 1, 0));
+	number("splice to a bad fd", splice(fd, NULL, -1, NULL, 1, 0));
+	number("splice file to file", splice(fd, NULL, out, NULL, 1, 0));
+	number("splice offset on the pipe", splice(p[0], &off, out, NULL, 1, 0));
+	number("splice bad offset", splice(fd, bad_ptr, p[1], NULL, 1, 0));
+	number("splice pipe to itself", splice(p[0], NULL, p[1], NULL, 1, 0));
+	number("splice to O_RDONLY", splice(p[0], NULL, ro, NULL, 1, 0));
+	number("splice the pipe to a pipe", splice(p[0], NULL, q[1], NULL, 64, 0));
+	number("splice empty pipe, SPLICE_F_NONBLOCK", splice(p[0], NULL, out, NULL, 1, SPLICE_F_NONBLOCK));
+	number("tee", tee(q[0], p[1], 64, 0));
 	memset(buf, 0, sizeof buf);
-	count("read the copy", read(p[0], buf, sizeof buf - 1));
+	number("read the copy", read(p[0], buf, sizeof buf - 1));
 	printf("  \"%s\"\n", buf);
 	memset(buf, 0, sizeof buf);
-	count("read the original", read(q[0], buf, sizeof buf - 1));
+	number("read the original", read(q[0], buf, sizeof buf - 1));
 	printf("  \"%s\"\n", buf);
-	count("tee empty pipe, SPLICE_F_NONBLOCK", tee(q[0], p[1], 1, SPLICE_F_NONBLOCK));
-	count("tee length 0", tee(q[0], p[1], 0, 0));
-	count("tee flags 0x10", tee(q[0], p[1], 1, 0x10));
-	count("tee flags 0x10 length 0", tee(q[0], p[1], 0, 0x10));
-	count("tee bad fd", tee(-1, p[1], 1, 0));
-	count("tee from a file", tee(fd, p[1], 1, 0));
-	count("tee pipe to itself", tee(p[0], p[1], 1, 0));
+	number("tee empty pipe, SPLICE_F_NONBLOCK", tee(q[0], p[1], 1, SPLICE_F_NONBLOCK));
+	number("tee length 0", tee(q[0], p[1], 0, 0));
+	number("tee flags 0x10", tee(q[0], p[1], 1, 0x10));
+	number("tee flags 0x10 length 0", tee(q[0], p[1], 0, 0x10));
+	number("tee bad fd", tee(-1, p[1], 1, 0));
+	number("tee from a file", tee(fd, p[1], 1, 0));
+	number("tee pipe to itself", tee(p[0], p[1], 1, 0));
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		off = 0;
-		count("child: splice, waits for the parent's write", splice(p[0], NULL, out, &off, 4, 0));
-		count("child: tee, waits", tee(q[0], p[1], 64, 0));
+		number("child: splice, waits for the parent's write", splice(p[0], NULL, out, &off, 4, 0));
+		number("child: tee, waits", tee(q[0], p[1], 64, 0));
 		_exit(0);
 	}
 	if (write(p[1], "wxyz", 4) != 4 || write(q[1], "tee", 3) != 3)
 		exit(1);
 	waitpid(pid, NULL, 0);
 	memset(buf, 0, sizeof buf);
-	count("pread", pread(out, buf, sizeof buf - 1, 0));
+	number("pread", pread(out, buf, sizeof buf - 1, 0));
 	printf("  \"%s\"\n", buf);
 	close(p[1]);
 	memset(buf, 0, sizeof buf);
-	count("read the tee", read(p[0], buf, sizeof buf - 1));
+	number("read the tee", read(p[0], buf, sizeof buf - 1));
 	printf("  \"%s\"\n", buf);
-	count("splice at end of pipe", splice(p[0], NULL, out, NULL, 4, 0));
+	number("splice at end of pipe", splice(p[0], NULL, out, NULL, 4, 0));
 	signal(SIGPIPE, SIG_IGN);
-	count("splice to a pipe with its reader", splice(fd, NULL, q[1], NULL, 1, 0));
+	number("splice to a pipe with its reader", splice(fd, NULL, q[1], NULL, 1, 0));
 	close(q[0]);
-	count("splice to a pipe without reader", splice(fd, NULL, q[1], NULL, 1, 0));
+	number("splice to a pipe without reader", splice(fd, NULL, q[1], NULL, 1, 0));
 	close(fd), close(out), close(ro), close(p[0]), close(q[1]);
 }
 
@@ -313,7 +304,7 @@ static void xattrs(void)
 		exit(1);
 	show("setxattr user.a", setxattr("x", "user.a", "v1", 2, 0));
 	char v[16] = {0};
-	count("getxattr user.a", getxattr("x", "user.a", v, sizeof v));
+	number("getxattr user.a", getxattr("x", "user.a", v, sizeof v));
 	printf("  %s\n", v);
 	show("setxattr XATTR_CREATE existing", setxattr("x", "user.a", "v2", 2, XATTR_CREATE));
 	show("setxattr XATTR_REPLACE existing", setxattr("x", "user.a", "v2", 2, XATTR_REPLACE));
@@ -378,7 +369,7 @@ static void getdents_old(void)
 	int fd = open("dents", O_RDONLY | O_DIRECTORY);
 	char buf[4096], *names[16];
 	long n = syscall(SYS_getdents, fd, buf, sizeof buf);
-	count("getdents", n);
+	number("getdents", n);
 	int k = 0;
 	for (long off = 0; off < n && k < 16;) {
 		struct old_dirent *d = (struct old_dirent *)(buf + off);
@@ -390,18 +381,18 @@ static void getdents_old(void)
 	qsort(names, k, sizeof names[0], by_name);
 	for (int i = 0; i < k; i++)
 		printf("  %s\n", names[i]);
-	count("getdents at the end", syscall(SYS_getdents, fd, buf, sizeof buf));
+	number("getdents at the end", syscall(SYS_getdents, fd, buf, sizeof buf));
 	close(fd);
 	fd = open("dents", O_RDONLY | O_DIRECTORY);
-	count("getdents64", syscall(SYS_getdents64, fd, buf, sizeof buf));
+	number("getdents64", syscall(SYS_getdents64, fd, buf, sizeof buf));
 	close(fd);
 	fd = open("dents", O_RDONLY | O_DIRECTORY);
-	count("getdents 10-byte buffer", syscall(SYS_getdents, fd, buf, 10));
-	count("getdents bad buffer", syscall(SYS_getdents, fd, (void *)16, sizeof buf));
+	number("getdents 10-byte buffer", syscall(SYS_getdents, fd, buf, 10));
+	number("getdents bad buffer", syscall(SYS_getdents, fd, (void *)16, sizeof buf));
 	close(fd);
 	int reg = open("dents/a", O_RDONLY);
-	count("getdents on a file", syscall(SYS_getdents, reg, buf, sizeof buf));
-	count("getdents bad fd", syscall(SYS_getdents, -1, buf, sizeof buf));
+	number("getdents on a file", syscall(SYS_getdents, reg, buf, sizeof buf));
+	number("getdents bad fd", syscall(SYS_getdents, -1, buf, sizeof buf));
 	close(reg);
 }
 #endif
@@ -410,33 +401,33 @@ static void memfds(void)
 {
 	int fd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	show("memfd_create", fd);
-	count("write", write(fd, "abc", 3));
+	number("write", write(fd, "abc", 3));
 	struct stat st;
 	fstat(fd, &st);
 	printf("  regular %d mode %o size %lld nlink %d\n", S_ISREG(st.st_mode), st.st_mode & 0777, (long long)st.st_size, (int)st.st_nlink);
 	printf("  FD_CLOEXEC %d\n", fcntl(fd, F_GETFD));
 	char link[64] = {0}, path[32];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	count("readlink", readlink(path, link, sizeof link - 1));
+	number("readlink", readlink(path, link, sizeof link - 1));
 	printf("  %s\n", link);
-	count("F_GET_SEALS", fcntl(fd, F_GET_SEALS));
+	number("F_GET_SEALS", fcntl(fd, F_GET_SEALS));
 	show("F_ADD_SEALS F_SEAL_WRITE", fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE));
-	count("write sealed", write(fd, "d", 1));
+	number("write sealed", write(fd, "d", 1));
 	show("ftruncate sealed, shrink", ftruncate(fd, 1));
 	show("ftruncate sealed, grow", ftruncate(fd, 4096));
 	show("F_ADD_SEALS F_SEAL_SEAL|F_SEAL_GROW", fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_GROW));
 	show("F_ADD_SEALS F_SEAL_SHRINK", fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK));
-	count("F_GET_SEALS", fcntl(fd, F_GET_SEALS));
+	number("F_GET_SEALS", fcntl(fd, F_GET_SEALS));
 	char buf[8] = {0};
-	count("pread", pread(fd, buf, sizeof buf, 0));
+	number("pread", pread(fd, buf, sizeof buf, 0));
 	printf("  %s\n", buf);
 	close(fd);
 	fd = memfd_create("plain", 0);
 	printf("  FD_CLOEXEC %d\n", fcntl(fd, F_GETFD));
-	count("F_GET_SEALS without MFD_ALLOW_SEALING", fcntl(fd, F_GET_SEALS));
+	number("F_GET_SEALS without MFD_ALLOW_SEALING", fcntl(fd, F_GET_SEALS));
 	show("F_ADD_SEALS without MFD_ALLOW_SEALING", fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE));
 	show("ftruncate 4096", ftruncate(fd, 4096));
-	count("pread past the data", pread(fd, buf, sizeof buf, 4000));
+	number("pread past the data", pread(fd, buf, sizeof buf, 4000));
 	printf("  zeros %d\n", buf[0] == 0 && buf[7] == 0);
 	close(fd);
 	show("memfd_create flags 0x100", memfd_create("x", 0x100));
@@ -462,12 +453,12 @@ static void memfds(void)
 static void hidden(void)
 {
 	char b[256];
-	count("getxattr trusted.icount", getxattr("f", "trusted.icount", b, sizeof b));
-	count("getxattr trusted.icount size", getxattr("f", "trusted.icount", NULL, 0));
-	count("getxattr trusted.icount of a missing file", getxattr("missing", "trusted.icount", b, sizeof b));
-	count("listxattr size", listxattr("f", NULL, 0));
+	number("getxattr trusted.icount", getxattr("f", "trusted.icount", b, sizeof b));
+	number("getxattr trusted.icount size", getxattr("f", "trusted.icount", NULL, 0));
+	number("getxattr trusted.icount of a missing file", getxattr("missing", "trusted.icount", b, sizeof b));
+	number("listxattr size", listxattr("f", NULL, 0));
 	list("listxattr", "f");
-	count("listxattr into 3 bytes", listxattr("f", b, 3));
+	number("listxattr into 3 bytes", listxattr("f", b, 3));
 	show("setxattr trusted.icount", setxattr("f", "trusted.icount", "2", 1, 0));
 	show("removexattr trusted.icount", removexattr("f", "trusted.icount"));
 }
