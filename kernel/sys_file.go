@@ -158,13 +158,17 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 }
 
 // hostIO runs op, a read or write on f's host descriptor starting at byte
-// done of the transfer, and gives finish the bytes it moved. Pipes and
-// eventfds icount made are non-blocking on the host: when the guest did
+// done of the transfer, and gives finish the bytes it moved. A host
+// stream (hoststream.go) waits on the host until the transfer is done.
+// Pipes and eventfds icount made are non-blocking on the host: when the guest did
 // not ask for O_NONBLOCK, a transfer that would block blocks the guest
 // thread instead (transfer). A write to a pipe with no reader left sends
 // the writing thread SIGPIPE, as Linux does, and fails with EPIPE if the
 // signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
+	if f.stream != 0 {
+		return p.streamIO(f, want, op, finish)
+	}
 	return p.transfer([]*file{f}, ioWait{what: what, want: want, blocking: f.pipe && !f.nonblock, sigpipe: true}, op, finish)
 }
 
@@ -202,7 +206,7 @@ func (p *Process) transfer(files []*file, w ioWait, op func(done int) (int, erro
 			return 0, nil, false // a partial write to a full pipe, or nothing moved
 		case moved == 0:
 			if errors.Is(err, unix.EPIPE) && w.sigpipe {
-				p.send(caller, sigPIPE, sigInfo{signo: sigPIPE, code: siUser, pid: uint32(p.pid), uid: UID})
+				p.sendSIGPIPE(caller)
 			}
 			return 0, errnoOf(err), true
 		}
@@ -310,7 +314,12 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 		host = filepath.Join(d, host)
 	}
 	p.k.noteOpen(host)
-	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0}
+	// O_NONBLOCK made the open itself not wait (a FIFO's for its other
+	// end); the transfers are icount's to make wait or not.
+	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0, stream: streamEvents(fd)}
+	if f.nonblock {
+		setHostNonblock(fd, false)
+	}
 	gfd, err := p.fds.installFlags(f, 0, flags)
 	if err != nil {
 		unix.Close(fd)
@@ -454,16 +463,7 @@ func sysIoctl(t *Task, a [6]uint64) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if !f.pipe {
-			fl, err := unix.FcntlInt(uintptr(f.host), unix.F_GETFL, 0)
-			if err == nil {
-				_, err = unix.FcntlInt(uintptr(f.host), unix.F_SETFL, fl&^unix.O_NONBLOCK|boolInt(on != 0)*unix.O_NONBLOCK)
-			}
-			if err != nil {
-				return 0, errnoOf(err)
-			}
-		}
-		f.nonblock = on != 0
+		f.nonblock = on != 0 // icount's state alone, as F_SETFL's
 		return 0, nil
 	case fionread:
 		if !f.pipe {
@@ -523,21 +523,20 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		if err != nil {
 			return 0, errnoOf(err)
 		}
-		if f.pipe && !f.nonblock {
-			fl &^= unix.O_NONBLOCK
-		}
+		// O_NONBLOCK is the guest's: the host's is icount's choice
+		// (set on its pipes, clear on others unless the host side set it).
+		fl = fl&^unix.O_NONBLOCK | boolInt(f.nonblock)*unix.O_NONBLOCK
 		// Only the flags numbered alike on every guest arch: the host's
 		// O_LARGEFILE and O_DIRECT bits mean other flags on arm64.
 		return uint64(fl & portableStatusFlags), nil
 	case fSetfl:
-		f.nonblock = a[2]&unix.O_NONBLOCK != 0
-		fl := int(a[2]) & (unix.O_APPEND | unix.O_NONBLOCK)
-		if f.pipe {
-			fl |= unix.O_NONBLOCK
-		}
+		// The guest's O_NONBLOCK is icount's state (hostIO); the host
+		// descriptor's stays as it is.
+		fl := int(a[2])&unix.O_APPEND | boolInt(f.pipe || hostNonblock(f.host))*unix.O_NONBLOCK
 		if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, fl); err != nil {
 			return 0, errnoOf(err)
 		}
+		f.nonblock = a[2]&unix.O_NONBLOCK != 0
 		return 0, nil
 	case fGetlk, fSetlk, fSetlkw, fOFDGetlk, fOFDSetlk, fOFDSetlkw:
 		return p.fcntlLock(f, a[0], a[1], a[2])

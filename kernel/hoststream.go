@@ -1,0 +1,121 @@
+package kernel
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// Host streams: a pipe, FIFO, socket or character device (a terminal,
+// /dev/null) that icount did not make: the standard descriptors it was
+// given, or one the guest opened by path. Another party (the shell's
+// reader or writer, a user at a terminal) works its host side at its own
+// pace, so nothing the guest sees of it may depend on that pace:
+//
+//   - its host descriptor stays blocking: the guest's O_NONBLOCK (open,
+//     F_SETFL, FIONBIO) is kept in icount's file only, as F_GETFL shows;
+//   - a transfer on it waits on the host until it is done, whatever the
+//     guest's O_NONBLOCK (a write until every byte is written, a read
+//     until some byte or the end of the file comes), stopping the whole
+//     run meanwhile, so that no other thread runs more or less by how
+//     long the host side takes; it never fails with EAGAIN, and a host
+//     description the host side made non-blocking is waited on as well;
+//   - poll, select and epoll find it always ready for what its open mode
+//     allows (reading, writing), never hung up: a guest that polls, then
+//     reads, waits in the read.
+
+// streamEvents is the poll events a host stream on the host descriptor
+// fd is always ready for, or 0 when fd is no host stream: a pipe's or
+// FIFO's end for what it was opened for (as Linux's pipe_poll checks),
+// a socket or character device for both.
+func streamEvents(fd int) int16 {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return 0
+	}
+	const in, out = unix.POLLIN | pollRdnorm, unix.POLLOUT | pollWrnorm
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFSOCK, unix.S_IFCHR:
+		return in | out
+	case unix.S_IFIFO:
+		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		if err != nil {
+			return 0
+		}
+		switch fl & unix.O_ACCMODE {
+		case unix.O_RDONLY:
+			return in
+		case unix.O_WRONLY:
+			return out
+		}
+		return in | out
+	}
+	return 0
+}
+
+// hostNonblock reports whether the host descriptor fd is non-blocking.
+func hostNonblock(fd int) bool {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	return err == nil && fl&unix.O_NONBLOCK != 0
+}
+
+// setHostNonblock sets or clears O_NONBLOCK on the host descriptor fd,
+// leaving its other status flags.
+func setHostNonblock(fd int, on bool) error {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err == nil {
+		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK|boolInt(on)*unix.O_NONBLOCK)
+	}
+	return err
+}
+
+// streamIO runs op on the host stream f as hostIO describes, waiting on
+// the host until it is done: a read (want 0) until op moved some byte or
+// found the end, a write until it moved all want bytes. caller is the
+// thread SIGPIPE goes to.
+func (p *Process) streamIO(f *file, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
+	f.transfers++
+	events := int16(unix.POLLIN)
+	if want > 0 {
+		events = unix.POLLOUT
+	}
+	moved := 0
+	for {
+		n, err := op(moved)
+		if n > 0 {
+			moved += n
+		}
+		switch {
+		case errors.Is(err, unix.EAGAIN):
+			// The host side made the description non-blocking.
+			if err := waitHost(f.host, events); err != nil {
+				return 0, errnoOf(err)
+			}
+		case errors.Is(err, unix.EINTR):
+		case err != nil && moved == 0:
+			if errors.Is(err, unix.EPIPE) {
+				p.sendSIGPIPE(p.k.cur)
+			}
+			return 0, errnoOf(err)
+		case err != nil, moved >= want:
+			return finish(moved)
+		}
+	}
+}
+
+// waitHost waits on the host, as long as it takes, until the host
+// descriptor fd has one of events (or is hung up, or fails).
+func waitHost(fd int, events int16) error {
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: events}}, -1)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// sendSIGPIPE sends t SIGPIPE, for a write to a pipe or socket no one
+// reads any more.
+func (p *Process) sendSIGPIPE(t *Task) {
+	p.send(t, sigPIPE, sigInfo{signo: sigPIPE, code: siUser, pid: uint32(p.pid), uid: UID})
+}
