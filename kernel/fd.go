@@ -22,6 +22,9 @@ type file struct {
 	// stream is the poll events a host stream (hoststream.go) is always
 	// ready for; 0 for any other file.
 	stream int16
+	// fifo names a FIFO opened by path, whose other end may be the run's
+	// (hoststream.go); zero for any other file.
+	fifo fifoID
 	// transfers counts the transfers on a host stream, each of which
 	// makes it ready anew for an edge-triggered epoll watch.
 	transfers uint64

@@ -23,6 +23,7 @@ import (
 // open mode allows, level-triggered at every wait, edge-triggered again
 // after each of its transfers, EPOLLONESHOT once until EPOLL_CTL_MOD
 // re-arms it; never EPOLLHUP or EPOLLERR. Its events follow the host's.
+// A FIFO with an end in the run when it is added is the host instance's.
 //
 // Limits: a descriptor is registered by its host descriptor, so two guest
 // descriptors of one file (dup) cannot both be in one instance (EEXIST).
@@ -102,7 +103,7 @@ func sysEpollCtl(t *Task, a [6]uint64) (uint64, error) {
 	default:
 		return 0, unix.EINVAL
 	}
-	if f.stream != 0 {
+	if f.stream != 0 && (ep.watched(f) || !p.k.runPipe(f)) {
 		return 0, ep.watchStream(op, f, ev.Events, uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32)
 	}
 	return 0, errnoOrNil(unix.EpollCtl(ep.host, op, f.host, &ev))
@@ -124,6 +125,11 @@ type streamWatch struct {
 	// last reported it (0: not since it was set).
 	seen     uint64
 	disarmed bool // an EPOLLONESHOT watch that reported
+}
+
+// watched reports whether the instance ep watches the host stream f.
+func (ep *file) watched(f *file) bool {
+	return slices.ContainsFunc(ep.watches, func(w *streamWatch) bool { return w.f == f })
 }
 
 // watchStream adds, changes or removes (op) the instance ep's watch of

@@ -118,7 +118,8 @@ func (p *Process) waitReady(reqs []pollReq, timeout int64, what string, count fu
 			revents[i] = r.events & (unix.POLLIN | unix.POLLOUT | pollRdnorm | pollWrnorm)
 			continue
 		}
-		if f.stream != 0 {
+		runPipe := p.k.runPipe(f)
+		if f.stream != 0 && !runPipe {
 			revents[i] = r.events & f.stream // ready, whatever its host side does
 			continue
 		}
@@ -126,7 +127,7 @@ func (p *Process) waitReady(reqs []pollReq, timeout int64, what string, count fu
 			revents[i] = r.events & (unix.POLLIN | pollRdnorm)
 			continue
 		}
-		waitable = waitable || !f.pipe
+		waitable = waitable || !f.pipe && !runPipe
 		slot[i] = len(host)
 		host = append(host, unix.PollFd{Fd: int32(f.host), Events: r.events})
 		held = append(held, f)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestNonblockConformance runs testdata/c/nonblock.c (O_NONBLOCK by
+// F_SETFL and FIONBIO, F_GETFL, read, write, poll, select and epoll on a
+// pipe, a FIFO opened by path at both ends and stdout, a pipe icount did
+// not make; bad descriptors and pointers) under icount, amd64 musl- and
+// glibc-static and arm64 glibc-static, twice, and wants Linux's output
+// (the glibc program's native run; arm64's under qemu-aarch64) and the
+// same counts.
+func TestNonblockConformance(t *testing.T) {
+	want, status := runJudge(t, nil, testProgram(t, "c/nonblock-glibc"))
+	if status != 0 || !strings.HasSuffix(want, "\ndone\n") || strings.Count(want, "\n") < 60 {
+		t.Fatalf("judge: exit %d, output:\n%s", status, want)
+	}
+	for _, prog := range []string{"c/nonblock-musl", "c/nonblock-glibc", "arm64/c/nonblock-glibc"} {
+		t.Run(prog, func(t *testing.T) {
+			bin := testProgram(t, prog)
+			if native, _ := runJudge(t, nil, bin); native != want {
+				t.Fatalf("native %s differs from glibc's:\n%s", prog, native)
+			}
+			r := runIcount(t, nil, []string{"--fixed-clock"}, bin, t.TempDir())
+			if r.status != 0 || r.stdout != want {
+				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+			if diff := sameRun(r, runIcount(t, nil, []string{"--fixed-clock"}, bin, t.TempDir())); diff != "" {
+				t.Fatalf("a second run differs: %s", diff)
+			}
+		})
+	}
+}
+
+// jitteryWriter takes what a command writes to its stdout pipe (exec
+// copies the pipe into it 32 KiB at a time) after a random pause of up to
+// pause each time, or at once when pause is 0, so that the pipe is full
+// or empty as the host happens to schedule the copy.
+type jitteryWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	rng   *rand.Rand
+	pause time.Duration
+}
+
+func (w *jitteryWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pause > 0 {
+		time.Sleep(time.Duration(w.rng.Int63n(int64(w.pause))))
+	}
+	return w.buf.Write(b)
+}
+
+// xzInput writes dir/text.txt: 3 MiB of text from a fixed seed, which xz
+// compresses about fourfold.
+func xzInput(t *testing.T, dir string) string {
+	t.Helper()
+	words := strings.Fields("alpha beta gamma delta pipe count block thread host guest reader writer")
+	rng := rand.New(rand.NewSource(1))
+	var b bytes.Buffer
+	for b.Len() < 3<<20 {
+		for i := 0; i < 12; i++ {
+			fmt.Fprintf(&b, "%s%d ", words[rng.Intn(len(words))], rng.Intn(1000))
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(dir, "text.txt")
+	if err := os.WriteFile(path, b.Bytes()[:3<<20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestXzHostPipe runs Debian's xz compressing and decompressing 3 MiB
+// with one and two threads into a host pipe (icount's stdout, which xz
+// makes non-blocking and polls), drained by a reader that pauses at random
+// and by one that does not, twice each: every run writes what the native
+// run writes and exits 0, and all runs of one command count the same
+// instructions, system calls and per-thread totals, however fast the
+// reader was.
+func TestXzHostPipe(t *testing.T) {
+	xz := hostProgram(t, "xz")
+	dir := t.TempDir()
+	input := xzInput(t, dir)
+	packed, status := runNative(t, dir, nil, xz, "-1", "-T2", "--block-size=512KiB", "-c", input)
+	if status != 0 {
+		t.Fatalf("native xz: status %d", status)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "text.xz"), []byte(packed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, args string }{
+		{"compress-T1", "-1 -T1 --block-size=512KiB -c text.txt"},
+		{"compress-T2", "-1 -T2 --block-size=512KiB -c text.txt"},
+		{"decompress-T1", "-T1 -dc text.xz"},
+		{"decompress-T2", "-T2 -dc text.xz"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := strings.Fields(c.args)
+			want, status := runNative(t, dir, nil, xz, args...)
+			if status != 0 {
+				t.Fatalf("native run: status %d", status)
+			}
+			var first result
+			for i, pause := range []time.Duration{2 * time.Millisecond, 0, 2 * time.Millisecond, 0} {
+				out := &jitteryWriter{rng: rand.New(rand.NewSource(time.Now().UnixNano())), pause: pause}
+				r := runIcountWith(t, func(cmd *exec.Cmd) {
+					cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, []string{}, bytes.NewReader(nil), out
+				}, []string{"-q", "--fixed-clock"}, xz, args...)
+				got := out.buf.String()
+				if r.status != 0 || got != want || r.profile == nil {
+					t.Fatalf("run %d (reader pausing up to %v): exit %d, %d bytes written, equal to the native run's: %v; stderr:\n%s",
+						i, pause, r.status, len(got), got == want, r.stderr)
+				}
+				if i == 0 {
+					first = r
+					continue
+				}
+				if r.profile.Totals != first.profile.Totals || !reflect.DeepEqual(r.profile.Syscalls, first.profile.Syscalls) ||
+					!reflect.DeepEqual(r.profile.Threads, first.profile.Threads) {
+					t.Fatalf("run %d (reader pausing up to %v) counted %+v, the first %+v", i, pause, r.profile.Totals, first.profile.Totals)
+				}
+			}
+			t.Logf("xz %s: %d instructions, %d threads", c.args, first.profile.Totals.Instructions, len(first.profile.Threads))
+		})
+	}
+}
