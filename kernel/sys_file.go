@@ -469,8 +469,8 @@ func sysIoctl(t *Task, a [6]uint64) (uint64, error) {
 		f.nonblock = on != 0 // icount's state alone, as F_SETFL's
 		return 0, nil
 	case fionread:
-		if !f.pipe {
-			break
+		if !f.pipe && !p.k.runPipe(f) {
+			break // a host stream's would tell the host side's pace
 		}
 		n, err := unix.IoctlGetInt(f.host, fionread)
 		if err != nil {

@@ -44,9 +44,10 @@ func TestNonblockConformance(t *testing.T) {
 }
 
 // jitteryWriter takes what a command writes to its stdout pipe (exec
-// copies the pipe into it 32 KiB at a time) after a random pause of up to
-// pause each time, or at once when pause is 0, so that the pipe is full
-// or empty as the host happens to schedule the copy.
+// copies the pipe into it up to 32 KiB at a time) in pieces of a random
+// size up to 8 KiB, each after a random pause of up to pause, or at once
+// when pause is 0, so that the pipe is full or empty as the host happens
+// to schedule the copy.
 type jitteryWriter struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer
@@ -57,10 +58,16 @@ type jitteryWriter struct {
 func (w *jitteryWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.pause > 0 {
-		time.Sleep(time.Duration(w.rng.Int63n(int64(w.pause))))
+	if w.pause == 0 {
+		return w.buf.Write(b)
 	}
-	return w.buf.Write(b)
+	for rest := b; len(rest) > 0; {
+		n := min(len(rest), 1+w.rng.Intn(8<<10))
+		time.Sleep(time.Duration(w.rng.Int63n(int64(w.pause))))
+		w.buf.Write(rest[:n])
+		rest = rest[n:]
+	}
+	return len(b), nil
 }
 
 // xzInput writes dir/text.txt: 3 MiB of text from a fixed seed, which xz

@@ -201,6 +201,9 @@ static void fifoEnds(void)
 	pollOne("fifo read end, empty", r, POLLIN);
 	pollOne("fifo write end", w, POLLOUT);
 	fill("fifo write end", w);
+	int avail = -1;
+	int rc = ioctl(r, FIONREAD, &avail);
+	printf("FIONREAD fifo full: %s %d\n", err(rc), avail);
 	pollOne("fifo read end, full", r, POLLIN);
 	pollOne("fifo write end, full", w, POLLOUT);
 	readOne("fifo full", r, 4096);
