@@ -15,8 +15,10 @@ import (
 //   - its host descriptor stays blocking: the guest's O_NONBLOCK (open,
 //     F_SETFL, FIONBIO) is kept in icount's file only, as F_GETFL shows;
 //   - a transfer on it waits on the host until it is done, whatever the
-//     guest's O_NONBLOCK (a write until every byte is written, a read
-//     until some byte or the end of the file comes), stopping the whole
+//     guest's O_NONBLOCK (a write until every byte is written; a read of
+//     a pipe or FIFO until its buffer is full or the end of the file
+//     comes, of a terminal, socket or device until some byte or the end
+//     comes), stopping the whole
 //     run meanwhile, so that no other thread runs more or less by how
 //     long the host side takes; it never fails with EAGAIN, and a host
 //     description the host side made non-blocking is waited on as well;
@@ -124,15 +126,17 @@ func counterpart(events int16) int16 {
 	return c
 }
 
-// streamIO runs op on the host stream f as hostIO describes, waiting on
-// the host until it is done: a read (want 0) until op moved some byte or
-// found the end, a write until it moved all want bytes. A FIFO with an
-// end in the run waits as a pipe of the run instead (fifoPeer).
-func (p *Process) streamIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
+// streamIO runs op, a read (read) or write on the host stream f starting
+// at byte done of the transfer, as hostIO describes, waiting on the host
+// until op moved want bytes: a write's all, a read's at least one, or
+// its whole buffer for a host pipe's or FIFO's (readWant), or found the
+// end. A FIFO with an end in the run waits as a pipe of the run instead
+// (fifoPeer).
+func (p *Process) streamIO(f *file, what string, read bool, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
 	f.transfers++
-	events := int16(unix.POLLIN)
-	if want > 0 {
-		events = unix.POLLOUT
+	events := int16(unix.POLLOUT)
+	if read {
+		events = unix.POLLIN
 	}
 	moved := 0
 	for {
@@ -143,7 +147,7 @@ func (p *Process) streamIO(f *file, what string, want int, op func(done int) (in
 		switch {
 		case errors.Is(err, unix.EAGAIN) && p.k.fifoPeer(f, counterpart(events)):
 			done := moved
-			return p.transfer([]*file{f}, ioWait{what: what, want: want - done, blocking: !f.nonblock, sigpipe: true},
+			return p.transfer([]*file{f}, ioWait{what: what, want: boolInt(!read) * (want - done), blocking: !f.nonblock, sigpipe: true},
 				func(more int) (int, error) { return op(done + more) },
 				func(n int) (uint64, error) { return finish(done + n) })
 		case errors.Is(err, unix.EAGAIN):
@@ -157,10 +161,23 @@ func (p *Process) streamIO(f *file, what string, want int, op func(done int) (in
 				p.sendSIGPIPE(p.k.cur)
 			}
 			return 0, errnoOf(err)
-		case err != nil, moved >= want:
+		case err != nil, moved >= want, read && n == 0:
 			return finish(moved)
 		}
 	}
+}
+
+// readWant is how many of size bytes a read of the host stream f waits
+// for: all of them from a host pipe or FIFO, whose writer's pace would
+// otherwise cut the read short where it happened to be (only the end
+// cuts it); one from a terminal (a line, as its line discipline gives
+// it), a socket or a device, or from a FIFO with an end in the run (a
+// pipe of the run: what it holds).
+func (p *Process) readWant(f *file, size int) int {
+	if f.fills && !p.k.runPipe(f) {
+		return size
+	}
+	return min(size, 1)
 }
 
 // waitHost waits on the host, as long as it takes, until the host

@@ -167,7 +167,7 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 // signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
 	if f.stream != 0 {
-		return p.streamIO(f, what, want, op, finish)
+		return p.streamIO(f, what, false, want, op, finish) // (readFile reads one itself)
 	}
 	return p.transfer([]*file{f}, ioWait{what: what, want: want, blocking: f.pipe && !f.nonblock, sigpipe: true}, op, finish)
 }
@@ -318,7 +318,7 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	// end); the transfers are icount's to make wait or not.
 	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0, stream: streamEvents(fd)}
 	if id, ok := fifoOf(fd); ok {
-		f.fifo = id // non-blocking on the host (hoststream.go)
+		f.fifo, f.fills = id, true // non-blocking on the host (hoststream.go)
 		setHostNonblock(fd, true)
 	} else if f.nonblock {
 		setHostNonblock(fd, false)

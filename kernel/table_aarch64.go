@@ -52,7 +52,7 @@ var tableAArch64 = []Syscall{
 	{59, "pipe2", sysPipe2, Full, "a transfer that would block blocks the thread until another makes it possible (one no thread can unblock ends the run as a deadlock)"},
 	{61, "getdents64", sysGetdents64, Full, ""},
 	{62, "lseek", sysLseek, Full, ""},
-	{63, "read", sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short count by the host side's pace"},
+	{63, "read", sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: a pipe's or FIFO's until the buffer is full or the end, a terminal's until a line; never EAGAIN or a short count by the host side's pace"},
 	{64, "write", sysWrite, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short write by the host side's pace"},
 	{65, "readv", sysReadv, Full, ""},
 	{66, "writev", sysWritev, Full, ""},

@@ -3,7 +3,7 @@ package kernel
 // tableX86_64 is the x86-64 system-call table
 // (arch/x86/entry/syscalls/syscall_64.tbl).
 var tableX86_64 = []Syscall{
-	{0, "read", sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short count by the host side's pace"},
+	{0, "read", sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: a pipe's or FIFO's until the buffer is full or the end, a terminal's until a line; never EAGAIN or a short count by the host side's pace"},
 	{1, "write", sysWrite, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short write by the host side's pace"},
 	{2, "open", sysOpen, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits on the host for the other end)"},
 	{3, "close", sysClose, Full, ""},

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -141,6 +142,63 @@ func TestXzHostPipe(t *testing.T) {
 				}
 			}
 			t.Logf("xz %s: %d instructions, %d threads", c.args, first.profile.Totals.Instructions, len(first.profile.Threads))
+		})
+	}
+}
+
+// jitteryReader gives a command's stdin pipe (exec copies it in) data in
+// pieces of a random size up to 8 KiB, each after a random pause of up to
+// pause, so that a read of the pipe finds as much as the host happened to
+// copy by then.
+type jitteryReader struct {
+	data  []byte
+	rng   *rand.Rand
+	pause time.Duration
+}
+
+func (r *jitteryReader) Read(b []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(time.Duration(r.rng.Int63n(int64(r.pause))))
+	n := copy(b, r.data[:min(len(r.data), 1+r.rng.Intn(8<<10))])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestHostPipeReads runs Debian's wc and md5sum, which read stdin in
+// pieces and count the reads' work, on 512 KiB written into a host pipe
+// (icount's stdin) in pieces of random size after random pauses, three
+// times each: every run prints what the native run prints, and all count
+// the same.
+func TestHostPipeReads(t *testing.T) {
+	dir := t.TempDir()
+	input, err := os.ReadFile(xzInput(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input = input[:512<<10]
+	for _, name := range []string{"wc", "md5sum"} {
+		t.Run(name, func(t *testing.T) {
+			prog := hostProgram(t, name)
+			want, status := runNative(t, dir, input, prog)
+			if status != 0 {
+				t.Fatalf("native run: status %d", status)
+			}
+			var first result
+			for i := range 3 {
+				in := &jitteryReader{data: input, rng: rand.New(rand.NewSource(time.Now().UnixNano())), pause: time.Millisecond}
+				r := runIcountWith(t, func(cmd *exec.Cmd) { cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{}, in },
+					[]string{"-q", "--fixed-clock"}, prog)
+				if r.status != 0 || r.stdout != want || r.profile == nil {
+					t.Fatalf("run %d: exit %d, output %q, want %q; stderr:\n%s", i, r.status, r.stdout, want, r.stderr)
+				}
+				if i == 0 {
+					first = r
+				} else if diff := sameRun(first, r); diff != "" {
+					t.Fatalf("run %d differs from the first: %s", i, diff)
+				}
+			}
 		})
 	}
 }
