@@ -18,10 +18,10 @@ import (
 //     guest's O_NONBLOCK (a write until every byte is written; a read of
 //     a pipe or FIFO until its buffer is full or the end of the file
 //     comes, of a terminal, socket or device until some byte or the end
-//     comes), stopping the whole
-//     run meanwhile, so that no other thread runs more or less by how
-//     long the host side takes; it never fails with EAGAIN, and a host
-//     description the host side made non-blocking is waited on as well;
+//     comes), stopping the whole run meanwhile, so that no other thread
+//     runs more or less by how long the host side takes; it never fails
+//     with EAGAIN, and a description the host side made non-blocking is
+//     waited on as well;
 //   - poll, select and epoll find it always ready for what its open mode
 //     allows (reading, writing), never hung up: a guest that polls, then
 //     reads, waits in the read.

@@ -22,7 +22,8 @@ import (
 // watched by icount, not the host instance: always ready for what its
 // open mode allows, level-triggered at every wait, edge-triggered again
 // after each of its transfers, EPOLLONESHOT once until EPOLL_CTL_MOD
-// re-arms it; never EPOLLHUP or EPOLLERR. Its events follow the host's.
+// re-arms it; never EPOLLHUP or EPOLLERR; reported after the host
+// instance's events.
 // A FIFO with an end in the run when it is added is the host instance's.
 //
 // Limits: a descriptor is registered by its host descriptor, so two guest
@@ -103,7 +104,7 @@ func sysEpollCtl(t *Task, a [6]uint64) (uint64, error) {
 	default:
 		return 0, unix.EINVAL
 	}
-	if f.stream != 0 && (ep.watched(f) || !p.k.runPipe(f)) {
+	if f.stream != 0 && (ep.watchOf(f) >= 0 || !p.k.runPipe(f)) {
 		return 0, ep.watchStream(op, f, ev.Events, uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32)
 	}
 	return 0, errnoOrNil(unix.EpollCtl(ep.host, op, f.host, &ev))
@@ -127,15 +128,16 @@ type streamWatch struct {
 	disarmed bool // an EPOLLONESHOT watch that reported
 }
 
-// watched reports whether the instance ep watches the host stream f.
-func (ep *file) watched(f *file) bool {
-	return slices.ContainsFunc(ep.watches, func(w *streamWatch) bool { return w.f == f })
+// watchOf is the index of the instance ep's watch of the host stream f,
+// -1 for none.
+func (ep *file) watchOf(f *file) int {
+	return slices.IndexFunc(ep.watches, func(w *streamWatch) bool { return w.f == f })
 }
 
 // watchStream adds, changes or removes (op) the instance ep's watch of
 // the host stream f, as epoll_ctl does a host instance's.
 func (ep *file) watchStream(op int, f *file, events uint32, data uint64) error {
-	i := slices.IndexFunc(ep.watches, func(w *streamWatch) bool { return w.f == f })
+	i := ep.watchOf(f)
 	switch {
 	case op == epollCtlAdd && i >= 0:
 		return unix.EEXIST

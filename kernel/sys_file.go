@@ -160,9 +160,9 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 // hostIO runs op, a read or write on f's host descriptor starting at byte
 // done of the transfer, and gives finish the bytes it moved. A host
 // stream (hoststream.go) waits on the host until the transfer is done.
-// Pipes and eventfds icount made are non-blocking on the host: when the guest did
-// not ask for O_NONBLOCK, a transfer that would block blocks the guest
-// thread instead (transfer). A write to a pipe with no reader left sends
+// Pipes and eventfds icount made are non-blocking on the host: when the
+// guest did not ask for O_NONBLOCK, a transfer that would block blocks
+// the guest thread instead (transfer). A write to a pipe with no reader left sends
 // the writing thread SIGPIPE, as Linux does, and fails with EPIPE if the
 // signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
