@@ -26,14 +26,8 @@ import (
 //     allows (reading, writing), never hung up: a guest that polls, then
 //     reads, waits in the read.
 //
-// A FIFO opened by path may have its other end in the run too (a shell's
-// `mkfifo p; producer >p & consumer <p`), whose processes a wait on the
-// host would stop: its host descriptor is non-blocking, and while a
-// process of the run holds an end of it for the other direction
-// (fifoPeer) it is a pipe of the run, as icount's own: a transfer that
-// would block honours the guest's O_NONBLOCK or blocks the thread in the
-// scheduler, and poll and epoll ask the host. With no such end it is a
-// host stream as above.
+// A FIFO opened by path whose other end a process of the run holds is a
+// pipe of the run instead (fifo.go).
 
 // streamEvents is the poll events a host stream on the host descriptor
 // fd is always ready for, or 0 when fd is no host stream: a pipe's or
@@ -78,52 +72,6 @@ func setHostNonblock(fd int, on bool) error {
 		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK|boolInt(on)*unix.O_NONBLOCK)
 	}
 	return err
-}
-
-// fifoID names a FIFO opened by path: its host device and inode.
-type fifoID struct{ dev, ino uint64 }
-
-// fifoOf is the FIFO the host descriptor fd is, if it is one.
-func fifoOf(fd int) (fifoID, bool) {
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
-		return fifoID{}, false
-	}
-	return fifoID{st.Dev, st.Ino}, true
-}
-
-// fifoPeer reports whether a process of the run holds an end of the FIFO
-// f is for one of events (unix.POLLIN a reader, unix.POLLOUT a writer):
-// f itself, opened for both, is its own.
-func (k *Kernel) fifoPeer(f *file, events int16) bool {
-	if f.fifo == (fifoID{}) {
-		return false
-	}
-	for p := range k.live() {
-		for _, g := range p.fds.fds {
-			if g.fifo == f.fifo && g.stream&events != 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// runPipe reports whether f is a FIFO with an end in the run for the
-// other direction than its own (for either, when it is for both).
-func (k *Kernel) runPipe(f *file) bool { return k.fifoPeer(f, counterpart(f.stream)) }
-
-// counterpart is the direction (unix.POLLIN, unix.POLLOUT) that serves
-// events': a reader for a writer, a writer for a reader.
-func counterpart(events int16) int16 {
-	var c int16
-	if events&unix.POLLIN != 0 {
-		c |= unix.POLLOUT
-	}
-	if events&unix.POLLOUT != 0 {
-		c |= unix.POLLIN
-	}
-	return c
 }
 
 // streamIO runs op, a read (read) or write on the host stream f starting

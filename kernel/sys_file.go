@@ -295,14 +295,35 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	hostFlags := p.abi.openFlags(flags)
 	fd := -1
 	made := false
+	// A FIFO opened to wait for its other end opens without waiting
+	// (fifo.go): for a writer, ENXIO while no one reads.
+	var fifo fifoID
+	waitsFor := hostFlags&unix.O_NONBLOCK == 0 && hostFlags&unix.O_ACCMODE != unix.O_RDWR
 	host, err := p.resolve(path, func(host string) (err error) {
 		var st unix.Stat_t
-		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil
-		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
+		exists := (hostFlags&unix.O_CREAT != 0 || waitsFor) && unix.Fstatat(dir, host, &st, 0) == nil
+		made = hostFlags&unix.O_CREAT != 0 && !exists
+		open := hostFlags
+		if waitsFor = waitsFor && exists && st.Mode&unix.S_IFMT == unix.S_IFIFO; waitsFor {
+			fifo, open = fifoID{st.Dev, st.Ino}, open|unix.O_NONBLOCK
+		}
+		fd, err = unix.Openat(dir, host, open|unix.O_CLOEXEC, uint32(mode))
+		if waitsFor && errors.Is(err, unix.ENXIO) {
+			fd, err = -1, nil
+		}
 		return err
 	})
 	if err != nil {
 		return 0, errnoOf(err)
+	}
+	if waitsFor {
+		events := int16(unix.POLLIN)
+		if hostFlags&unix.O_ACCMODE == unix.O_WRONLY {
+			events = unix.POLLOUT
+		}
+		return p.openFIFO(fifo, events, dir, host, hostFlags, fd, func(fd int) (uint64, error) {
+			return p.installOpened(dirfd, host, fd, hostFlags, flags)
+		})
 	}
 	if made {
 		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
@@ -310,6 +331,14 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if made || hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, made, true)
 	}
+	return p.installOpened(dirfd, host, fd, hostFlags, flags)
+}
+
+// installOpened gives the guest a descriptor (the lowest free, with
+// O_CLOEXEC as flags say) of fd, which open gave for host relative to
+// the guest's dirfd with the host's hostFlags, and notes the file as
+// opened.
+func (p *Process) installOpened(dirfd uint64, host string, fd, hostFlags int, flags uint64) (uint64, error) {
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
 	}
@@ -327,6 +356,9 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if err != nil {
 		unix.Close(fd)
 		return 0, err
+	}
+	if f.fifo != (fifoID{}) {
+		p.k.endFIFOOpens(f.fifo) // opens that waited for this end
 	}
 	return uint64(gfd), nil
 }

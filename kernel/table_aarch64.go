@@ -47,7 +47,7 @@ var tableAArch64 = []Syscall{
 	{53, "fchmodat", sysFchmodat, Full, "a fourth argument is ignored, as the system call has none (libc makes AT_SYMLINK_NOFOLLOW with fchmodat2)"},
 	{54, "fchownat", sysFchownat, Full, "as chown; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH"},
 	{55, "fchown", sysFchown, Full, "as chown"},
-	{56, "openat", sysOpenat, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits on the host for the other end)"},
+	{56, "openat", sysOpenat, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits for the other end: in the scheduler for a process of the run's, on the host only when no thread of the run can run)"},
 	{57, "close", sysClose, Full, ""},
 	{59, "pipe2", sysPipe2, Full, "a transfer that would block blocks the thread until another makes it possible (one no thread can unblock ends the run as a deadlock)"},
 	{61, "getdents64", sysGetdents64, Full, ""},

@@ -5,7 +5,7 @@ package kernel
 var tableX86_64 = []Syscall{
 	{0, "read", sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: a pipe's or FIFO's until the buffer is full or the end, a terminal's until a line; never EAGAIN or a short count by the host side's pace"},
 	{1, "write", sysWrite, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short write by the host side's pace"},
-	{2, "open", sysOpen, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits on the host for the other end)"},
+	{2, "open", sysOpen, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits for the other end: in the scheduler for a process of the run's, on the host only when no thread of the run can run)"},
 	{3, "close", sysClose, Full, ""},
 	{4, "stat", sysStat, Full, ""},
 	{5, "fstat", sysFstat, Full, ""},
@@ -182,7 +182,7 @@ var tableX86_64 = []Syscall{
 	{247, "waitid", sysWaitid, Full, "P_ALL, P_PID, P_PGID; WEXITED, WNOHANG, WNOWAIT"},
 	{251, "ioprio_set", sysIoprioSet, Full, noteIoprioSet},
 	{252, "ioprio_get", sysIoprioGet, Full, noteIoprioGet},
-	{257, "openat", sysOpenat, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits on the host for the other end)"},
+	{257, "openat", sysOpenat, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; /proc/cpuinfo and /sys/devices/system/cpu/{online,possible,present} describe the emulated CPU(s); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, the open waits for the other end: in the scheduler for a process of the run's, on the host only when no thread of the run can run)"},
 	{258, "mkdirat", sysMkdirat, Full, "the mode less the guest's umask"},
 	{259, "mknodat", sysMknodat, Full, "regular files, FIFOs, sockets and whiteouts, the mode less the guest's umask; other devices EPERM, as without CAP_MKNOD"},
 	{260, "fchownat", sysFchownat, Full, "as chown; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH"},

@@ -1,6 +1,7 @@
 /* nonblock: O_NONBLOCK as fcntl (F_GETFL, F_SETFL) and ioctl (FIONBIO)
  * set it, and what read, write, poll, select and epoll then give, on a
- * pipe the program makes, on a FIFO it opens by path at both ends, and on
+ * pipe the program makes, on a FIFO it opens by path at both ends (and
+ * whose blocking opens in two processes wait for each other), and on
  * its stdout (a pipe its runner reads, which icount did not make); with
  * bad descriptors and pointers. It prints every result and errno, the
  * same under Linux and icount (cmd/icount/hostfds_test.go). The stdout
@@ -13,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/wait.h>
 
 #include "conformance.h"
 
@@ -224,6 +226,40 @@ static void fifoEnds(void)
 	show("unlink fifo", unlink("fifo"));
 }
 
+/* fifoOpenWaits opens a FIFO by path without O_NONBLOCK in a parent and
+ * a forked child, which wait for each other as Linux's opens do: the
+ * writer first, the reader first, and a writer opening with O_NONBLOCK
+ * while the reader waits. The child writes "hello" and exits 0 when its
+ * open and write worked; the parent prints what it read. */
+static void fifoOpenWaits(void)
+{
+	static const char *cases[] = {"writer first", "reader first", "writer O_NONBLOCK, reader waiting"};
+	for (int c = 0; c < 3; c++) {
+		mkfifo("fifo", 0600);
+		pid_t pid = fork();
+		if (pid == 0) {
+			if (c != 0)
+				usleep(20000);
+			int w = open("fifo", O_WRONLY | (c == 2 ? O_NONBLOCK : 0));
+			_exit(w < 0 || write(w, "hello", 5) != 5 ? 1 : 0);
+		}
+		if (c == 0)
+			usleep(20000);
+		int r = open("fifo", O_RDONLY);
+		char buf[64];
+		long total = 0;
+		ssize_t n;
+		while ((n = read(r, buf, sizeof buf)) > 0)
+			total += n;
+		int status = -1;
+		waitpid(pid, &status, 0);
+		printf("blocking open, %s: open %s, read %ld bytes, then %s; writer exit %d\n", cases[c], err(r), total,
+		       n == 0 ? "EOF" : ename(errno), WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		close(r);
+		unlink("fifo");
+	}
+}
+
 /* stdoutFlags sets and clears O_NONBLOCK on stdout, a pipe to the runner,
  * and asks what does not depend on the runner's pace. */
 static void stdoutFlags(void)
@@ -261,6 +297,7 @@ int main(int argc, char **argv)
 	start(argc, argv);
 	pipeEnds();
 	fifoEnds();
+	fifoOpenWaits();
 	stdoutFlags();
 	badArgs();
 	printf("done\n");
