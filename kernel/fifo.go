@@ -109,6 +109,7 @@ func (k *Kernel) endFIFOOpens(id fifoID) {
 func (p *Process) openFIFO(id fifoID, events int16, dir int, host string, hostFlags int, fd int, install func(fd int) (uint64, error)) (uint64, error) {
 	k := p.k
 	need := counterpart(events)
+	hostFlags &^= unix.O_CREAT | unix.O_EXCL | unix.O_TRUNC // it opens the FIFO it found again, or nothing
 	me := fifoOpen{id, events, k.cur}
 	leave := func() {
 		if i := slices.Index(k.fifoOpens, me); i >= 0 {
