@@ -70,6 +70,12 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
+# O_NONBLOCK on pipes, FIFOs and descriptors icount did not make
+# (kernel/hoststream.go, cmd/icount/hostfds_test.go): amd64 musl- and
+# glibc-static, arm64 glibc-static.
+NONBLOCK_BINS := $(BUILD)/c/nonblock-musl $(BUILD)/c/nonblock-glibc $(BUILD)/arm64/c/nonblock-glibc
+TESTPROGS     += $(NONBLOCK_BINS)
+
 # The guest's own /proc/self/fd (kernel/procfd.go, cmd/icount/procfd_test.go):
 # amd64 musl- and glibc-static, arm64 glibc-static.
 PROCFD_BINS := $(BUILD)/c/procfd-musl $(BUILD)/c/procfd-glibc $(BUILD)/arm64/c/procfd-glibc

@@ -18,7 +18,22 @@ type file struct {
 	pipe     bool
 	epoll    bool      // an epoll instance (sys_epoll.go), a host one
 	sock     *unixSock // a Unix-domain socket icount made (unixsock.go)
-	nonblock bool      // the guest asked for O_NONBLOCK
+	nonblock bool      // the guest asked for O_NONBLOCK (icount's state: see hoststream.go)
+	// stream is the poll events a host stream (hoststream.go) is always
+	// ready for; 0 for any other file.
+	stream int16
+	// fills marks a host stream that is a pipe or FIFO, whose reads wait
+	// for their whole buffer (readWant).
+	fills bool
+	// fifo names a FIFO opened by path, whose other end may be the run's
+	// (hoststream.go); zero for any other file.
+	fifo fifoID
+	// transfers counts the transfers on a host stream, each of which
+	// makes it ready anew for an edge-triggered epoll watch.
+	transfers uint64
+	// watches are an epoll instance's watches of host streams, which its
+	// host instance does not hold (sys_epoll.go), in the order added.
+	watches []*streamWatch
 	// counted marks an eventfd, whose reads and writes move one 8-byte
 	// count: a transfer of fewer bytes fails EINVAL, so a transfer of
 	// none cannot stand for the checks Linux makes first (emptyIO).
@@ -79,11 +94,36 @@ const oCloexec = 0x80000
 func newFDTable(locks *lockTable) *fdTable {
 	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks, size: minFDTableSize}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
-		if !hoststdio.Closed(fd) {
-			t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1}
+		if hoststdio.Closed(fd) {
+			continue
 		}
+		if f := t.sameDescription(fd); f != nil {
+			t.fds[fd] = f // one terminal's: O_NONBLOCK set on one is set on all
+			f.refs++
+			continue
+		}
+		_, fills := fifoOf(fd)
+		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1, stream: streamEvents(fd), fills: fills, nonblock: hostNonblock(fd)}
 	}
 	return t
+}
+
+// sameDescription is the file of a lower standard descriptor that shares
+// one open file description with fd (as a terminal's three usually do),
+// as the host's kcmp says; nil for none, or without kcmp.
+func (t *fdTable) sameDescription(fd int) *file {
+	const kcmpFile = 0
+	pid := uintptr(unix.Getpid())
+	for lower := range fd {
+		f := t.fds[lower]
+		if f == nil {
+			continue
+		}
+		if r, _, errno := unix.Syscall6(unix.SYS_KCMP, pid, pid, kcmpFile, uintptr(fd), uintptr(lower), 0); errno == 0 && r == 0 {
+			return f
+		}
+	}
+	return nil
 }
 
 func (t *fdTable) get(fd uint64) (*file, error) {

@@ -93,6 +93,9 @@ type Kernel struct {
 	first    *Process
 
 	timerfds []*timerFD // every timerfd made (sys_timerfd.go)
+	// fifoOpens are the blocking opens of FIFOs waiting for their other
+	// end (fifo.go).
+	fifoOpens []fifoOpen
 
 	futexes map[futexKey]*futexQueue // waits, by address space and address
 	unix    *unixNames               // the bound Unix sockets (sys_unixname.go), made at the first bind

@@ -224,12 +224,30 @@ func (k *Kernel) pickNext(from *Task) (*Task, error) {
 			}
 		}
 		if earliest == noDeadline {
+			if t := k.hostWaiter(); t != nil {
+				ret, err := t.wait.onHost()
+				k.wake(t, ret, err)
+				continue
+			}
 			return nil, k.deadlock()
 		}
 		if err := k.advanceTo(earliest); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// hostWaiter is the first task in creation order whose wait can end on
+// the host (wait.onHost), or nil: when every task waits with no deadline,
+// it waits there instead of the run ending as a deadlock, so that what
+// the run did meanwhile does not depend on how long the host takes.
+func (k *Kernel) hostWaiter() *Task {
+	for _, t := range k.tasks {
+		if t.state == blocked && t.wait.onHost != nil {
+			return t
+		}
+	}
+	return nil
 }
 
 // endWaits ends the waits that are over: those whose readiness poll says

@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
@@ -17,10 +18,16 @@ import (
 // thread; it is polled again at every scheduling point until an event
 // comes or its deadline in guest time passes.
 //
+// A host stream (a terminal, a pipe from the shell: hoststream.go) is
+// watched by icount, not the host instance: always ready for what its
+// open mode allows, level-triggered at every wait, edge-triggered again
+// after each of its transfers, EPOLLONESHOT once until EPOLL_CTL_MOD
+// re-arms it; never EPOLLHUP or EPOLLERR; reported after the host
+// instance's events.
+// A FIFO with an end in the run when it is added is the host instance's.
+//
 // Limits: a descriptor is registered by its host descriptor, so two guest
-// descriptors of one file (dup) cannot both be in one instance (EEXIST);
-// and a wait on a descriptor only another process can make ready (a
-// terminal) counts as a deadlock when every thread waits forever.
+// descriptors of one file (dup) cannot both be in one instance (EEXIST).
 
 // epoll_ctl operations and epoll_create1's flag (include/uapi/linux/eventpoll.h).
 const (
@@ -97,7 +104,97 @@ func sysEpollCtl(t *Task, a [6]uint64) (uint64, error) {
 	default:
 		return 0, unix.EINVAL
 	}
+	if f.stream != 0 && (ep.watchOf(f) >= 0 || !p.k.runPipe(f)) {
+		return 0, ep.watchStream(op, f, ev.Events, uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32)
+	}
 	return 0, errnoOrNil(unix.EpollCtl(ep.host, op, f.host, &ev))
+}
+
+// epoll flags of a watch (include/uapi/linux/eventpoll.h).
+const (
+	epollExclusive = 1 << 28
+	epollOneshot   = 1 << 30
+	epollET        = 1 << 31
+)
+
+// streamWatch is an epoll instance's watch of a host stream.
+type streamWatch struct {
+	f      *file
+	events uint32
+	data   uint64
+	// seen is 1 + the stream's transfers when an edge-triggered watch
+	// last reported it (0: not since it was set).
+	seen     uint64
+	disarmed bool // an EPOLLONESHOT watch that reported
+}
+
+// watchOf is the index of the instance ep's watch of the host stream f,
+// -1 for none.
+func (ep *file) watchOf(f *file) int {
+	return slices.IndexFunc(ep.watches, func(w *streamWatch) bool { return w.f == f })
+}
+
+// watchStream adds, changes or removes (op) the instance ep's watch of
+// the host stream f, as epoll_ctl does a host instance's.
+func (ep *file) watchStream(op int, f *file, events uint32, data uint64) error {
+	i := ep.watchOf(f)
+	switch {
+	case op == epollCtlAdd && i >= 0:
+		return unix.EEXIST
+	case op != epollCtlAdd && i < 0:
+		return unix.ENOENT
+	case op == epollCtlMod && (events|ep.watches[i].events)&epollExclusive != 0:
+		return unix.EINVAL
+	case op == epollCtlAdd:
+		ep.watches = append(ep.watches, &streamWatch{f: f, events: events, data: data})
+	case op == epollCtlMod:
+		*ep.watches[i] = streamWatch{f: f, events: events, data: data}
+	default:
+		ep.watches = slices.Delete(ep.watches, i, i+1)
+	}
+	return nil
+}
+
+// takeStreamEvents takes up to max events of ep's watches of host streams,
+// in the order they were added; those of a stream no longer open go.
+// A level-triggered watch that reports moves to the end, as Linux's
+// ready list rotates, so that no watch starves another.
+func (ep *file) takeStreamEvents(max int) []unix.EpollEvent {
+	ep.watches = slices.DeleteFunc(ep.watches, func(w *streamWatch) bool { return w.f.refs == 0 })
+	var evs []unix.EpollEvent
+	var reported []*streamWatch
+	for _, w := range ep.watches {
+		if len(evs) == max {
+			break
+		}
+		if !w.due() {
+			continue
+		}
+		ready := uint32(w.f.stream) & w.events
+		w.seen, w.disarmed = w.f.transfers+1, w.events&epollOneshot != 0
+		evs = append(evs, unix.EpollEvent{Events: ready, Fd: int32(uint32(w.data)), Pad: int32(uint32(w.data >> 32))})
+		if w.events&(epollET|epollOneshot) == 0 {
+			reported = append(reported, w)
+		}
+	}
+	if len(reported) > 0 {
+		ep.watches = append(slices.DeleteFunc(ep.watches, func(w *streamWatch) bool { return slices.Contains(reported, w) }), reported...)
+	}
+	return evs
+}
+
+// streamReady reports whether a wait on ep would report a host stream's
+// event (poll of an epoll instance), without taking it.
+func (ep *file) streamReady() bool {
+	return slices.ContainsFunc(ep.watches, (*streamWatch).due)
+}
+
+// due reports whether a wait would report the watch's event: its stream
+// open and ready for an event it asks, the watch armed, and an
+// edge-triggered one not reported since the stream's last transfer.
+func (w *streamWatch) due() bool {
+	return w.f.refs > 0 && uint32(w.f.stream)&w.events != 0 && !w.disarmed &&
+		(w.events&epollET == 0 || w.seen != w.f.transfers+1)
 }
 
 // sysEpollWait is epoll_wait (x86-64 only): a timeout in milliseconds,
@@ -169,11 +266,12 @@ func (p *Process) epollWaitFor(t *Task, epfd, addr, maxEvents uint64, timeout in
 		p.syncSignalfds(t)
 		n, err := unix.EpollWait(ep.host, events, 0)
 		if err == unix.EINTR {
-			return 0, nil, false
+			n, err = 0, nil
 		}
 		if err != nil {
 			return 0, errnoOf(err), true
 		}
+		n += copy(events[n:], ep.takeStreamEvents(len(events)-n))
 		if n == 0 {
 			return 0, nil, false
 		}

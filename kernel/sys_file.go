@@ -160,13 +160,17 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 }
 
 // hostIO runs op, a read or write on f's host descriptor starting at byte
-// done of the transfer, and gives finish the bytes it moved. Pipes and
-// eventfds icount made are non-blocking on the host: when the guest did
-// not ask for O_NONBLOCK, a transfer that would block blocks the guest
-// thread instead (transfer). A write to a pipe with no reader left sends
+// done of the transfer, and gives finish the bytes it moved. A host
+// stream (hoststream.go) waits on the host until the transfer is done.
+// Pipes and eventfds icount made are non-blocking on the host: when the
+// guest did not ask for O_NONBLOCK, a transfer that would block blocks
+// the guest thread instead (transfer). A write to a pipe with no reader left sends
 // the writing thread SIGPIPE, as Linux does, and fails with EPIPE if the
 // signal does not end the process.
 func (p *Process) hostIO(f *file, what string, want int, op func(done int) (int, error), finish func(n int) (uint64, error)) (uint64, error) {
+	if f.stream != 0 {
+		return p.streamIO(f, what, false, want, op, finish) // (readFile reads one itself)
+	}
 	return p.transfer([]*file{f}, ioWait{what: what, want: want, blocking: f.pipe && !f.nonblock, sigpipe: true}, op, finish)
 }
 
@@ -204,7 +208,7 @@ func (p *Process) transfer(files []*file, w ioWait, op func(done int) (int, erro
 			return 0, nil, false // a partial write to a full pipe, or nothing moved
 		case moved == 0:
 			if errors.Is(err, unix.EPIPE) && w.sigpipe {
-				p.send(caller, sigPIPE, sigInfo{signo: sigPIPE, code: siUser, pid: uint32(p.pid), uid: UID})
+				p.sendSIGPIPE(caller)
 			}
 			return 0, errnoOf(err), true
 		}
@@ -293,14 +297,35 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	hostFlags := p.abi.openFlags(flags)
 	fd := -1
 	made := false
+	// A FIFO opened to wait for its other end opens without waiting
+	// (fifo.go): for a writer, ENXIO while no one reads.
+	var fifo fifoID
+	waitsFor := hostFlags&unix.O_NONBLOCK == 0 && hostFlags&unix.O_ACCMODE != unix.O_RDWR
 	host, err := p.resolve(path, func(host string) (err error) {
 		var st unix.Stat_t
-		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil
-		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
+		exists := (hostFlags&unix.O_CREAT != 0 || waitsFor) && unix.Fstatat(dir, host, &st, 0) == nil
+		made = hostFlags&unix.O_CREAT != 0 && !exists
+		open := hostFlags
+		if waitsFor = waitsFor && exists && st.Mode&unix.S_IFMT == unix.S_IFIFO; waitsFor {
+			fifo, open = fifoID{st.Dev, st.Ino}, open|unix.O_NONBLOCK
+		}
+		fd, err = unix.Openat(dir, host, open|unix.O_CLOEXEC, uint32(mode))
+		if waitsFor && errors.Is(err, unix.ENXIO) {
+			fd, err = -1, nil
+		}
 		return err
 	})
 	if err != nil {
 		return 0, errnoOf(err)
+	}
+	if waitsFor {
+		events := int16(unix.POLLIN)
+		if hostFlags&unix.O_ACCMODE == unix.O_WRONLY {
+			events = unix.POLLOUT
+		}
+		return p.openFIFO(fifo, events, dir, host, hostFlags, fd, func(fd int) (uint64, error) {
+			return p.installOpened(dirfd, host, fd, hostFlags, flags)
+		})
 	}
 	if made {
 		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
@@ -308,15 +333,34 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if made || hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, made, true)
 	}
+	return p.installOpened(dirfd, host, fd, hostFlags, flags)
+}
+
+// installOpened gives the guest a descriptor (the lowest free, with
+// O_CLOEXEC as flags say) of fd, which open gave for host relative to
+// the guest's dirfd with the host's hostFlags, and notes the file as
+// opened.
+func (p *Process) installOpened(dirfd uint64, host string, fd, hostFlags int, flags uint64) (uint64, error) {
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
 	}
 	p.k.noteOpen(host)
-	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0}
+	// O_NONBLOCK made the open itself not wait (a FIFO's for its other
+	// end); the transfers are icount's to make wait or not.
+	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0, stream: streamEvents(fd)}
+	if id, ok := fifoOf(fd); ok {
+		f.fifo, f.fills = id, true // non-blocking on the host (hoststream.go)
+		setHostNonblock(fd, true)
+	} else if f.nonblock {
+		setHostNonblock(fd, false)
+	}
 	gfd, err := p.fds.installFlags(f, 0, flags)
 	if err != nil {
 		unix.Close(fd)
 		return 0, err
+	}
+	if f.fifo != (fifoID{}) {
+		p.k.endFIFOOpens(f.fifo) // opens that waited for this end
 	}
 	return uint64(gfd), nil
 }
@@ -456,20 +500,11 @@ func sysIoctl(t *Task, a [6]uint64) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if !f.pipe {
-			fl, err := unix.FcntlInt(uintptr(f.host), unix.F_GETFL, 0)
-			if err == nil {
-				_, err = unix.FcntlInt(uintptr(f.host), unix.F_SETFL, fl&^unix.O_NONBLOCK|boolInt(on != 0)*unix.O_NONBLOCK)
-			}
-			if err != nil {
-				return 0, errnoOf(err)
-			}
-		}
-		f.nonblock = on != 0
+		f.nonblock = on != 0 // icount's state alone, as F_SETFL's
 		return 0, nil
 	case fionread:
-		if !f.pipe {
-			break
+		if !f.pipe && !p.k.runPipe(f) {
+			break // a host stream's would tell the host side's pace
 		}
 		n, err := unix.IoctlGetInt(f.host, fionread)
 		if err != nil {
@@ -525,21 +560,20 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		if err != nil {
 			return 0, errnoOf(err)
 		}
-		if f.pipe && !f.nonblock {
-			fl &^= unix.O_NONBLOCK
-		}
+		// O_NONBLOCK is the guest's: the host's is icount's choice
+		// (set on its pipes, clear on others unless the host side set it).
+		fl = fl&^unix.O_NONBLOCK | boolInt(f.nonblock)*unix.O_NONBLOCK
 		// Only the flags numbered alike on every guest arch: the host's
 		// O_LARGEFILE and O_DIRECT bits mean other flags on arm64.
 		return uint64(fl & portableStatusFlags), nil
 	case fSetfl:
-		f.nonblock = a[2]&unix.O_NONBLOCK != 0
-		fl := int(a[2]) & (unix.O_APPEND | unix.O_NONBLOCK)
-		if f.pipe {
-			fl |= unix.O_NONBLOCK
-		}
+		// The guest's O_NONBLOCK is icount's state (hostIO); the host
+		// descriptor's stays as it is.
+		fl := int(a[2])&unix.O_APPEND | boolInt(f.pipe || hostNonblock(f.host))*unix.O_NONBLOCK
 		if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, fl); err != nil {
 			return 0, errnoOf(err)
 		}
+		f.nonblock = a[2]&unix.O_NONBLOCK != 0
 		return 0, nil
 	case fGetlk, fSetlk, fSetlkw, fOFDGetlk, fOFDSetlk, fOFDSetlkw:
 		return p.fcntlLock(f, a[0], a[1], a[2])

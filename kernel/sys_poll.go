@@ -9,9 +9,11 @@ import (
 // Readiness system calls: poll and ppoll on files, pipes and terminals.
 // A wait that is not over at once blocks the calling thread, and is polled
 // again (on the host, with no timeout) at every scheduling point until a
-// descriptor is ready or its deadline in guest time passes. A process of
-// one thread waiting on a descriptor another process can make ready (a
-// terminal, a pipe from the shell) waits on the host instead.
+// descriptor is ready or its deadline in guest time passes. A host stream
+// (a terminal, a pipe from the shell: hoststream.go) is always ready for
+// what its open mode allows, its transfers waiting on the host instead. A
+// process of one thread waiting on another descriptor not icount's (an
+// epoll instance's) waits on the host.
 
 // maxPollFDs bounds nfds, like RLIMIT_NOFILE.
 const maxPollFDs = maxFDs
@@ -116,7 +118,16 @@ func (p *Process) waitReady(reqs []pollReq, timeout int64, what string, count fu
 			revents[i] = r.events & (unix.POLLIN | unix.POLLOUT | pollRdnorm | pollWrnorm)
 			continue
 		}
-		waitable = waitable || !f.pipe
+		runPipe := p.k.runPipe(f)
+		if f.stream != 0 && !runPipe {
+			revents[i] = r.events & f.stream // ready, whatever its host side does
+			continue
+		}
+		if f.epoll && f.streamReady() {
+			revents[i] = r.events & (unix.POLLIN | pollRdnorm)
+			continue
+		}
+		waitable = waitable || !f.pipe && !runPipe
 		slot[i] = len(host)
 		host = append(host, unix.PollFd{Fd: int32(f.host), Events: r.events})
 		held = append(held, f)

@@ -59,6 +59,18 @@ func spliceWaits(flags uint64, pipes ...*file) bool {
 	return waits
 }
 
+// hostStreamFlags is a splice's or tee's flags, without SPLICE_F_NONBLOCK
+// when one side is a host stream (hoststream.go): the host side's pace
+// must not give the guest EAGAIN, so the call waits on the host.
+func (k *Kernel) hostStreamFlags(flags uint64, files ...*file) uint64 {
+	for _, f := range files {
+		if f.stream != 0 && !k.runPipe(f) {
+			return flags &^ spliceFNonblock
+		}
+	}
+	return flags
+}
+
 func sysSplice(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	length, flags := a[4], a[5]
@@ -88,6 +100,7 @@ func sysSplice(t *Task, a [6]uint64) (uint64, error) {
 	}
 	what := "splice from " + in.path + " (fd " + itoa(uint64(uint32(a[0]))) + ") to " + out.path
 	n := int(min(length, maxIO))
+	flags = p.k.hostStreamFlags(flags, in, out)
 	return p.transfer([]*file{in, out}, ioWait{what: what, blocking: spliceWaits(flags, pipes...), sigpipe: true},
 		func(int) (int, error) {
 			m, err := unix.Splice(in.host, offIn, out.host, offOut, n, int(flags))
@@ -127,6 +140,7 @@ func sysTee(t *Task, a [6]uint64) (uint64, error) {
 	waits := isPipe(in) && isPipe(out) && spliceWaits(flags, in, out)
 	what := "tee from " + in.path + " (fd " + itoa(uint64(uint32(a[0]))) + ")"
 	n := int(min(length, maxIO))
+	flags = p.k.hostStreamFlags(flags, in, out)
 	return p.transfer([]*file{in, out}, ioWait{what: what, blocking: waits, sigpipe: true},
 		func(int) (int, error) {
 			m, err := unix.Tee(in.host, out.host, n, int(flags))

@@ -93,6 +93,11 @@ type wait struct {
 	// release, if not nil, runs once the wait ends, however it ends
 	// (files the call holds while it waits).
 	release func()
+	// onHost, if not nil, ends the wait by waiting on the host, when no
+	// thread of the run can run and no deadline is left (an open of a
+	// FIFO whose other end only a host process can open): the call's
+	// result.
+	onHost func() (uint64, error)
 
 	// A futex wait: the address, the FUTEX_WAIT_BITSET bits, and the
 	// order of waiting (wakes take waiters first come, first served).

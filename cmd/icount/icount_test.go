@@ -75,7 +75,8 @@ func runIcount(t *testing.T, stdin []byte, flags []string, prog string, args ...
 const runLimit = 3 * time.Minute
 
 // runIcountWith runs `icount run --json ... prog args...` as setup
-// prepares the command (its stdin, directory, environment).
+// prepares the command (its stdin, directory, environment; its stdout,
+// which then takes the output in the result's place).
 func runIcountWith(t *testing.T, setup func(*exec.Cmd), flags []string, prog string, args ...string) result {
 	t.Helper()
 	jsonPath := filepath.Join(t.TempDir(), "profile.json")
@@ -88,7 +89,10 @@ func runIcountWith(t *testing.T, setup func(*exec.Cmd), flags []string, prog str
 	cmd := exec.CommandContext(ctx, icountBin, argv...)
 	setup(cmd)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	if cmd.Stdout == nil {
+		cmd.Stdout = &out
+	}
+	cmd.Stderr = &errb
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("icount did not end within %v; stderr:\n%s", runLimit, errb.String())

@@ -79,6 +79,12 @@ var conformancePrograms = []conformanceProgram{
 	{name: "procstate", amd64Judged: true, complete: func(out string) bool {
 		return endsWith("VmSize is given: yes\n", 79)(out) && !strings.Contains(out, ": NO\n") && strings.Contains(out, "fields: 52\n")
 	}},
+	// O_NONBLOCK by F_SETFL and FIONBIO, F_GETFL, read, write, poll,
+	// select and epoll on a pipe, a FIFO opened by path at both ends and
+	// stdout (a host stream under icount), bad descriptors and pointers.
+	{name: "nonblock", complete: func(out string) bool {
+		return strings.HasSuffix(out, "\ndone\n") && strings.Count(out, "\n") >= 60
+	}},
 	// Numbers Linux has no call for: ENOSYS.
 	{name: "enosys", complete: func(out string) bool { return strings.Count(out, "Function not implemented") == 7 }},
 	// EFAULT and short counts (qemu-aarch64 checks whole buffers, and
