@@ -1,6 +1,7 @@
 /* The file calls that pass through to the host's files (kernel/sys_space.go,
  * sys_vecio.go, sys_splice.go, sys_xattr.go, sys_memfd.go and x86-64's old
- * getdents), each with what succeeds and the errors Linux gives, in the
+ * getdents), each with what succeeds and the errors Linux gives, and the
+ * close-on-exec flag of each kind of new descriptor, in the
  * directory argv[1] (or the working directory), which must be empty:
  * cmd/icount/fileops2_test.go compares the output natively (or under
  * qemu-aarch64) and under icount. Every line is a call and its result,
@@ -17,7 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -472,6 +478,47 @@ static void hidden(void)
 	show("removexattr trusted.icount", removexattr("f", "trusted.icount"));
 }
 
+/* cloexec prints FD_CLOEXEC of a new descriptor and closes it. */
+static void cloexec(const char *what, int fd)
+{
+	if (fd < 0) {
+		printf("%s: %s\n", what, ename(errno));
+		return;
+	}
+	printf("%s: FD_CLOEXEC %d\n", what, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+}
+
+/* newfds: each call that makes a descriptor, with its close-on-exec flag
+ * and without (Python's os.eventfd sets EFD_CLOEXEC and checks it). */
+static void newfds(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	for (int on = 0; on <= 1; on++) {
+		printf("close-on-exec %s:\n", on ? "asked" : "not asked");
+		cloexec("  eventfd", eventfd(0, on ? EFD_CLOEXEC : 0));
+		cloexec("  epoll_create1", epoll_create1(on ? EPOLL_CLOEXEC : 0));
+		cloexec("  timerfd_create", timerfd_create(CLOCK_MONOTONIC, on ? TFD_CLOEXEC : 0));
+		cloexec("  signalfd", signalfd(-1, &set, on ? SFD_CLOEXEC : 0));
+		cloexec("  memfd_create", memfd_create("x", on ? MFD_CLOEXEC : 0));
+		cloexec("  socket", socket(AF_UNIX, SOCK_STREAM | (on ? SOCK_CLOEXEC : 0), 0));
+		cloexec("  open", open(".", O_RDONLY | O_DIRECTORY | (on ? O_CLOEXEC : 0)));
+		int p[2];
+		if (pipe2(p, on ? O_CLOEXEC : 0) == 0) {
+			close(p[1]);
+			cloexec("  pipe2", p[0]);
+		} else
+			cloexec("  pipe2", -1);
+		if (socketpair(AF_UNIX, SOCK_STREAM | (on ? SOCK_CLOEXEC : 0), 0, p) == 0) {
+			close(p[1]);
+			cloexec("  socketpair", p[0]);
+		} else
+			cloexec("  socketpair", -1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	start(argc, argv);
@@ -489,6 +536,7 @@ int main(int argc, char **argv)
 	getdents_old();
 #endif
 	memfds();
+	newfds();
 	printf("done\n");
 	return 0;
 }
