@@ -199,7 +199,10 @@ func (p *Process) transfer(files []*file, w ioWait, op func(done int) (int, erro
 		switch {
 		case err == nil && (moved >= w.want || !w.blocking):
 		case err == nil, errors.Is(err, unix.EAGAIN) && w.blocking:
-			return 0, nil, false // a partial write to a full pipe, or nothing moved
+			if n > 0 {
+				p.k.moved = true // a partial write to a pipe now full
+			}
+			return 0, nil, false // or nothing moved
 		case moved == 0:
 			if errors.Is(err, unix.EPIPE) && w.sigpipe {
 				p.send(caller, sigPIPE, sigInfo{signo: sigPIPE, code: siUser, pid: uint32(p.pid), uid: UID})
