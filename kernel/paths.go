@@ -42,8 +42,9 @@ func InterpPath(interp, sysroot string) string {
 }
 
 // hostPath maps a path the guest names onto the host: /tmp and /var/tmp
-// to the run's own (tmpdir.go), its own executable's aliases to the binary, what lies under /icount/exe/ to the binary's
-// directory, and /proc/PID/fd/N of an emulated process to the host
+// to the run's own (tmpdir.go), its own executable's aliases to the binary,
+// what lies under /icount/exe/ to the binary's directory, /icount and the
+// rest under it to that directory's parent (see exeParent), and /proc/PID/fd/N of an emulated process to the host
 // descriptor of its N, a path not found when N is not open (libc's
 // fchmodat with AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH
 // descriptor).
@@ -70,6 +71,12 @@ func (p *Process) hostPath(path string) string {
 	}
 	if rest, ok := strings.CutPrefix(path, exeDir); ok {
 		return filepath.Join(filepath.Dir(p.exe.Path), rest)
+	}
+	if path == exeParent {
+		return filepath.Dir(filepath.Dir(p.exe.Path))
+	}
+	if rest, ok := strings.CutPrefix(path, exeParent+"/"); ok {
+		return filepath.Join(filepath.Dir(filepath.Dir(p.exe.Path)), rest)
 	}
 	return path
 }

@@ -621,9 +621,12 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		return 0, err
 	}
 	var target string
-	if p.isExe(path) {
+	// /proc/self/exe is the link, /icount/exe/NAME the binary's own path
+	// (a link only where the host's is one: Debian's python3 to python3.11).
+	q, file := p.procFile(path)
+	if q == p && file == "exe" {
 		target = p.exePath()
-	} else if q, file := p.procFile(path); q != nil && file == "cwd" {
+	} else if q != nil && file == "cwd" {
 		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
 	} else if d := q.procFDDirAt(file); d != nil {
 		target = "/proc/" + itoa(uint64(d.proc.pid)) + "/fd" // the guest's pid, not icount's
@@ -646,6 +649,13 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 // The guest sees its executable at a fixed path, so that a binary run from
 // another directory does the same work: libc reads /proc/self/exe.
 const exeDir = "/icount/exe/"
+
+// exeParent is the parent of exeDir, which the guest sees as the parent of
+// its binary's directory: an interpreter that walks up from its
+// executable's directory by name, as Python's getpath does from
+// /icount/exe/python3 to /icount and /icount/lib/python3.11, finds its
+// prefix there, by a name that does not depend on where the binary lies.
+const exeParent = "/icount"
 
 // exePath is the path the guest knows its executable by: /icount/exe/NAME,
 // for the first program and for every program exec'd, so that nothing a
