@@ -70,9 +70,9 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
-# The guest's own /proc/self/fd (kernel/procfd.go, cmd/icount/procfd_test.go):
-# amd64 musl- and glibc-static, arm64 glibc-static.
-PROCFD_BINS := $(BUILD)/c/procfd-musl $(BUILD)/c/procfd-glibc $(BUILD)/arm64/c/procfd-glibc
+# The guest's own /proc/self/fd and status (kernel/procfd.go, procstatus.go,
+# cmd/icount/procfd_test.go): amd64 musl- and glibc-static, arm64 glibc-static.
+PROCFD_BINS := $(foreach p,procfd procstatus,$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS   += $(PROCFD_BINS)
 
 # Linux's behaviour at the edges (cmd/icount/edges_test.go): numbers with

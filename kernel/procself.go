@@ -54,7 +54,8 @@ func (p *Process) procSelfAbsent(path string) bool {
 }
 
 // procSelf returns the contents of the /proc/PID file at path, if it is
-// one icount answers: maps, cmdline or environ, of an emulated process.
+// one icount answers: maps, status, cmdline or environ, of an emulated
+// process.
 func (p *Process) procSelf(path string) (string, bool) {
 	q, file := p.procFile(path)
 	if q == nil || q.exited {
@@ -63,6 +64,8 @@ func (p *Process) procSelf(path string) (string, bool) {
 	switch file {
 	case "maps":
 		return q.procMaps(), true
+	case "status":
+		return q.procStatus(), true
 	case "cmdline":
 		return strings.Join(q.argv, "\x00") + "\x00", true
 	case "environ":

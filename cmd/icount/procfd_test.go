@@ -2,7 +2,8 @@ package main
 
 // /proc/PID/fd and /proc/PID/task list the guest's descriptors and threads
 // (kernel/procfd.go): Python's subprocess reads fd in a child to close
-// what it must not pass on.
+// what it must not pass on; /proc/PID/status shows the guest's identity,
+// threads and signal state (kernel/procstatus.go).
 
 import (
 	"strings"
@@ -30,6 +31,28 @@ func TestProcFD(t *testing.T) {
 				t.Fatalf("judge: exit %d, output:\n%s", status, want)
 			}
 			r := runIcount(t, nil, nil, bin)
+			if r.status != 0 || r.stdout != want {
+				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+		})
+	}
+}
+
+// TestProcStatus runs testdata/c/procstatus.c (/proc/PID/status's identity,
+// thread, signal and capability lines as a process starts, after it
+// changes its umask, dispositions and mask and makes a thread, and as its
+// child sees it waiting), built musl- and glibc-static for amd64, each
+// held to its native run as uid 1000, and glibc-static for arm64, held to
+// the amd64 glibc build's (qemu-aarch64 catches signals of its own).
+func TestProcStatus(t *testing.T) {
+	for _, prog := range []string{"c/procstatus-musl", "c/procstatus-glibc", "arm64/c/procstatus-glibc"} {
+		t.Run(prog, func(t *testing.T) {
+			judge := testProgram(t, strings.TrimPrefix(prog, "arm64/"))
+			want, status := runJudge(t, nil, judge)
+			if status != 0 || !strings.Contains(want, "  SigIgn:\t0000000000001000\n") {
+				t.Fatalf("judge: exit %d, output:\n%s", status, want)
+			}
+			r := runIcountIn(t, t.TempDir(), nil, []string{"-q"}, testProgram(t, prog))
 			if r.status != 0 || r.stdout != want {
 				t.Fatalf("under icount: exit %d, output:\n%s\nwant:\n%s\nstderr:\n%s", r.status, r.stdout, want, r.stderr)
 			}
