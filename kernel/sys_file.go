@@ -3,7 +3,10 @@ package kernel
 import (
 	"encoding/binary"
 	"errors"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/icount-dev/icount/emu"
@@ -546,8 +549,55 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		return p.fcntlLock(f, a[0], a[1], a[2])
 	case fAddSeals, fGetSeals:
 		return fcntlSeals(f, a[1], a[2])
+	case fSetPipeSz, fGetPipeSz:
+		return fcntlPipeSize(f, a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
+}
+
+// F_SETPIPE_SZ and F_GETPIPE_SZ, alike on x86-64 and arm64.
+const (
+	fSetPipeSz = 1031
+	fGetPipeSz = 1032
+)
+
+// fcntlPipeSize sets or gets the capacity of a pipe, the host's (icount's
+// pipes are host pipes): EBADF for what icount makes that is no pipe (a
+// Unix socket, an eventfd, a timerfd or signalfd, an epoll, a generated
+// file); and, for the unprivileged guest, EPERM for growing a pipe past
+// fs.pipe-max-size, which the host would allow icount run as root, as
+// Linux's pipe_set_size checks it (the size rounded up to a power of two,
+// a page at least).
+func fcntlPipeSize(f *file, cmd, arg uint64) (uint64, error) {
+	if f.sock != nil || f.counted || f.timer != nil || f.sigfd != nil || f.epoll || f.virt != virtNone || f.fdDir != nil {
+		return 0, unix.EBADF
+	}
+	if cmd == fSetPipeSz && arg <= 1<<31 {
+		size := uint64(emu.PageSize)
+		for size < arg {
+			size <<= 1
+		}
+		cur, err := unix.FcntlInt(uintptr(f.host), fGetPipeSz, 0)
+		if max, ok := pipeMaxSize(); ok && err == nil && size > max && size > uint64(cur) {
+			return 0, unix.EPERM
+		}
+	}
+	n, err := unix.FcntlInt(uintptr(f.host), int(cmd), int(arg))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), nil
+}
+
+// pipeMaxSize is the host's fs.pipe-max-size, the most an unprivileged
+// process may make a pipe hold.
+func pipeMaxSize() (uint64, bool) {
+	b, err := os.ReadFile("/proc/sys/fs/pipe-max-size")
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return n, err == nil
 }
 
 func sysDup(t *Task, a [6]uint64) (uint64, error) {

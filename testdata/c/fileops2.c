@@ -1,7 +1,8 @@
 /* The file calls that pass through to the host's files (kernel/sys_space.go,
  * sys_vecio.go, sys_splice.go, sys_xattr.go, sys_memfd.go and x86-64's old
- * getdents), each with what succeeds and the errors Linux gives, and the
- * close-on-exec flag of each kind of new descriptor, in the
+ * getdents), each with what succeeds and the errors Linux gives, the
+ * close-on-exec flag of each kind of new descriptor, and F_GETPIPE_SZ and
+ * F_SETPIPE_SZ (on pipes, and on what is none), in the
  * directory argv[1] (or the working directory), which must be empty:
  * cmd/icount/fileops2_test.go compares the output natively (or under
  * qemu-aarch64) and under icount. Every line is a call and its result,
@@ -519,6 +520,39 @@ static void newfds(void)
 	}
 }
 
+/* pipesizes: a pipe's capacity, set and got, and on what is no pipe. */
+static void pipesizes(void)
+{
+	int p[2], efd = eventfd(0, 0), s[2];
+	if (pipe(p) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, s) < 0)
+		return;
+	count("F_GETPIPE_SZ new pipe", fcntl(p[0], F_GETPIPE_SZ));
+	count("F_SETPIPE_SZ 0", fcntl(p[1], F_SETPIPE_SZ, 0));
+	count("F_SETPIPE_SZ 100000", fcntl(p[1], F_SETPIPE_SZ, 100000));
+	count("F_GETPIPE_SZ other end", fcntl(p[0], F_GETPIPE_SZ));
+	count("F_SETPIPE_SZ 1 MiB", fcntl(p[0], F_SETPIPE_SZ, 1 << 20));
+	count("F_SETPIPE_SZ 1 MiB + 1", fcntl(p[0], F_SETPIPE_SZ, (1 << 20) + 1));
+	count("F_SETPIPE_SZ 2^31 + 1", fcntl(p[0], F_SETPIPE_SZ, (1u << 31) + 1));
+	static char buf[8192];
+	count("write 8192", write(p[1], buf, sizeof buf));
+	count("F_SETPIPE_SZ 4096 holding 8192", fcntl(p[1], F_SETPIPE_SZ, 4096));
+	count("F_SETPIPE_SZ 8192 holding 8192", fcntl(p[1], F_SETPIPE_SZ, 8192));
+	count("F_GETPIPE_SZ", fcntl(p[0], F_GETPIPE_SZ));
+	int reg = open("pipesize-file", O_RDWR | O_CREAT, 0600);
+	count("F_GETPIPE_SZ file", fcntl(reg, F_GETPIPE_SZ));
+	count("F_SETPIPE_SZ file", fcntl(reg, F_SETPIPE_SZ, 4096));
+	count("F_GETPIPE_SZ eventfd", fcntl(efd, F_GETPIPE_SZ));
+	count("F_GETPIPE_SZ socket", fcntl(s[0], F_GETPIPE_SZ));
+	count("F_GETPIPE_SZ bad fd", fcntl(-1, F_GETPIPE_SZ));
+	close(reg);
+	unlink("pipesize-file");
+	close(p[0]);
+	close(p[1]);
+	close(s[0]);
+	close(s[1]);
+	close(efd);
+}
+
 int main(int argc, char **argv)
 {
 	start(argc, argv);
@@ -537,6 +571,7 @@ int main(int argc, char **argv)
 #endif
 	memfds();
 	newfds();
+	pipesizes();
 	printf("done\n");
 	return 0;
 }
