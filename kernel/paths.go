@@ -44,10 +44,11 @@ func InterpPath(interp, sysroot string) string {
 // hostPath maps a path the guest names onto the host: /tmp and /var/tmp
 // to the run's own (tmpdir.go), its own executable's aliases to the binary,
 // what lies under /icount/exe/ to the binary's directory, /icount and the
-// rest under it to that directory's parent (see exeParent), and /proc/PID/fd/N of an emulated process to the host
-// descriptor of its N, a path not found when N is not open (libc's
+// rest under it to that directory's parent (see exeParent); for an
+// emulated process, /proc/PID/exe to its binary, /proc/PID/fd/N to the
+// host descriptor of its N, a path not found when N is not open (libc's
 // fchmodat with AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH
-// descriptor).
+// descriptor), and the rest of /proc/PID/ to the host's /proc/self/.
 func (p *Process) hostPath(path string) string {
 	if host, ok := p.k.tmpHost(path); ok {
 		return host
@@ -56,6 +57,9 @@ func (p *Process) hostPath(path string) string {
 		return p.exe.Path
 	}
 	if q, file := p.procFile(path); q != nil {
+		if file == "exe" {
+			return q.exe.Path // another process's executable
+		}
 		if n, ok := strings.CutPrefix(file, "fd/"); ok {
 			if fd, err := strconv.Atoi(n); err == nil {
 				if f, err := q.fds.get(uint64(fd)); err == nil {
@@ -64,6 +68,10 @@ func (p *Process) hostPath(path string) string {
 				return "/proc/self/fd/-1" // not open: ENOENT, as Linux's
 			}
 		}
+		// The rest of an emulated process's directory by its guest pid,
+		// which the host's /proc lacks (or gives to a stranger): the host
+		// file of /proc/self, as /proc/self/... names it.
+		return "/proc/self/" + file
 	}
 	dir := strings.TrimSuffix(exeDir, "/")
 	if path == dir {

@@ -674,8 +674,8 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 	// /proc/self/exe is the link, /icount/exe/NAME the binary's own path
 	// (a link only where the host's is one: Debian's python3 to python3.11).
 	q, file := p.procFile(path)
-	if q == p && file == "exe" {
-		target = p.exePath()
+	if q != nil && file == "exe" {
+		target = q.exePath()
 	} else if q != nil && file == "cwd" {
 		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
 	} else if d := q.procFDDirAt(file); d != nil {
