@@ -468,7 +468,7 @@ test: deps testprogs busybox
 # test runs all but make with gcc, git and Python), natively and under
 # icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 60m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 120m -v ./cmd/icount
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs
