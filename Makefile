@@ -114,7 +114,7 @@ $(TIMESCHED_BINS): testdata/c/errname.h
 # (cmd/icount/syscalls_test.go): the ids and sessions, more file calls,
 # memory, event descriptors, processes and waits, the /proc state and
 # machine files; amd64 musl- and glibc-static, arm64 glibc-static.
-CONF_C    := ids fsmore vm procs procstate
+CONF_C    := ids fsmore vm procs procstate procstatus
 CONF_BINS := $(foreach p,$(CONF_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(CONF_BINS)
 $(CONF_BINS): testdata/c/errname.h testdata/c/conformance.h
@@ -483,7 +483,7 @@ test: deps testprogs busybox
 # test runs all but make with gcc, git and Python), natively and under
 # icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 60m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 120m -v ./cmd/icount
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs

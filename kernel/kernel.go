@@ -82,7 +82,11 @@ type Kernel struct {
 	sliced    bool // the CPUs run in slices of quantum (a second task exists)
 	switching bool // the CPU stopped for Schedule
 	yield     bool // ... and the running task gives up its turn
-	lastRan   uint64
+	// moved is set when a blocked transfer moved bytes without ending
+	// its wait (part of a write to a pipe), which may ready another wait:
+	// endWaits then looks at every wait again.
+	moved   bool
+	lastRan uint64
 	// loaded is the context whose registers each CPU holds.
 	loaded map[CPU]held
 

@@ -93,7 +93,8 @@ func TestLoadedSegments(t *testing.T) {
 }
 
 // TestGuestPaths checks how guest paths reach host files: the executable's
-// aliases, /icount/exe/ as its directory ($ORIGIN), and the sysroot first
+// aliases, /icount/exe/ as its directory ($ORIGIN), /icount as that
+// directory's parent (an interpreter's prefix), and the sysroot first
 // for absolute paths, the host for what it lacks.
 func TestGuestPaths(t *testing.T) {
 	dir, sysroot := t.TempDir(), t.TempDir()
@@ -113,6 +114,8 @@ func TestGuestPaths(t *testing.T) {
 		"/icount/exe":             dir,
 		"/icount/exe/lib/libx.so": filepath.Join(dir, "lib", "libx.so"),
 		"/icount/exe/../share/a":  filepath.Join(dir, "..", "share", "a"),
+		"/icount":                 filepath.Dir(dir),
+		"/icount/lib/python3/a":   filepath.Join(filepath.Dir(dir), "lib", "python3", "a"),
 		"/etc/some/absent/file":   "/etc/some/absent/file",
 		"relative/path":           "relative/path",
 		"/lib/libonly.so":         filepath.Join(sysroot, "lib", "libonly.so"),

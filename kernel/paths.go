@@ -43,13 +43,14 @@ func InterpPath(interp, sysroot string) string {
 
 // hostPath maps a path the guest names onto the host: /tmp and /var/tmp
 // to the run's own (tmpdir.go), its own executable's aliases to the
-// binary, what lies under /icount/exe/ to the binary's directory, and
-// /proc: /proc/PID/fd/N of an emulated process to the host descriptor of
-// its N, a path not found when N is not open (libc's fchmodat with
-// AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH descriptor);
-// its exe and cwd to its executable and working directory; its other
-// files to icount's own of the same name (their contents are the guest's:
-// procself.go), and what procSelfAbsent hides to a path not found.
+// binary, what lies under /icount/exe/ to the binary's directory, /icount
+// and the rest under it to that directory's parent (see exeParent), and
+// /proc: for an emulated process, /proc/PID/exe to its binary, cwd to its
+// working directory, /proc/PID/fd/N to the host descriptor of its N, a
+// path not found when N is not open (libc's fchmodat with
+// AT_SYMLINK_NOFOLLOW chmods /proc/self/fd/N of an O_PATH descriptor), the
+// rest of /proc/PID/ to the host's /proc/self/ (their contents are the
+// guest's: procself.go); what procSelfAbsent hides to a path not found.
 func (p *Process) hostPath(path string) string {
 	if host, ok := p.k.tmpHost(path); ok {
 		return host
@@ -61,6 +62,9 @@ func (p *Process) hostPath(path string) string {
 		return "/proc/-1" // ENOENT
 	}
 	if q, file := p.procFile(path); q != nil {
+		if file == "exe" {
+			return q.exe.Path // another process's executable
+		}
 		if n, ok := strings.CutPrefix(file, "fd/"); ok {
 			if fd, err := strconv.Atoi(n); err == nil {
 				if f, err := q.fds.get(uint64(fd)); err == nil {
@@ -69,13 +73,13 @@ func (p *Process) hostPath(path string) string {
 				return "/proc/self/fd/-1" // not open: ENOENT, as Linux's
 			}
 		}
-		switch file {
-		case "exe":
-			return q.exe.Path
-		case "cwd":
+		if file == "cwd" {
 			return q.cwdPath()
 		}
-		return "/proc/self/" + file // a file of the same kind, icount's
+		// The rest of an emulated process's directory by its guest pid,
+		// which the host's /proc lacks (or gives to a stranger): the host
+		// file of /proc/self, as /proc/self/... names it.
+		return "/proc/self/" + file
 	}
 	dir := strings.TrimSuffix(exeDir, "/")
 	if path == dir {
@@ -83,6 +87,12 @@ func (p *Process) hostPath(path string) string {
 	}
 	if rest, ok := strings.CutPrefix(path, exeDir); ok {
 		return filepath.Join(filepath.Dir(p.exe.Path), rest)
+	}
+	if path == exeParent {
+		return filepath.Dir(filepath.Dir(p.exe.Path))
+	}
+	if rest, ok := strings.CutPrefix(path, exeParent+"/"); ok {
+		return filepath.Join(filepath.Dir(filepath.Dir(p.exe.Path)), rest)
 	}
 	return path
 }

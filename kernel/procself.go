@@ -97,6 +97,8 @@ func (p *Process) procSelf(path string) (string, bool) {
 	switch file {
 	case "maps":
 		return q.procMaps(), true
+	case "status":
+		return q.procStatus(), true
 	case "cmdline":
 		return strings.Join(q.argv, "\x00") + "\x00", true
 	case "environ":

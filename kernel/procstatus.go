@@ -56,37 +56,57 @@ func (q *Process) ppid() int {
 	return 1
 }
 
-// procStatus is /proc/PID/status: the fields programs read (Name, State,
-// the ids, Threads, the memory sizes, the signal masks) in Linux's order
-// and format.
+// rlimitSigpending is RLIMIT_SIGPENDING, SigQ's limit.
+const rlimitSigpending = 11
+
+// procStatus is /proc/PID/status of q, made from its state: Linux's lines
+// naming the guest's identity, threads, memory (the sizes of its
+// mappings), signal masks and dispositions, capabilities (none) and CPUs,
+// not the host's (icount's own process, whose pid, uid, memory and masks
+// vary from run to run); the thread lines (State, SigPnd, SigBlk) are
+// those of its first thread, as Linux shows them for the thread group.
 func (q *Process) procStatus() string {
-	vm := q.mappedIn(0, ^uint64(0)) / 1024
-	var blocked, pending uint64
-	if len(q.tasks) > 0 {
-		blocked, pending = q.tasks[0].sig.mask, q.tasks[0].sig.pending
+	t := q.tasks[0]
+	state := "S (sleeping)"
+	if t == q.k.cur {
+		state = "R (running)"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Name:\t%s\nUmask:\t%04o\nState:\t%s\n", q.comm(), q.umask, "R (running)")
-	fmt.Fprintf(&b, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", q.pid, q.pid, q.ppid())
-	fmt.Fprintf(&b, "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\n", UID, UID, UID, UID, GID, GID, GID, GID)
-	fmt.Fprintf(&b, "FDSize:\t%d\nGroups:\t%d \n", 64, GID)
-	fmt.Fprintf(&b, "VmPeak:\t%8d kB\nVmSize:\t%8d kB\nVmLck:\t%8d kB\nVmHWM:\t%8d kB\nVmRSS:\t%8d kB\n", vm, vm, 0, vm, vm)
-	fmt.Fprintf(&b, "Threads:\t%d\n", len(q.tasks))
-	fmt.Fprintf(&b, "SigQ:\t0/%d\nSigPnd:\t%016x\nShdPnd:\t%016x\nSigBlk:\t%016x\n", 31771, pending, q.sharedPending, blocked)
-	var ign, caught uint64
+	var ignored, caught uint64
 	for sig := 1; sig <= nsig; sig++ {
-		switch q.action(sig).handler {
-		case sigDFL:
-		case sigIGN:
-			ign |= sigBit(sig)
-		default:
+		switch h := q.action(sig).handler; {
+		case h == sigIGN:
+			ignored |= sigBit(sig)
+		case h != sigDFL:
 			caught |= sigBit(sig)
 		}
 	}
-	fmt.Fprintf(&b, "SigIgn:\t%016x\nSigCgt:\t%016x\n", ign, caught)
-	fmt.Fprintf(&b, "CapInh:\t%016x\nCapPrm:\t%016x\nCapEff:\t%016x\nCapBnd:\t%016x\nCapAmb:\t%016x\n", 0, 0, 0, 0, 0)
-	fmt.Fprintf(&b, "NoNewPrivs:\t0\nSeccomp:\t0\nCpus_allowed_list:\t%s", q.cpuList())
+	_, sigLimit := rlimit(rlimitSigpending)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Name:\t%s\nUmask:\t%04o\nState:\t%s\n", q.comm(), q.umask, state)
+	fmt.Fprintf(&b, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", q.pid, q.pid, q.ppid())
+	fmt.Fprintf(&b, "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\n", UID, UID, UID, UID, GID, GID, GID, GID)
+	fmt.Fprintf(&b, "FDSize:\t%d\nGroups:\t \n", q.fds.size) // no supplementary groups
+	fmt.Fprintf(&b, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", q.pid, q.pid, q.pgid, q.sid)
+	vm := q.mappedIn(0, ^uint64(0)) / 1024 // every mapped page resident, as mincore says
+	fmt.Fprintf(&b, "VmPeak:\t%8d kB\nVmSize:\t%8d kB\nVmLck:\t%8d kB\nVmHWM:\t%8d kB\nVmRSS:\t%8d kB\n", vm, vm, 0, vm, vm)
+	fmt.Fprintf(&b, "Threads:\t%d\nSigQ:\t0/%d\n", len(q.tasks), sigLimit)
+	fmt.Fprintf(&b, "SigPnd:\t%016x\nShdPnd:\t%016x\nSigBlk:\t%016x\nSigIgn:\t%016x\nSigCgt:\t%016x\n",
+		t.sig.pending, q.sharedPending, t.sig.mask, ignored, caught)
+	b.WriteString("CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n" +
+		"CapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n")
+	fmt.Fprintf(&b, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s", cpuMask(q.cpus()), q.cpuList())
+	b.WriteString("Mems_allowed_list:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n")
 	return b.String()
+}
+
+// cpuMask is a mask of the first n CPUs in Linux's bitmap format: hex,
+// a comma between each 32 bits.
+func cpuMask(n int) string {
+	words := []string{fmt.Sprintf("%x", uint64(1)<<((n-1)%32+1)-1)}
+	for i := 32; i < n; i += 32 {
+		words = append(words, "ffffffff")
+	}
+	return strings.Join(words, ",")
 }
 
 // procStat is /proc/PID/stat, its 52 fields as Linux writes them: the

@@ -251,8 +251,17 @@ func (k *Kernel) hostWaiter() *Task {
 }
 
 // endWaits ends the waits that are over: those whose readiness poll says
-// done, then those past their deadline.
+// done, then those past their deadline. A wait that moved bytes without
+// ending (a writer filling a pipe again that a reader waits to read)
+// sends it round again, so that the waits it readied end too.
 func (k *Kernel) endWaits() {
+	for k.moved = true; k.moved; {
+		k.moved = false
+		k.endWaitsOnce()
+	}
+}
+
+func (k *Kernel) endWaitsOnce() {
 	now := k.now()
 	for _, t := range k.tasks {
 		if t.state != blocked {

@@ -55,7 +55,7 @@ func sysEpollCreate(t *Task, a [6]uint64) (uint64, error) {
 	if int32(a[0]) <= 0 {
 		return 0, unix.EINVAL
 	}
-	return p.epollCreate()
+	return p.epollCreate(0)
 }
 
 func sysEpollCreate1(t *Task, a [6]uint64) (uint64, error) {
@@ -63,15 +63,17 @@ func sysEpollCreate1(t *Task, a [6]uint64) (uint64, error) {
 	if a[0]&^epollCloexec != 0 {
 		return 0, unix.EINVAL
 	}
-	return p.epollCreate()
+	return p.epollCreate(a[0])
 }
 
-func (p *Process) epollCreate() (uint64, error) {
+// epollCreate makes an epoll instance, close-on-exec when flags has
+// EPOLL_CLOEXEC.
+func (p *Process) epollCreate(flags uint64) (uint64, error) {
 	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return 0, errnoOf(err)
 	}
-	gfd, err := p.fds.install(&file{host: fd, path: "anon_inode:[eventpoll]", epoll: true}, 0)
+	gfd, err := p.fds.installFlags(&file{host: fd, path: "anon_inode:[eventpoll]", epoll: true}, 0, flags&epollCloexec)
 	if err != nil {
 		unix.Close(fd)
 		return 0, err

@@ -32,7 +32,7 @@ func sysEventfd2(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	f := &file{host: fd, path: "anon_inode:[eventfd]", pipe: true, counted: true, nonblock: flags&efdNonblock != 0}
-	gfd, err := p.fds.install(f, 0)
+	gfd, err := p.fds.installFlags(f, 0, flags&efdCloexec)
 	if err != nil {
 		unix.Close(fd)
 		return 0, err

@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/binary"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -205,7 +206,10 @@ func (p *Process) transfer(files []*file, w ioWait, op func(done int) (int, erro
 		switch {
 		case err == nil && (moved >= w.want || !w.blocking):
 		case err == nil, errors.Is(err, unix.EAGAIN) && w.blocking:
-			return 0, nil, false // a partial write to a full pipe, or nothing moved
+			if n > 0 {
+				p.k.moved = true // a partial write to a pipe now full
+			}
+			return 0, nil, false // or nothing moved
 		case moved == 0:
 			if errors.Is(err, unix.EPIPE) && w.sigpipe {
 				p.sendSIGPIPE(caller)
@@ -579,8 +583,55 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		return p.fcntlLock(f, a[0], a[1], a[2])
 	case fAddSeals, fGetSeals:
 		return fcntlSeals(f, a[1], a[2])
+	case fSetPipeSz, fGetPipeSz:
+		return fcntlPipeSize(f, a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
+}
+
+// F_SETPIPE_SZ and F_GETPIPE_SZ, alike on x86-64 and arm64.
+const (
+	fSetPipeSz = 1031
+	fGetPipeSz = 1032
+)
+
+// fcntlPipeSize sets or gets the capacity of a pipe, the host's (icount's
+// pipes are host pipes): EBADF for what icount makes that is no pipe (a
+// Unix socket, an eventfd, a timerfd or signalfd, an epoll, a generated
+// file); and, for the unprivileged guest, EPERM for growing a pipe past
+// fs.pipe-max-size, which the host would allow icount run as root, as
+// Linux's pipe_set_size checks it (the size rounded up to a power of two,
+// a page at least).
+func fcntlPipeSize(f *file, cmd, arg uint64) (uint64, error) {
+	if f.sock != nil || f.counted || f.timer != nil || f.sigfd != nil || f.epoll || f.virt != virtNone || f.fdDir != nil {
+		return 0, unix.EBADF
+	}
+	if cmd == fSetPipeSz && arg <= 1<<31 {
+		size := uint64(emu.PageSize)
+		for size < arg {
+			size <<= 1
+		}
+		cur, err := unix.FcntlInt(uintptr(f.host), fGetPipeSz, 0)
+		if max, ok := pipeMaxSize(); ok && err == nil && size > max && size > uint64(cur) {
+			return 0, unix.EPERM
+		}
+	}
+	n, err := unix.FcntlInt(uintptr(f.host), int(cmd), int(arg))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), nil
+}
+
+// pipeMaxSize is the host's fs.pipe-max-size, the most an unprivileged
+// process may make a pipe hold.
+func pipeMaxSize() (uint64, bool) {
+	b, err := os.ReadFile("/proc/sys/fs/pipe-max-size")
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return n, err == nil
 }
 
 func sysDup(t *Task, a [6]uint64) (uint64, error) {
@@ -654,9 +705,12 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		return 0, err
 	}
 	var target string
-	if p.isExe(path) {
-		target = p.exePath()
-	} else if q, file := p.procFile(path); q != nil && file == "" && (path == "/proc/self" || path == "/proc/thread-self") {
+	// /proc/self/exe is the link, /icount/exe/NAME the binary's own path
+	// (a link only where the host's is one: Debian's python3 to python3.11).
+	q, file := p.procFile(path)
+	if q != nil && file == "exe" {
+		target = q.exePath()
+	} else if q != nil && file == "" && (path == "/proc/self" || path == "/proc/thread-self") {
 		target = itoa(uint64(q.pid)) // the guest's pid, not icount's
 		if path == "/proc/thread-self" {
 			target += "/task/" + itoa(uint64(p.k.cur.tid))
@@ -703,6 +757,13 @@ func anonInode(link string) (kind string, ino uint64, ok bool) {
 // The guest sees its executable at a fixed path, so that a binary run from
 // another directory does the same work: libc reads /proc/self/exe.
 const exeDir = "/icount/exe/"
+
+// exeParent is the parent of exeDir, which the guest sees as the parent of
+// its binary's directory: an interpreter that walks up from its
+// executable's directory by name, as Python's getpath does from
+// /icount/exe/python3 to /icount and /icount/lib/python3.11, finds its
+// prefix there, by a name that does not depend on where the binary lies.
+const exeParent = "/icount"
 
 // exePath is the path the guest knows its executable by: /icount/exe/NAME,
 // for the first program and for every program exec'd, so that nothing a

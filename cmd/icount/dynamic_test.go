@@ -312,6 +312,24 @@ func TestOrigin(t *testing.T) {
 	}
 }
 
+// TestInterpreterPrefix runs Python as /icount/exe/python3 (what
+// /proc/self/exe reads as): it finds its prefix by walking up from its
+// executable's directory by name, to /icount, the binary's directory's
+// parent; realpath of its executable follows Debian's python3 link to
+// python3.11 beside it, as natively, without an error.
+func TestInterpreterPrefix(t *testing.T) {
+	real, err := filepath.EvalSymlinks("/usr/bin/python3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runIcount(t, nil, []string{"-q", "--argv0", "/icount/exe/python3"}, "/usr/bin/python3", "-c",
+		"import json, os, sys; print(sys.executable, sys.prefix, json.__file__, os.path.realpath(sys.executable), os.readlink('/proc/self/exe'))")
+	want := "/icount/exe/python3 /icount /icount/lib/python3.11/json/__init__.py /icount/exe/" + filepath.Base(real) + " /icount/exe/python3\n"
+	if r.stdout != want || r.stderr != "" || r.status != 0 {
+		t.Fatalf("stdout %q, status %d, stderr:\n%s\nwant %q", r.stdout, r.status, r.stderr, want)
+	}
+}
+
 // TestCodeReplaced runs hand-written code that maps flat code from a file,
 // runs it, and replaces it under the same address (munmap and mmap of
 // another file; mprotect and pread), counting exactly as its header works

@@ -11,14 +11,16 @@ import (
 
 // TestPipeThreads runs testdata/c/pipes.c (a writer blocked on a full pipe,
 // a reader on an empty one, a blocking eventfd read, an epoll_wait, a poll
-// that times out and one that does not) three times on each build: its
+// that times out and one that does not, one write larger than the pipe to
+// a reader that polls) three times on each build: its
 // output is the native amd64 build's, and every run counts the same.
 func TestPipeThreads(t *testing.T) {
 	native, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/pipes-glibc"))
 	const want = "pipe: 1048576 bytes, hash 10333980108322242560, producer ok\n" +
 		"eventfd: 7\n" +
 		"epoll_wait: 1 event, data 0x1234567890, byte x\n" +
-		"poll: 0 after the timeout, then 1 with revents 0x1\n"
+		"poll: 0 after the timeout, then 1 with revents 0x1\n" +
+		"one write of 196608 bytes: wrote 196608, read 196608, polls > 1: 1\n"
 	if status != 0 || native != want {
 		t.Fatalf("native run: exit %d\n%s\nwant:\n%s", status, native, want)
 	}
@@ -32,8 +34,8 @@ func TestPipeThreads(t *testing.T) {
 				}
 				if i == 0 {
 					first = r
-					if len(r.profile.Threads) != 4 {
-						t.Errorf("%d threads, want 4", len(r.profile.Threads))
+					if len(r.profile.Threads) != 5 {
+						t.Errorf("%d threads, want 5", len(r.profile.Threads))
 					}
 					continue
 				}

@@ -1,6 +1,8 @@
 /* The file calls that pass through to the host's files (kernel/sys_space.go,
  * sys_vecio.go, sys_splice.go, sys_xattr.go, sys_memfd.go and x86-64's old
- * getdents), each with what succeeds and the errors Linux gives, in the
+ * getdents), each with what succeeds and the errors Linux gives, the
+ * close-on-exec flag of each kind of new descriptor, and F_GETPIPE_SZ and
+ * F_SETPIPE_SZ (on pipes, and on what is none), in the
  * directory argv[1] (or the working directory), which must be empty:
  * cmd/icount/fileops2_test.go compares the output natively (or under
  * qemu-aarch64) and under icount. Every line is a call and its result,
@@ -17,7 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -463,6 +470,80 @@ static void hidden(void)
 	show("removexattr trusted.icount", removexattr("f", "trusted.icount"));
 }
 
+/* cloexec prints FD_CLOEXEC of a new descriptor and closes it. */
+static void cloexec(const char *what, int fd)
+{
+	if (fd < 0) {
+		printf("%s: %s\n", what, ename(errno));
+		return;
+	}
+	printf("%s: FD_CLOEXEC %d\n", what, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+}
+
+/* newfds: each call that makes a descriptor, with its close-on-exec flag
+ * and without (Python's os.eventfd sets EFD_CLOEXEC and checks it). */
+static void newfds(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	for (int on = 0; on <= 1; on++) {
+		printf("close-on-exec %s:\n", on ? "asked" : "not asked");
+		cloexec("  eventfd", eventfd(0, on ? EFD_CLOEXEC : 0));
+		cloexec("  epoll_create1", epoll_create1(on ? EPOLL_CLOEXEC : 0));
+		cloexec("  timerfd_create", timerfd_create(CLOCK_MONOTONIC, on ? TFD_CLOEXEC : 0));
+		cloexec("  signalfd", signalfd(-1, &set, on ? SFD_CLOEXEC : 0));
+		cloexec("  memfd_create", memfd_create("x", on ? MFD_CLOEXEC : 0));
+		cloexec("  socket", socket(AF_UNIX, SOCK_STREAM | (on ? SOCK_CLOEXEC : 0), 0));
+		cloexec("  open", open(".", O_RDONLY | O_DIRECTORY | (on ? O_CLOEXEC : 0)));
+		int p[2];
+		if (pipe2(p, on ? O_CLOEXEC : 0) == 0) {
+			close(p[1]);
+			cloexec("  pipe2", p[0]);
+		} else
+			cloexec("  pipe2", -1);
+		if (socketpair(AF_UNIX, SOCK_STREAM | (on ? SOCK_CLOEXEC : 0), 0, p) == 0) {
+			close(p[1]);
+			cloexec("  socketpair", p[0]);
+		} else
+			cloexec("  socketpair", -1);
+	}
+}
+
+/* pipesizes: a pipe's capacity, set and got, and on what is no pipe. */
+static void pipesizes(void)
+{
+	int p[2], efd = eventfd(0, 0), s[2];
+	if (pipe(p) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, s) < 0)
+		return;
+	number("F_GETPIPE_SZ new pipe", fcntl(p[0], F_GETPIPE_SZ));
+	number("F_SETPIPE_SZ 0", fcntl(p[1], F_SETPIPE_SZ, 0));
+	number("F_SETPIPE_SZ 100000", fcntl(p[1], F_SETPIPE_SZ, 100000));
+	number("F_GETPIPE_SZ other end", fcntl(p[0], F_GETPIPE_SZ));
+	number("F_SETPIPE_SZ 1 MiB", fcntl(p[0], F_SETPIPE_SZ, 1 << 20));
+	number("F_SETPIPE_SZ 1 MiB + 1", fcntl(p[0], F_SETPIPE_SZ, (1 << 20) + 1));
+	number("F_SETPIPE_SZ 2^31 + 1", fcntl(p[0], F_SETPIPE_SZ, (1u << 31) + 1));
+	static char buf[8192];
+	number("write 8192", write(p[1], buf, sizeof buf));
+	number("F_SETPIPE_SZ 4096 holding 8192", fcntl(p[1], F_SETPIPE_SZ, 4096));
+	number("F_SETPIPE_SZ 8192 holding 8192", fcntl(p[1], F_SETPIPE_SZ, 8192));
+	number("F_GETPIPE_SZ", fcntl(p[0], F_GETPIPE_SZ));
+	int reg = open("pipesize-file", O_RDWR | O_CREAT, 0600);
+	number("F_GETPIPE_SZ file", fcntl(reg, F_GETPIPE_SZ));
+	number("F_SETPIPE_SZ file", fcntl(reg, F_SETPIPE_SZ, 4096));
+	number("F_GETPIPE_SZ eventfd", fcntl(efd, F_GETPIPE_SZ));
+	number("F_GETPIPE_SZ socket", fcntl(s[0], F_GETPIPE_SZ));
+	number("F_GETPIPE_SZ bad fd", fcntl(-1, F_GETPIPE_SZ));
+	close(reg);
+	unlink("pipesize-file");
+	close(p[0]);
+	close(p[1]);
+	close(s[0]);
+	close(s[1]);
+	close(efd);
+}
+
 int main(int argc, char **argv)
 {
 	start(argc, argv);
@@ -480,6 +561,8 @@ int main(int argc, char **argv)
 	getdents_old();
 #endif
 	memfds();
+	newfds();
+	pipesizes();
 	printf("done\n");
 	return 0;
 }

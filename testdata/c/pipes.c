@@ -1,7 +1,9 @@
 // pipes: threads that wait for each other in the kernel rather than on
 // futexes: a writer blocked on a full pipe and a reader on an empty one,
 // a blocking eventfd read, an epoll_wait and a poll, each ended by another
-// thread. Its output is the same on every run (cmd/icount/pipes_test.go).
+// thread, and one write three times the pipe's capacity that a reader
+// drains, waiting in poll before each read (Python's communicate). Its
+// output is the same on every run (cmd/icount/pipes_test.go).
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -14,7 +16,9 @@
 #define TOTAL (1 << 20) // bytes through the pipe: 16 times its capacity
 #define CHUNK 3000
 
-static int data[2], wake[2], efd, ep;
+#define BIG (3 << 16) // bytes of the one write: three pipes full
+
+static int data[2], wake[2], big[2], efd, ep;
 
 // producer writes TOTAL bytes in chunks, blocking while the pipe is full.
 static void *producer(void *arg) {
@@ -57,6 +61,16 @@ static void *waiter(void *arg) {
 	return NULL;
 }
 
+// bigwriter writes BIG bytes in one call, which blocks until the reader
+// has taken all but the last pipe full.
+static void *bigwriter(void *arg) {
+	static unsigned char buf[BIG];
+	memset(buf, 'b', sizeof buf);
+	*(ssize_t *)arg = write(big[1], buf, sizeof buf);
+	close(big[1]);
+	return NULL;
+}
+
 int main(void) {
 	if (pipe(data) || pipe(wake) || (efd = eventfd(0, 0)) < 0 || (ep = epoll_create1(0)) < 0) return 1;
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 0x1234567890ull};
@@ -88,9 +102,23 @@ int main(void) {
 	if (write(wake[1], "y", 1) != 1) return 5;
 	pthread_join(tw, NULL);
 
+	if (pipe(big)) return 6;
+	pthread_t tb;
+	ssize_t wrote = 0;
+	unsigned long nbig = 0;
+	long polls = 0;
+	pthread_create(&tb, NULL, bigwriter, &wrote);
+	static unsigned char all[1 << 16]; // each read empties the pipe
+	for (struct pollfd pfd = {.fd = big[0], .events = POLLIN}; poll(&pfd, 1, -1) == 1; polls++) {
+		if ((r = read(big[0], all, sizeof all)) <= 0) break;
+		nbig += r;
+	}
+	pthread_join(tb, NULL);
+
 	printf("pipe: %lu bytes, hash %lu, producer %s\n", n, sum, res ? "failed" : "ok");
 	printf("eventfd: %llu\n", (unsigned long long)got);
 	printf("epoll_wait: %ld event, data %#lx, byte %c\n", w[0], w[1], (char)w[2]);
 	printf("poll: %ld after the timeout, then %ld with revents %#lx\n", w[3], w[4], w[5]);
+	printf("one write of %d bytes: wrote %zd, read %lu, polls > 1: %d\n", BIG, wrote, nbig, polls > 1);
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* /proc/self/fd lists the process's own descriptors (kernel/procfd.go):
  * through readdir and through getdents64 in small pieces, after a close
  * and a rewind, in a forked child, with the errors Linux gives; and
- * /proc/self/task its threads, with a second one and after it ends. Every
+ * /proc/self/task its threads, with a second one and after it ends; and
+ * /proc/PID, /proc/PID/fd and /proc/PID/exe by the pid, its own and its
+ * parent's from a child. Every
  * line is compared with the native run's (cmd/icount/procfd_test.go). */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -74,6 +76,25 @@ static void tasks(const char *what)
 	printf("%s: %d threads, the process %d, the second thread %d\n", what, n, self, other);
 }
 
+/* by_pid stats /proc/PID and /proc/PID/fd by the number and reads the
+ * name of /proc/PID/exe (its last part: the directory is the host's). */
+static void by_pid(const char *who, int pid)
+{
+	char path[64], link[256] = "";
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d", pid);
+	const char *dir = err(stat(path, &st));
+	printf("%s: stat /proc/PID %s, directory %d", who, dir, S_ISDIR(st.st_mode));
+	snprintf(path, sizeof path, "/proc/%d/fd", pid);
+	const char *fd = err(stat(path, &st));
+	printf(", /proc/PID/fd %s, directory %d", fd, S_ISDIR(st.st_mode));
+	snprintf(path, sizeof path, "/proc/%d/exe", pid);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	link[n > 0 ? n : 0] = 0;
+	const char *base = strrchr(link, '/');
+	printf(", exe %s\n", n < 0 ? ename(errno) : base ? base + 1 : link);
+}
+
 int main(void)
 {
 	/* Only the standard descriptors, whatever the judge inherited. */
@@ -128,11 +149,15 @@ int main(void)
 
 	/* A child sees its own descriptors. */
 	fflush(stdout);
+	by_pid("itself", getpid());
+	int parent = getpid();
+	fflush(stdout); /* the child prints only its own lines */
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(null);
 		DIR *c = opendir("/proc/self/fd");
 		list("child", c);
+		by_pid("the child's parent", parent);
 		fflush(stdout);
 		_exit(0);
 	}

@@ -28,6 +28,7 @@ module fixtures that fail are recorded under their unittest description
 
 import importlib
 import os
+import resource
 import sys
 import traceback
 import unittest
@@ -125,6 +126,12 @@ def main():
     if len(sys.argv) > 3:
         with open(sys.argv[3], encoding="utf-8") as f:
             skip = {line.rstrip("\n") for line in f if line.strip()}
+    # The descriptor limit icount's guest has (Linux's usual soft limit),
+    # natively too: test_subprocess's test_no_leaking runs only when it
+    # can reach the limit, and the host's may be far higher.
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limit = 1024 if hard == resource.RLIM_INFINITY else min(1024, hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
     support.use_resources = []  # as regrtest without -u
     support.verbose = 1         # as regrtest -v
     fd = os.open(results, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
