@@ -109,7 +109,7 @@ func (p *Process) dirPath(dirfd uint64) string {
 // that take no directory descriptor (truncate, statfs, the xattr calls):
 // through the host's /proc/self/fd link of the directory's descriptor.
 func (p *Process) cwdRelative(host string) string {
-	if p.cwd == nil || filepath.IsAbs(host) {
+	if p.cwd == nil || host == "" || filepath.IsAbs(host) { // "" is ENOENT, not the directory
 		return host
 	}
 	return "/proc/self/fd/" + itoa(uint64(p.cwd.fd)) + "/" + host

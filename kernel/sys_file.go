@@ -258,6 +258,9 @@ func (p *Process) pathAt(dirfd, pathAddr uint64) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
+	if filepath.IsAbs(path) {
+		return unix.AT_FDCWD, path, nil // Linux looks no descriptor up for it
+	}
 	dir, err := p.hostDir(dirfd)
 	return dir, path, err
 }
@@ -277,6 +280,15 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return p.openPath(dir, dirfd, path, flags, mode, unix.Openat)
+}
+
+// openPath opens the guest's path relative to the host directory dir (the
+// guest's dirfd) with open on the host, after icount's own mapping: the
+// files it answers itself (openVirtual), and the host file of path
+// (resolve).
+func (p *Process) openPath(dir int, dirfd uint64, path string, flags, mode uint64,
+	open func(dir int, host string, flags int, mode uint32) (int, error)) (uint64, error) {
 	if f, ok, err := p.openVirtual(path, flags); ok {
 		if err != nil {
 			return 0, err
@@ -288,20 +300,35 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 		}
 		return uint64(gfd), err
 	}
+	return p.openHost(dir, dirfd, path, flags, mode, p.resolve, open)
+}
+
+// openHost opens path, relative to the host directory dir (the guest's
+// dirfd), on the host: the host path lookup gives (resolve, or the path as
+// it is), opened with open (openat, or openat2 with its resolve flags).
+// A file it makes has the guest's umask, not icount's.
+func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint64,
+	lookup func(path string, op func(host string) error) (string, error),
+	open func(dir int, host string, flags int, mode uint32) (int, error)) (uint64, error) {
 	hostFlags := p.abi.openFlags(flags)
 	fd := -1
 	made := false
-	host, err := p.resolve(path, func(host string) (err error) {
+	host, err := lookup(path, func(host string) (err error) {
 		var st unix.Stat_t
 		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil
-		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
+		fd, err = open(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
 		return err
 	})
 	if err != nil {
 		return 0, errnoOf(err)
 	}
 	if made {
-		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
+		// Only when icount's umask gave another mode: a chmod shows as
+		// an event to an inotify watch, where Linux's open makes none.
+		var st unix.Stat_t
+		if want := uint32(mode) & 0o7777 &^ p.umask; unix.Fstat(fd, &st) != nil || st.Mode&0o7777 != want {
+			unix.Fchmod(fd, want)
+		}
 	}
 	if made || hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, made, true)
@@ -491,7 +518,7 @@ const (
 )
 
 // portableStatusFlags are the file status flags F_GETFL reports.
-const portableStatusFlags = unix.O_ACCMODE | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
+const portableStatusFlags = unix.O_ACCMODE | unix.O_PATH | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
 
 func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
