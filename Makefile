@@ -70,10 +70,11 @@ TESTPROGS += $(MEM_BINS)
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
 TESTPROGS  += $(FSOPS_BINS)
 
-# The inotify calls, openat2 and the old calls (uselib, modify_ldt,
-# set_thread_area, remap_file_pages, restart_syscall; cmd/icount/inotify_test.go):
+# The inotify calls, openat2, the old calls (uselib, modify_ldt,
+# set_thread_area, remap_file_pages, restart_syscall), sendmmsg, recvmmsg
+# and vmsplice (cmd/icount/inotify_test.go):
 # amd64 musl- and glibc-static, arm64 glibc-static.
-INOTIFY_C    := inotify openat2 oldcalls
+INOTIFY_C    := inotify openat2 oldcalls mmsg
 INOTIFY_BINS := $(foreach p,$(INOTIFY_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS    += $(INOTIFY_BINS)
 $(INOTIFY_BINS): testdata/c/errname.h testdata/c/conformance.h

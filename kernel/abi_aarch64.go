@@ -44,7 +44,7 @@ var abiAArch64 = &abi{
 	cloneCTIDArg:  4,
 	resumePC:      func(cpu CPU) uint64 { return cpu.Reg(emu.ARM64PC) },
 	syscallSize:   svcInsnSize,
-	table:         newTable(slices.Concat(tableAArch64, absentTable(emu.ARM64)), namesAArch64, lacksAArch64),
+	table:         newTable(slices.Concat(tableAArch64, absentTable(emu.ARM64)), lacksAArch64),
 	hwcap:         hwcapA72,
 	platform:      "aarch64",
 	svcIntno:      excpSWI,

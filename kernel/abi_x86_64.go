@@ -31,7 +31,7 @@ var abiX86_64 = &abi{
 	// In the hook RIP is at the syscall instruction, 2 bytes long.
 	resumePC:      func(cpu CPU) uint64 { return cpu.Reg(emu.X86RIP) + syscallInsnSize },
 	syscallSize:   syscallInsnSize,
-	table:         newTable(slices.Concat(tableX86_64, absentTable(emu.X86_64)), namesX86_64, lacksX86_64),
+	table:         newTable(slices.Concat(tableX86_64, absentTable(emu.X86_64)), lacksX86_64),
 	hwcap:         hwcapX86,
 	platform:      "x86_64",
 	sigactionSize: 32,

@@ -1,11 +1,5 @@
 package kernel
 
-// namesAArch64 names the arm64 system calls (the generic numbering) icount
-// does not emulate, so that a guest stopped by one is told which.
-var namesAArch64 = map[uint64]string{
-	75: "vmsplice", 243: "recvmmsg", 269: "sendmmsg",
-}
-
 // lacksAArch64 names the numbers of Linux 6.1's generic table that have
 // no call behind them on arm64: Linux answers ENOSYS, and so does icount.
 // A number in no table is answered so too.

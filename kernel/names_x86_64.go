@@ -1,11 +1,5 @@
 package kernel
 
-// namesX86_64 names the x86-64 system calls icount does not emulate, so
-// that a guest stopped by one is told which.
-var namesX86_64 = map[uint64]string{
-	278: "vmsplice", 299: "recvmmsg", 307: "sendmmsg",
-}
-
 // lacksX86_64 names the numbers of Linux 6.1's x86-64 table (the kernel
 // icount's uname reports) that have no call behind them, removed or never
 // implemented: Linux answers ENOSYS, and so does icount. A number in no

@@ -145,7 +145,7 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 		return 0, unix.EINVAL
 	}
 	if f.sock != nil {
-		return p.sockSend(f, fd, buf, 0, nil, nil)
+		return p.sockSend(f, fd, buf, 0, nil, nil, sentCount)
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },

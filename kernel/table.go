@@ -72,22 +72,15 @@ type abi struct {
 
 var abis = map[emu.Arch]*abi{}
 
-// newTable indexes an arch's rows by number, adding a row with no handler
-// for each named call icount does not emulate and one answering ENOSYS
+// newTable indexes an arch's rows by number, adding one answering ENOSYS
 // for each name Linux keeps a number for but has no call behind.
-func newTable(rows []Syscall, unsupported, lacks map[uint64]string) map[uint64]*Syscall {
-	t := make(map[uint64]*Syscall, len(rows)+len(unsupported)+len(lacks))
+func newTable(rows []Syscall, lacks map[uint64]string) map[uint64]*Syscall {
+	t := make(map[uint64]*Syscall, len(rows)+len(lacks))
 	for i := range rows {
 		if t[rows[i].Nr] != nil {
 			panic("kernel: system call number listed twice: " + rows[i].Name)
 		}
 		t[rows[i].Nr] = &rows[i]
-	}
-	for nr, name := range unsupported {
-		if t[nr] != nil {
-			panic("kernel: system call both emulated and not: " + name)
-		}
-		t[nr] = &Syscall{Nr: nr, Name: name, Support: None}
 	}
 	for nr, name := range lacks {
 		if t[nr] != nil {

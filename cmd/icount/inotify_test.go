@@ -1,9 +1,10 @@
 package main
 
-// The inotify calls, openat2 and the old calls Linux keeps for old
-// programs (kernel/sys_inotify.go, sys_openat2.go, sys_legacy.go), which
-// real programs make (issue 15): file watchers, libuv and systemd's
-// tools; Go's os.Root and container runtimes' openat2.
+// The last calls icount stopped at (issue 15): inotify, openat2,
+// sendmmsg, recvmmsg, vmsplice and the old calls Linux keeps for old
+// programs (kernel/sys_inotify.go, sys_openat2.go, sys_unixmmsg.go,
+// sys_vmsplice.go, sys_legacy.go): file watchers, libuv, systemd's tools,
+// Go's os.Root and container runtimes make them.
 
 import (
 	"strings"
@@ -74,4 +75,16 @@ func heldToAMD64(t *testing.T, prog string, judged func(out string) bool, from s
 			}
 		})
 	}
+}
+
+// TestMmsgVmsplice runs testdata/c/mmsg.c (sendmmsg and recvmmsg on Unix
+// datagram and stream sockets: several messages a call, msg_len,
+// MSG_WAITFORONE, a first message that waits for a child's, short counts,
+// errors; vmsplice from a pipe and into one with SPLICE_F_GIFT, how its
+// buffers fill, its waits and errors) like TestInotify.
+func TestMmsgVmsplice(t *testing.T) {
+	sameAsLinux(t, []string{"c/mmsg-musl", "c/mmsg-glibc", "arm64/c/mmsg-glibc"}, func(out string) bool {
+		return strings.Contains(out, "vmsplice 20 pieces of 10 bytes (GIFT): 160\n") && strings.HasSuffix(out, "done: ok\n") &&
+			strings.Count(out, "\n") >= 45
+	})
 }
