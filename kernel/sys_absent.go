@@ -153,7 +153,7 @@ var absentCalls = []absentCall{
 	{"perf_event_open", 298, 241, unix.EACCES, nil, Refused, "as with Debian's kernel.perf_event_paranoid=3"},
 	{"pkey_alloc", 330, 289, unix.ENOSPC, sysPkeyAlloc, Full, "as on a CPU without protection keys: ENOSPC after the argument checks"},
 	// Old calls (sys_legacy.go).
-	{"uselib", 134, -1, unix.ENOSYS, nil, ENOSYS, "no a.out libraries: as a kernel without CONFIG_USELIB (Linux 6.18, measured, has no uselib at all)"},
+	{"uselib", 134, -1, unix.ENOSYS, nil, ENOSYS, "as a kernel without CONFIG_USELIB (Linux 6.18 answers ENOSYS, measured): no old-style shared libraries"},
 	{"set_thread_area", 205, -1, unix.ENOSYS, nil, ENOSYS, "x86-64's table has no entry for it (a 32-bit call): Linux answers ENOSYS"},
 	{"get_thread_area", 211, -1, unix.ENOSYS, nil, ENOSYS, "x86-64's table has no entry for it (a 32-bit call): Linux answers ENOSYS"},
 	{"modify_ldt", 154, -1, unix.ENOSYS, sysModifyLdt, Partial, "as for a process without an LDT: a read gives 0 bytes, the default LDT's read zeros (at most 128), an unknown function ENOSYS, errors as an unsigned int (Linux's return); a write that passes Linux's checks (EINVAL, EFAULT) stops the run"},

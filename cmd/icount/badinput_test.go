@@ -58,11 +58,12 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestUnsupportedSyscall checks the message for a system call icount does
-// not emulate: its name, number, address and function.
+// TestUnsupportedSyscall checks the message for a system call in a form
+// icount does not emulate: its name, number, address, what of it is
+// missing and the function.
 func TestUnsupportedSyscall(t *testing.T) {
 	r := runIcount(t, nil, nil, testProgram(t, "amd64/unsupported"))
-	want := "icount: system call remap_file_pages (216) at pc 0x401007 is not emulated by icount (see 'icount syscalls'), in _start+0x7 (unsupported)"
+	want := "icount: system call recvmmsg (299) at pc 0x40100d uses a timeout (checked by Linux after each message, in host time), which icount does not emulate (see 'icount syscalls'), in _start+0xd (unsupported)"
 	if r.status != exitUnsupported || !strings.Contains(r.stderr, want+"\n") {
 		t.Errorf("status %d, stderr:\n%s\nwant status %d and %q", r.status, r.stderr, exitUnsupported, want)
 	}

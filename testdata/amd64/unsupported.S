@@ -1,9 +1,10 @@
 /*
-# icount: instructions=4 blocks=1 exit=125
+# icount: instructions=5 blocks=1 exit=125
 
-unsupported.S: a system call icount does not emulate (remap_file_pages,
-216) stops the run with exit status 125 and a message naming the call, its
-address and function. One block: nop, nop, mov $216, syscall = 4 instructions; the
+unsupported.S: a system call in a form icount does not emulate (recvmmsg,
+299, with a timeout) stops the run with exit status 125 and a message
+naming the call, its address, what of it is missing and the function. One
+block: nop, nop, mov $1, %r8d, mov $299, syscall = 5 instructions; the
 syscall instruction is counted, as it was executed up to the kernel.
 */
 	.text
@@ -11,7 +12,8 @@ syscall instruction is counted, as it was executed up to the kernel.
 _start:
 	nop
 	nop
-	mov	$216, %eax		/* remap_file_pages */
+	mov	$1, %r8d		/* a timeout */
+	mov	$299, %eax		/* recvmmsg */
 	syscall
 	mov	$60, %eax		/* never reached */
 	xor	%edi, %edi
