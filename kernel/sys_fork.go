@@ -199,6 +199,7 @@ func (m *addressSpace) forkTo(cpu CPU) *addressSpace {
 	c.cpu = cpu
 	c.vmas = m.vmas.clone()
 	c.sharedAnon = nil
+	c.sharedFile = slices.Clone(m.sharedFile)
 	c.locked = spans[lockedRange]{} // a child inherits no lock
 	return &c
 }

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"slices"
+
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
@@ -81,28 +83,25 @@ func (p *Process) checkLDTWrite(addr, size uint64, oldMode bool) (Errno, error) 
 
 // sysRemapFilePages answers remap_file_pages with Linux's checks: EINVAL
 // for a protection, a range that wraps, or an address in no mapping or in
-// a private anonymous one (Linux remaps only shared mappings); a shared
-// mapping, or a file mapping (icount keeps no record of MAP_SHARED for
-// those), stops the run.
+// a private one (Linux remaps only shared mappings); a shared mapping
+// stops the run (a page's offset in its file or memory is not emulated).
 func sysRemapFilePages(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	start, size, prot, pgoff := pageDown(a[0]), pageDown(a[1]), a[2], a[3]
 	if prot != 0 || start+size <= start || pgoff+size/emu.PageSize < pgoff {
 		return 0, unix.EINVAL
 	}
-	v, ok := p.mm.at(start)
-	if !ok {
+	if _, ok := p.mm.at(start); !ok {
 		return 0, unix.EINVAL
 	}
-	for _, r := range p.mm.sharedAnon {
+	// A range stays listed after it is unmapped: one mapped again
+	// privately there is taken as shared, which stops the run.
+	for _, r := range slices.Concat(p.mm.sharedAnon, p.mm.sharedFile) {
 		if start >= r[0] && start < r[1] {
-			return 0, errUnsupported("remap_file_pages of MAP_SHARED anonymous memory (its pages' offsets are not emulated)")
+			return 0, errUnsupported("remap_file_pages of a MAP_SHARED mapping (its pages' offsets are not emulated)")
 		}
 	}
-	if v.name == "" || v.name[0] == '[' {
-		return 0, unix.EINVAL // private anonymous memory, the heap or the stack
-	}
-	return 0, errUnsupported("remap_file_pages of a file mapping (whether it is MAP_SHARED is not recorded)")
+	return 0, unix.EINVAL // a private mapping
 }
 
 // sysRestartSyscall answers restart_syscall as Linux answers a thread with

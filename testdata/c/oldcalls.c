@@ -6,6 +6,7 @@
  * int: its errors come back as large positive numbers, printed as such.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -55,6 +56,15 @@ int main(int argc, char **argv)
 	value("remap_file_pages wraps", syscall(SYS_remap_file_pages, priv, -4096L, 0, 1, 0));
 	show("munmap", munmap(priv, 8192));
 	value("remap_file_pages unmapped", syscall(SYS_remap_file_pages, priv, 4096, 0, 1, 0));
+	int fd = open("file", O_CREAT | O_RDWR, 0600);
+	if (fd < 0 || ftruncate(fd, 8192) < 0)
+		perror("file");
+	void *fmap = mmap(0, 8192, PROT_READ, MAP_PRIVATE, fd, 0);
+	value("remap_file_pages of a private file mapping", syscall(SYS_remap_file_pages, fmap, 4096, 0, 1, 0));
+	value("remap_file_pages of the program's own code", syscall(SYS_remap_file_pages, (uintptr_t)main & -4096L, 4096, 0, 1, 0));
+	munmap(fmap, 8192);
+	close(fd);
+	unlink("file");
 	value("restart_syscall", syscall(SYS_restart_syscall));
 	return 0;
 }
