@@ -9,9 +9,11 @@ import (
 // The first may wait as those calls do; one after it is tried without
 // waiting, and where Linux would wait for it (a blocking send into a full
 // buffer; a blocking recvmmsg without MSG_WAITFORONE when fewer messages
-// came than it asks for) the run stops, as it does for recvmmsg's
-// timeout and for an error recvmmsg meets after the first message (Linux
-// keeps it for the socket's next call).
+// came than it asks for) the run stops, as it does for an error recvmmsg
+// meets after the first message (Linux keeps it for the socket's next
+// call). recvmmsg's timeout is Linux's: looked at only after each
+// message (the first waits as long as it must), in guest time, what is
+// left of it written back.
 
 // mmsghdrSize is struct mmsghdr's size: a msghdr, msg_len and padding.
 const mmsghdrSize = msghdrSize + 8
@@ -35,6 +37,11 @@ type mmsgCall struct {
 	name    string
 	nr, pc  uint64
 	waiting bool // a message after the first would wait (the guest's socket and flags block)
+	// timeout is recvmmsg's struct timespec (0 for none), end when it
+	// runs out in guest time, left what is left of it after the last
+	// message received.
+	timeout   uint64
+	end, left int64
 }
 
 func (t *Task) mmsgCall(name string, a [6]uint64) (*mmsgCall, error) {
@@ -104,14 +111,29 @@ func (c *mmsgCall) sendFrom(i uint64) (uint64, error) {
 }
 
 func sysRecvmmsg(t *Task, a [6]uint64) (uint64, error) {
+	p := t.proc
+	var timeout int64
 	if a[4] != 0 {
-		return 0, errUnsupported("a timeout (checked by Linux after each message, in host time)")
+		var err error
+		if timeout, err = p.readTimespec(a[4]); err != nil {
+			return 0, err
+		}
 	}
 	c, err := t.mmsgCall("recvmmsg", a)
 	if err != nil {
 		return 0, err
 	}
-	return c.recvFrom(0)
+	if c.timeout = a[4]; c.timeout != 0 && timeout > 0 {
+		c.end = p.deadlineAfter(timeout)
+	}
+	n, err := c.recvFrom(0)
+	if err != nil || n == 0 || c.timeout == 0 {
+		return n, err
+	}
+	if err := p.writeMem(c.timeout, timespec(c.left, false)); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // recvFrom receives the messages from i on, giving the count received,
@@ -130,6 +152,11 @@ func (c *mmsgCall) recvFrom(i uint64) (uint64, error) {
 				return 0, err
 			}
 			return c.stop(i, "an error after the first message (Linux keeps it for the socket's next call)")
+		}
+		if c.timeout != 0 {
+			if c.left = max(c.end-c.p.now(), 0); c.left == 0 {
+				return i + 1, nil // the timeout ran out
+			}
 		}
 		if msgFlags&unix.MSG_OOB != 0 {
 			return i + 1, nil

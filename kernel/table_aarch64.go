@@ -190,7 +190,7 @@ var tableAArch64 = []Syscall{
 	{233, "madvise", sysMadvise, Full, "MADV_DONTNEED zeroes; other advice is accepted"},
 	{240, "rt_tgsigqueueinfo", sysRtTgsigqueueinfo, Full, "as rt_sigqueueinfo, to one thread"},
 	{242, "accept4", sysAccept4, Full, "Unix sockets: the connection's socket, its peer's address; SOCK_NONBLOCK, SOCK_CLOEXEC"},
-	{243, "recvmmsg", sysRecvmmsg, Partial, "Unix sockets icount made: each message as recvmsg, msg_len written, MSG_WAITFORONE; the first may wait as recvmsg does; a later one that would wait (a blocking socket without MSG_WAITFORONE or MSG_DONTWAIT), an error after the first (Linux keeps it for the next call) and a timeout stop the run"},
+	{243, "recvmmsg", sysRecvmmsg, Partial, "Unix sockets icount made: each message as recvmsg, msg_len written, MSG_WAITFORONE; the first may wait as recvmsg does; the timeout as Linux's (looked at after each message, in guest time, what is left written back); a later one that would wait (a blocking socket without MSG_WAITFORONE or MSG_DONTWAIT) and an error after the first (Linux keeps it for the next call) stop the run"},
 	{260, "wait4", sysWait4, Full, "any child, one, or a process group; WNOHANG; a status word for an exit or a death by signal; rusage zero"},
 	{261, "prlimit64", sysPrlimit64, Full, "fixed limits; new limits accepted, not enforced"},
 	{267, "syncfs", sysSyncfs, Full, ""},

@@ -224,7 +224,7 @@ var tableX86_64 = []Syscall{
 	{295, "preadv", sysPreadv, Full, "one host transfer of the gathered bytes"},
 	{296, "pwritev", sysPwritev, Full, "one host transfer of the gathered bytes"},
 	{297, "rt_tgsigqueueinfo", sysRtTgsigqueueinfo, Full, "as rt_sigqueueinfo, to one thread"},
-	{299, "recvmmsg", sysRecvmmsg, Partial, "Unix sockets icount made: each message as recvmsg, msg_len written, MSG_WAITFORONE; the first may wait as recvmsg does; a later one that would wait (a blocking socket without MSG_WAITFORONE or MSG_DONTWAIT), an error after the first (Linux keeps it for the next call) and a timeout stop the run"},
+	{299, "recvmmsg", sysRecvmmsg, Partial, "Unix sockets icount made: each message as recvmsg, msg_len written, MSG_WAITFORONE; the first may wait as recvmsg does; the timeout as Linux's (looked at after each message, in guest time, what is left written back); a later one that would wait (a blocking socket without MSG_WAITFORONE or MSG_DONTWAIT) and an error after the first (Linux keeps it for the next call) stop the run"},
 	{302, "prlimit64", sysPrlimit64, Full, "fixed limits; new limits accepted, not enforced"},
 	{306, "syncfs", sysSyncfs, Full, ""},
 	{307, "sendmmsg", sysSendmmsg, Partial, "Unix sockets icount made: each message as sendmsg, msg_len written, the count sent (the first message's error when none went, as Linux); the first may wait as sendmsg does; a later one that would wait on a blocking socket stops the run"},

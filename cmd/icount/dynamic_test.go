@@ -514,7 +514,10 @@ func guestIdentity(t *testing.T, dir string) (string, *syscall.Credential) {
 	if uid == 1000 {
 		return copyDir, &syscall.Credential{Uid: 1000, Gid: uint32(os.Getegid())}
 	}
-	for d := filepath.Dir(copyDir); d != "/" && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
+	// The directories between the temporary directory and the copy, not
+	// the temporary directory itself (/tmp: world-writable and sticky,
+	// which 0755 would take from every other user of the machine).
+	for d := filepath.Dir(copyDir); d != "/" && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,8 @@ func heldToAMD64(t *testing.T, prog string, judged func(out string) bool, from s
 
 // TestMmsgVmsplice runs testdata/c/mmsg.c (sendmmsg and recvmmsg on Unix
 // datagram and stream sockets: several messages a call, msg_len,
-// MSG_WAITFORONE, a first message that waits for a child's, short counts,
+// MSG_WAITFORONE, recvmmsg's timeout (amd64: qemu-aarch64 ignores it), a
+// first message that waits for a child's, short counts,
 // errors; vmsplice from a pipe and into one with SPLICE_F_GIFT, how its
 // buffers fill, its waits and errors) like TestInotify.
 func TestMmsgVmsplice(t *testing.T) {
