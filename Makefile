@@ -76,6 +76,15 @@ TESTPROGS  += $(FSOPS_BINS)
 NONBLOCK_BINS := $(BUILD)/c/nonblock-musl $(BUILD)/c/nonblock-glibc $(BUILD)/arm64/c/nonblock-glibc
 TESTPROGS     += $(NONBLOCK_BINS)
 
+# The inotify calls, openat2, the old calls (uselib, modify_ldt,
+# set_thread_area, remap_file_pages, restart_syscall), sendmmsg, recvmmsg
+# and vmsplice (cmd/icount/syscalls_test.go):
+# amd64 musl- and glibc-static, arm64 glibc-static.
+INOTIFY_C    := inotify openat2 oldcalls mmsg
+INOTIFY_BINS := $(foreach p,$(INOTIFY_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
+TESTPROGS    += $(INOTIFY_BINS)
+$(INOTIFY_BINS): testdata/c/errname.h testdata/c/conformance.h
+
 # The guest's own /proc/self/fd (kernel/procfd.go, cmd/icount/procfd_test.go):
 # amd64 musl- and glibc-static, arm64 glibc-static.
 PROCFD_BINS := $(BUILD)/c/procfd-musl $(BUILD)/c/procfd-glibc $(BUILD)/arm64/c/procfd-glibc

@@ -5,12 +5,12 @@ package kernel
 // generic numbering of include/uapi/asm-generic/unistd.h, which has no
 // open, stat, lstat, access, pipe, dup2, unlink, readlink, time, fork or
 // poll: libc uses the *at and 2/3 forms there), none where the arch lacks
-// it; its handler, support and note are the same on both. Rows with no
-// handler are calls icount does not emulate (a guest making one stops,
-// told which); rows answered whyRemoved are numbers Linux 6.1 (the kernel
-// icount's uname reports) keeps with no call behind them. The calls
-// icount refuses on purpose are absentCalls (sys_absent.go), in the same
-// shape.
+// it; its handler, support and note are the same on both. Rows answered
+// whyRemoved are numbers Linux 6.1 (the kernel icount's uname reports)
+// keeps with no call behind them. The calls icount refuses on purpose, and
+// the old ones it answers as Linux answers a 64-bit process, are
+// absentCalls (sys_absent.go), in the same shape. A number in no row is
+// answered ENOSYS, as Linux answers it.
 var calls = []Call{
 	{"read", 0, 63, sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: a pipe's or FIFO's until the buffer is full or the end, a terminal's until a line; never EAGAIN or a short count by the host side's pace"},
 	{"write", 1, 64, sysWrite, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short write by the host side's pace"},
@@ -132,7 +132,6 @@ var calls = []Call{
 	{"sigaltstack", 131, 132, sysSigaltstack, Full, "per thread; SS_AUTODISARM; SA_ONSTACK handlers run on it"},
 	{"utime", 132, none, sysUtime, Full, "as utimensat, in seconds"},
 	{"mknod", 133, none, sysMknod, Full, "regular files, FIFOs, sockets and whiteouts, the mode less the guest's umask; other devices EPERM, as without CAP_MKNOD"},
-	{"uselib", 134, none, nil, None, ""},
 	{"personality", 135, 92, sysPersonality, Partial, "PER_LINUX, with ADDR_NO_RANDOMIZE or not (icount's layout is fixed); 0xffffffff queries; other personas stop the run"},
 	{"statfs", 137, 43, sysStatfs, Full, "the host's file system"},
 	{"fstatfs", 138, 44, sysFstatfs, Full, "the host's file system"},
@@ -149,7 +148,6 @@ var calls = []Call{
 	{"munlock", 150, 229, sysMunlock, Full, ""},
 	{"mlockall", 151, 230, sysMlockall, Partial, "MCL_CURRENT if the mapped pages fit in RLIMIT_MEMLOCK (ENOMEM otherwise); MCL_FUTURE stops the run"},
 	{"munlockall", 152, 231, sysMunlockall, Full, ""},
-	{"modify_ldt", 154, none, nil, None, ""},
 	{"_sysctl", 156, none, sysENOSYS, ENOSYS, whyRemoved},
 	{"prctl", 157, 167, sysPrctl, Partial, "PR_SET_NAME, PR_GET_NAME, PR_SET_PDEATHSIG, PR_GET_PDEATHSIG; other options EINVAL"},
 	{"arch_prctl", 158, none, sysArchPrctl, Partial, "ARCH_SET_FS/GET_FS/SET_GS/GET_GS"},
@@ -183,15 +181,11 @@ var calls = []Call{
 	{"futex", 202, 98, sysFutex, Partial, "WAIT, WAKE, the BITSET forms, REQUEUE, CMP_REQUEUE, WAKE_OP, timeouts in guest time; priority-inheritance operations stop the run"},
 	{"sched_setaffinity", 203, 122, sysSchedSetaffinity, Full, "the thread's mask of the --cpus CPUs, read back by sched_getaffinity; it changes nothing about scheduling"},
 	{"sched_getaffinity", 204, 123, sysSchedGetaffinity, Full, "one CPU, or --cpus N; what sched_setaffinity set"},
-	{"set_thread_area", 205, none, nil, None, ""},
-	{"get_thread_area", 211, none, nil, None, ""},
 	{"epoll_create", 213, none, sysEpollCreate, Full, "a host epoll instance watching the guest's files"},
 	{"epoll_ctl_old", 214, none, sysENOSYS, ENOSYS, whyRemoved},
 	{"epoll_wait_old", 215, none, sysENOSYS, ENOSYS, whyRemoved},
-	{"remap_file_pages", 216, 234, nil, None, ""},
 	{"getdents64", 217, 61, sysGetdents64, Full, ""},
 	{"set_tid_address", 218, 96, sysSetTidAddress, Full, ""},
-	{"restart_syscall", 219, 128, nil, None, ""},
 	{"fadvise64", 221, 223, sysFadvise64, Full, "accepted: advice changes only caching"},
 	{"timer_create", 222, 107, sysTimerCreate, Full, "every clock with timers (each expires at guest time, the CPU-time clocks too), the others and the alarm clocks EOPNOTSUPP (no /dev/rtc); SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID; ids from 0 per process; not inherited by fork, deleted by exec; a timer's signal while another of its number is pending stops the run (Linux queues both)"},
 	{"timer_settime", 223, 110, sysTimerSettime, Full, "relative and TIMER_ABSTIME, intervals armed again at delivery with the intervals missed as overrun; a signal sent before is dropped; the old value"},
@@ -210,9 +204,9 @@ var calls = []Call{
 	{"waitid", 247, 95, sysWaitid, Full, "P_ALL, P_PID, P_PGID; WEXITED, WNOHANG, WNOWAIT"},
 	{"ioprio_set", 251, 30, sysIoprioSet, Full, noteIoprioSet},
 	{"ioprio_get", 252, 31, sysIoprioGet, Full, noteIoprioGet},
-	{"inotify_init", 253, none, nil, None, ""},
-	{"inotify_add_watch", 254, 27, nil, None, ""},
-	{"inotify_rm_watch", 255, 28, nil, None, ""},
+	{"inotify_init", 253, none, sysInotifyInit, Full, "inotify_init1 with no flags: a host inotify instance (non-blocking on the host: a read that would block blocks the thread; poll, epoll, FIONREAD, IN_NONBLOCK, IN_CLOEXEC as Linux's); its events are the file system's (the program's input), also those icount's own work on a watched file causes (reading a binary to load it, copying a file mapping's bytes: IN_OPEN, IN_ACCESS), and those of other host processes (a wait for one no guest thread can cause ends the run as a deadlock, as a pipe's does); rename cookies renumbered per run from 1 in order of appearance; EMFILE at the host user's fs.inotify.max_user_instances"},
+	{"inotify_add_watch", 254, 27, sysInotifyAddWatch, Full, "the path resolves as open's (cwd, the run's /tmp, the sysroot); watch descriptors the host instance's, numbered per instance as Linux's; mask and descriptor checks the host's, in Linux's order; ENOSPC at the host user's fs.inotify.max_user_watches"},
+	{"inotify_rm_watch", 255, 28, sysInotifyRmWatch, Full, "the host instance's watch; IN_IGNORED queued as Linux's"},
 	{"openat", 257, 56, sysOpenat, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; the files of /proc, /sys and /etc icount answers are the guest's (README: what else icount pins); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, waiting for the other end: in the scheduler for a process of the run's, on the host only when no thread of the run can run)"},
 	{"mkdirat", 258, 34, sysMkdirat, Full, "the mode less the guest's umask"},
 	{"mknodat", 259, 33, sysMknodat, Full, "regular files, FIFOs, sockets and whiteouts, the mode less the guest's umask; other devices EPERM, as without CAP_MKNOD"},
@@ -233,7 +227,7 @@ var calls = []Call{
 	{"splice", 275, 76, sysSplice, Full, "between a pipe and a file or two pipes, in the host's kernel; a wait on icount's pipes blocks the thread as read and write do"},
 	{"tee", 276, 77, sysTee, Full, "between two pipes, in the host's kernel; a wait blocks the thread as read does"},
 	{"sync_file_range", 277, 84, sysSyncFileRange, Full, ""},
-	{"vmsplice", 278, 75, nil, None, ""},
+	{"vmsplice", 278, 75, sysVmsplice, Partial, "from a pipe into memory, a copy as Linux's; into a pipe with SPLICE_F_GIFT (the caller gives the pages away), a copy in fresh host pages at the same page offsets, so the pipe's buffers fill as Linux's (one per page of each piece); into a pipe without SPLICE_F_GIFT it stops the run (Linux lends the pipe the caller's pages, which a copy is not); waits unless SPLICE_F_NONBLOCK, whatever O_NONBLOCK, as Linux; EBADF for a file not a pipe"},
 	{"utimensat", 280, 88, sysUtimensat, Full, "UTIME_NOW and NULL times are now (under --fixed-clock, as every change the guest makes, in guest time: the host's file keeps the host's); UTIME_OMIT; AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH; a NULL path sets the descriptor's file"},
 	{"epoll_pwait", 281, 22, sysEpollPwait, Partial, "waits in guest time, polled at scheduling points; a host stream is always ready for what it was opened for (edge-triggered: again after each of its transfers), never EPOLLHUP or EPOLLERR; the signal mask holds during the wait (a handler the wait's EINTR runs returns to the mask before)"},
 	{"signalfd", 282, none, sysSignalfd, Full, "as signalfd4 without flags"},
@@ -248,14 +242,14 @@ var calls = []Call{
 	{"epoll_create1", 291, 20, sysEpollCreate1, Full, "a host epoll instance watching the guest's files"},
 	{"dup3", 292, 24, sysDup3, Full, ""},
 	{"pipe2", 293, 59, sysPipe2, Full, "a transfer that would block blocks the thread until another makes it possible (one no thread can unblock ends the run as a deadlock)"},
-	{"inotify_init1", 294, 26, nil, None, ""},
+	{"inotify_init1", 294, 26, sysInotifyInit1, Full, "a host inotify instance (non-blocking on the host: a read that would block blocks the thread; poll, epoll, FIONREAD, IN_NONBLOCK, IN_CLOEXEC as Linux's); its events are the file system's (the program's input), also those icount's own work on a watched file causes (reading a binary to load it, copying a file mapping's bytes: IN_OPEN, IN_ACCESS), and those of other host processes (a wait for one no guest thread can cause ends the run as a deadlock, as a pipe's does); rename cookies renumbered per run from 1 in order of appearance; EMFILE at the host user's fs.inotify.max_user_instances"},
 	{"preadv", 295, 69, sysPreadv, Full, "one host transfer of the gathered bytes"},
 	{"pwritev", 296, 70, sysPwritev, Full, "one host transfer of the gathered bytes"},
 	{"rt_tgsigqueueinfo", 297, 240, sysRtTgsigqueueinfo, Full, "as rt_sigqueueinfo, to one thread"},
-	{"recvmmsg", 299, 243, nil, None, ""},
+	{"recvmmsg", 299, 243, sysRecvmmsg, Partial, "Unix sockets icount made: each message as recvmsg, msg_len written, MSG_WAITFORONE; the first may wait as recvmsg does; the timeout as Linux's (looked at after each message, in guest time, what is left written back); a later one that would wait (a blocking socket without MSG_WAITFORONE or MSG_DONTWAIT) and an error after the first (Linux keeps it for the next call) stop the run"},
 	{"prlimit64", 302, 261, sysPrlimit64, Full, "fixed limits; new limits accepted, not enforced"},
 	{"syncfs", 306, 267, sysSyncfs, Full, ""},
-	{"sendmmsg", 307, 269, nil, None, ""},
+	{"sendmmsg", 307, 269, sysSendmmsg, Partial, "Unix sockets icount made: each message as sendmsg, msg_len written, the count sent (the first message's error when none went, as Linux); the first may wait as sendmsg does; a later one that would wait on a blocking socket stops the run"},
 	{"getcpu", 309, 168, sysGetcpu, Full, "CPU 0, node 0: icount runs every thread on one CPU"},
 	{"sched_setattr", 314, 274, sysSchedSetattr, Full, "as sched_setscheduler, and a higher nice value; SCHED_FLAG_KEEP_POLICY, SCHED_FLAG_KEEP_PARAMS; sizes as Linux (E2BIG with its own written back); SCHED_FLAG_UTIL_CLAMP EOPNOTSUPP, as without CONFIG_UCLAMP_TASK"},
 	{"sched_getattr", 315, 275, sysSchedGetattr, Full, "the policy and nice value set; the runtime is EEVDF's slice (0.7 ms times 1+log2 of the --cpus, at most 8); no utilisation clamps"},
@@ -272,7 +266,7 @@ var calls = []Call{
 	{"rseq", 334, 293, sysENOSYS, ENOSYS, "libc runs without restartable sequences"},
 	{"clone3", 435, 435, sysClone3, ENOSYS, "libc falls back to clone"},
 	{"close_range", 436, 436, sysCloseRange, Partial, "CLOSE_RANGE_CLOEXEC; CLOSE_RANGE_UNSHARE in a process of one thread (its table is its own); in one of several threads it stops the run"},
-	{"openat2", 437, 437, nil, None, ""},
+	{"openat2", 437, 437, sysOpenat2, Partial, "open_how read as Linux's (EINVAL below 24 bytes, E2BIG past a page or for non-zero bytes past the struct, EFAULT); flags, mode and resolve flags checked by the host before the path; unscoped, the path maps as openat's, but with RESOLVE_NO_XDEV, NO_SYMLINKS or NO_MAGICLINKS one reaching /proc, /dev, /sys or /icount stops the run; RESOLVE_BENEATH and RESOLVE_IN_ROOT look the path up on the host from the directory as given, and stop the run when it could reach a directory icount maps (the run's /tmp, /proc, /dev, /sys, the executable's); RESOLVE_CACHED EAGAIN, as with nothing cached (the caller opens again without it)"},
 	{"faccessat2", 439, 439, sysFaccessat2, Full, ""},
 	{"epoll_pwait2", 441, 441, sysEpollPwait2, Partial, "as epoll_pwait, with a timespec timeout"},
 	{"fchmodat2", 452, 452, sysFchmodat2, Full, "AT_SYMLINK_NOFOLLOW (a symbolic link: EOPNOTSUPP) and AT_EMPTY_PATH, by the host's kernel"},

@@ -42,6 +42,9 @@ type file struct {
 	timer *timerFD
 	// sigfd is a signalfd's state (sys_signalfd.go), whose eventfd f is.
 	sigfd *signalFD
+	// inotify marks an inotify instance (sys_inotify.go), whose events'
+	// cookies a read renumbers.
+	inotify bool
 	// refs counts the guest descriptors open on it and the system calls
 	// blocked in it: the host descriptor closes with the last.
 	refs int

@@ -115,6 +115,8 @@ type Kernel struct {
 	devs   map[uint64]uint64     // the guest's device numbers (ids.go)
 	inos   map[fileID]uint64     // the guest's inode numbers (ids.go)
 	locks  lockTable             // file locks (sys_lock.go)
+	// cookies renumbers inotify's rename cookies (sys_inotify.go).
+	cookies inotifyCookies
 
 	failure    error    // set when the run must stop with an icount error
 	files      []string // files the guest opened, in order

@@ -36,6 +36,9 @@ type addressSpace struct {
 	// fork's child would share with its parent, which icount copies, so
 	// a fork while one is still mapped is refused.
 	sharedAnon [][2]uint64
+	// sharedFile are the ranges mapped MAP_SHARED from a file (read-only
+	// copies: remap_file_pages would remap those, sys_legacy.go).
+	sharedFile [][2]uint64
 	// locked are the pages mlock locked (sys_mlock.go).
 	locked spans[lockedRange]
 }

@@ -359,6 +359,7 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 	if err != nil || !ok {
 		return false, err
 	}
+	t.sig.handlers++
 	t.sig.mask |= act.mask
 	if act.flags&saNodefer == 0 {
 		t.sig.mask |= sigBit(sig)
@@ -489,6 +490,9 @@ func (p *Process) sigreturnFailed() (uint64, error) {
 // stopped (Schedule, then signalPoint): a system call's hook cannot move
 // the PC. The call returns nothing: the registers are the frame's.
 func (p *Process) afterSigreturn(restore func() error) (uint64, error) {
+	if p.k.cur.sig.handlers > 0 {
+		p.k.cur.sig.handlers--
+	}
 	p.k.cur.sig.afterStop = restore
 	p.k.switching = true
 	return 0, errBlocked

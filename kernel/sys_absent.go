@@ -152,6 +152,13 @@ var absentCalls = []absentCall{
 	{"bpf", 321, 280, unix.EPERM, nil, Refused, "every command, as with kernel.unprivileged_bpf_disabled (Debian's default)"},
 	{"perf_event_open", 298, 241, unix.EACCES, nil, Refused, "as with Debian's kernel.perf_event_paranoid=3"},
 	{"pkey_alloc", 330, 289, unix.ENOSPC, sysPkeyAlloc, Full, "as on a CPU without protection keys: ENOSPC after the argument checks"},
+	// Old calls (sys_legacy.go).
+	{"uselib", 134, none, unix.ENOSYS, nil, ENOSYS, "as a kernel without CONFIG_USELIB (Linux 6.18 answers ENOSYS, measured): no old-style shared libraries"},
+	{"set_thread_area", 205, none, unix.ENOSYS, nil, ENOSYS, "x86-64's table has no entry for it (a 32-bit call): Linux answers ENOSYS"},
+	{"get_thread_area", 211, none, unix.ENOSYS, nil, ENOSYS, "x86-64's table has no entry for it (a 32-bit call): Linux answers ENOSYS"},
+	{"modify_ldt", 154, none, unix.ENOSYS, sysModifyLdt, Partial, "as for a process without an LDT: a read gives 0 bytes, the default LDT's read zeros (at most 128), an unknown function ENOSYS, errors as an unsigned int (Linux's return); a write that passes Linux's checks (EINVAL, EFAULT) stops the run"},
+	{"remap_file_pages", 216, 234, unix.EINVAL, sysRemapFilePages, Partial, "EINVAL for a protection, a range that wraps, an address in no mapping or in a private one (anonymous or a file's, the program's own included); a MAP_SHARED mapping stops the run"},
+	{"restart_syscall", 219, 128, unix.EINTR, sysRestartSyscall, Partial, "EINTR, as for a thread with no call to restart (icount restarts interrupted calls itself); inside a signal handler, where Linux may resume the call the signal interrupted, it stops the run"},
 	{"pkey_free", 331, 290, unix.EINVAL, nil, Full, "no key is ever allocated"},
 	{"pkey_mprotect", 329, 288, unix.EINVAL, sysPkeyMprotect, Full, "key -1 is mprotect; any other key is not allocated (EINVAL, after mprotect's checks of the range)"},
 }

@@ -148,7 +148,7 @@ func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
 		return 0, unix.EINVAL
 	}
 	if f.sock != nil {
-		return p.sockSend(f, fd, buf, 0, nil, nil)
+		return p.sockSend(f, fd, buf, 0, nil, nil, sentCount)
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },
@@ -268,6 +268,9 @@ func (p *Process) pathAt(dirfd, pathAddr uint64) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
+	if filepath.IsAbs(path) {
+		return unix.AT_FDCWD, path, nil // Linux looks no descriptor up for it
+	}
 	dir, err := p.hostDir(dirfd)
 	return dir, path, err
 }
@@ -287,6 +290,15 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return p.openPath(dir, dirfd, path, flags, mode, unix.Openat)
+}
+
+// openPath opens the guest's path relative to the host directory dir (the
+// guest's dirfd) with open on the host, after icount's own mapping: the
+// files it answers itself (openVirtual), and the host file of path
+// (resolve).
+func (p *Process) openPath(dir int, dirfd uint64, path string, flags, mode uint64,
+	open func(dir int, host string, flags int, mode uint32) (int, error)) (uint64, error) {
 	if f, ok, err := p.openVirtual(path, flags); ok {
 		if err != nil {
 			return 0, err
@@ -298,6 +310,16 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 		}
 		return uint64(gfd), err
 	}
+	return p.openHost(dir, dirfd, path, flags, mode, p.resolve, open)
+}
+
+// openHost opens path, relative to the host directory dir (the guest's
+// dirfd), on the host: the host path lookup gives (resolve, or the path as
+// it is), opened with open (openat, or openat2 with its resolve flags).
+// A file it makes has the guest's umask, not icount's.
+func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint64,
+	lookup func(path string, op func(host string) error) (string, error),
+	open func(dir int, host string, flags int, mode uint32) (int, error)) (uint64, error) {
 	hostFlags := p.abi.openFlags(flags)
 	fd := -1
 	made := false
@@ -305,15 +327,15 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	// (fifo.go): for a writer, ENXIO while no one reads.
 	var fifo fifoID
 	waitsFor := hostFlags&unix.O_NONBLOCK == 0 && hostFlags&unix.O_ACCMODE != unix.O_RDWR
-	host, err := p.resolve(path, func(host string) (err error) {
+	host, err := lookup(path, func(host string) (err error) {
 		var st unix.Stat_t
 		exists := (hostFlags&unix.O_CREAT != 0 || waitsFor) && unix.Fstatat(dir, host, &st, 0) == nil
 		made = hostFlags&unix.O_CREAT != 0 && !exists
-		open := hostFlags
+		opening := hostFlags
 		if waitsFor = waitsFor && exists && st.Mode&unix.S_IFMT == unix.S_IFIFO; waitsFor {
-			fifo, open = fifoID{st.Dev, st.Ino}, open|unix.O_NONBLOCK
+			fifo, opening = fifoID{st.Dev, st.Ino}, opening|unix.O_NONBLOCK
 		}
-		fd, err = unix.Openat(dir, host, open|unix.O_CLOEXEC, uint32(mode))
+		fd, err = open(dir, host, opening|unix.O_CLOEXEC, uint32(mode))
 		if waitsFor && errors.Is(err, unix.ENXIO) {
 			fd, err = -1, nil
 		}
@@ -332,7 +354,12 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 		})
 	}
 	if made {
-		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
+		// Only when icount's umask gave another mode: a chmod shows as
+		// an event to an inotify watch, where Linux's open makes none.
+		var st unix.Stat_t
+		if want := uint32(mode) & 0o7777 &^ p.umask; unix.Fstat(fd, &st) != nil || st.Mode&0o7777 != want {
+			unix.Fchmod(fd, want)
+		}
 	}
 	if made || hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, made, true)
@@ -532,7 +559,7 @@ const (
 )
 
 // portableStatusFlags are the file status flags F_GETFL reports.
-const portableStatusFlags = unix.O_ACCMODE | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
+const portableStatusFlags = unix.O_ACCMODE | unix.O_PATH | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
 
 func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc

@@ -74,6 +74,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 	child.rng = rand.NewChaCha8(seed)
 	task := &Task{proc: child, tid: child.pid, name: t.name, io: t.inheritIO(c.flags), sched: t.sched.forked()}
 	task.sig.mask = t.sig.mask
+	task.sig.handlers = t.sig.handlers // Linux's child keeps the call to restart
 	task.sig.altstack = slices.Clone(t.sig.altstack)
 	if c.flags&cloneVM != 0 {
 		if err := child.shareSpace(p, task, c); err != nil {
@@ -198,6 +199,7 @@ func (m *addressSpace) forkTo(cpu CPU) *addressSpace {
 	c.cpu = cpu
 	c.vmas = m.vmas.clone()
 	c.sharedAnon = nil
+	c.sharedFile = slices.Clone(m.sharedFile)
 	c.locked = spans[lockedRange]{} // a child inherits no lock
 	return &c
 }

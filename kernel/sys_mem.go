@@ -140,8 +140,11 @@ func sysMmap(t *Task, a [6]uint64) (uint64, error) {
 		return 0, unix.ENOMEM
 	}
 	p.prov.mapped(addr, addr+size, prot, name, off)
-	if anon && flags&mapShared != 0 {
+	switch {
+	case anon && flags&mapShared != 0:
 		m.sharedAnon = append(m.sharedAnon, [2]uint64{addr, addr + size})
+	case flags&mapShared != 0:
+		m.sharedFile = append(m.sharedFile, [2]uint64{addr, addr + size})
 	}
 	if src != nil {
 		// A private copy of the file's bytes; the pages past its end

@@ -9,8 +9,7 @@ import (
 // A call that would block on a pipe icount made (non-blocking on the
 // host) blocks the guest thread instead, as read and write on it do
 // (transfer), unless SPLICE_F_NONBLOCK or the pipe's O_NONBLOCK says
-// not to wait, as Linux reckons it. vmsplice is not emulated: Linux lends
-// the pipe the caller's pages, which a copy is not.
+// not to wait, as Linux reckons it. vmsplice is sys_vmsplice.go's.
 
 // splice flags.
 const (

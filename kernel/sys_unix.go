@@ -130,7 +130,7 @@ func sysSendto(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.sockSend(f, a[0], buf, int(a[3]), to, nil)
+	return p.sockSend(f, a[0], buf, int(a[3]), to, nil, sentCount)
 }
 
 func sysRecvfrom(t *Task, a [6]uint64) (uint64, error) {
@@ -189,7 +189,7 @@ func releaseAll(files []*file) {
 // blocking send does unless f is non-blocking or flags say MSG_DONTWAIT.
 // EPIPE on a stream sends SIGPIPE unless MSG_NOSIGNAL, as Linux's does
 // (a message socket's EPIPE sends none).
-func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, to *unixSock, files []*file) (uint64, error) {
+func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, to *unixSock, files []*file, finish func(n int) (uint64, error)) (uint64, error) {
 	s := f.sock
 	if flags&^sendFlags != 0 {
 		releaseAll(files)
@@ -215,12 +215,15 @@ func (p *Process) sockSend(f *file, fd uint64, buf []byte, flags int, to *unixSo
 			files = nil
 		}
 		return n, err
-	}, func(n int) (uint64, error) { return uint64(n), nil })
+	}, finish)
 	if err != nil || files != nil {
 		releaseAll(files)
 	}
 	return ret, err
 }
+
+// sentCount is a send's result: the bytes it moved.
+func sentCount(n int) (uint64, error) { return uint64(n), nil }
 
 // sockRecv receives into buf on f (the guest's descriptor fd), when fits
 // (if not nil) says the guest can take bytes off to off+n, and gives

@@ -35,24 +35,30 @@ func (p *Process) readMsghdr(addr uint64) (msghdr, error) {
 		le.Uint64(raw[msgIovlen:]), le.Uint64(raw[msgControl:]), le.Uint64(raw[msgControllen:])}, nil
 }
 
-// msgCall reads sendmsg's and recvmsg's arguments: the socket behind fd,
-// the msghdr at addr and its iovecs.
-func (p *Process) msgCall(fd, addr uint64) (*file, msghdr, []iovec, error) {
-	f, err := p.sockOf(fd)
-	if err != nil {
-		return nil, msghdr{}, nil, err
-	}
+// msgOf reads the msghdr at addr of a sendmsg or recvmsg and its iovecs.
+func (p *Process) msgOf(addr uint64) (msghdr, []iovec, error) {
 	m, err := p.readMsghdr(addr)
 	if err != nil {
-		return nil, m, nil, err
+		return m, nil, err
 	}
 	iov, err := p.readIovecs(m.iov, m.iovlen)
-	return f, m, iov, err
+	return m, iov, err
 }
 
 func sysSendmsg(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, m, iov, err := p.msgCall(a[0], a[1])
+	f, err := p.sockOf(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return p.sendmsg(f, a[0], a[1], int(a[2]), func(n, _ int) (uint64, error) { return uint64(n), nil })
+}
+
+// sendmsg sends the message of the msghdr at addr on f (the guest's
+// descriptor fd) and gives finish the bytes sent and the bytes the
+// message holds.
+func (p *Process) sendmsg(f *file, fd, addr uint64, flags int, finish func(n, size int) (uint64, error)) (uint64, error) {
+	m, iov, err := p.msgOf(addr)
 	if err != nil {
 		return 0, err
 	}
@@ -70,7 +76,7 @@ func sysSendmsg(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.sockSend(f, a[0], buf, int(a[2]), to, files)
+	return p.sockSend(f, fd, buf, flags, to, files, func(n int) (uint64, error) { return finish(n, len(buf)) })
 }
 
 // readRights reads the guest's control messages: the descriptors of its
@@ -132,12 +138,22 @@ func (p *Process) readRights(addr, size uint64) ([]*file, error) {
 
 func sysRecvmsg(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
-	f, m, iov, err := p.msgCall(a[0], a[1])
+	f, err := p.sockOf(a[0])
+	if err != nil {
+		return 0, err
+	}
+	return p.recvmsg(f, a[0], a[1], int(a[2]), func(res uint64, _ int) (uint64, error) { return res, nil })
+}
+
+// recvmsg receives a message on f (the guest's descriptor fd) as the
+// msghdr at addr asks, writes back what the msghdr is told, and gives
+// finish the call's result and the message's msg_flags.
+func (p *Process) recvmsg(f *file, fd, addr uint64, flags int, finish func(res uint64, msgFlags int) (uint64, error)) (uint64, error) {
+	m, iov, err := p.msgOf(addr)
 	if err != nil {
 		return 0, err
 	}
 	buf := make([]byte, iovSize(iov))
-	flags := int(a[2])
 	fits := func(off, n int) bool {
 		for _, v := range iov {
 			part := min(uint64(max(n, 0)), max(v.len, uint64(off))-uint64(off))
@@ -149,7 +165,7 @@ func sysRecvmsg(t *Task, a [6]uint64) (uint64, error) {
 		}
 		return true
 	}
-	return p.sockRecv(f, a[0], buf, flags, fits, func(n, res int, got unixRecv, rflags int) (uint64, error) {
+	return p.sockRecv(f, fd, buf, flags, fits, func(n, res int, got unixRecv, rflags int) (uint64, error) {
 		if err := p.scatter(iov, buf[:n]); err != nil {
 			releaseAll(got.files)
 			return 0, err
@@ -173,13 +189,13 @@ func sysRecvmsg(t *Task, a [6]uint64) (uint64, error) {
 		}
 		le.PutUint64(out[msgControllen:], uint64(len(control)))
 		le.PutUint32(out[msgFlags:], uint32(rflags))
-		if err := p.writeMem(a[1]+msgNamelen, out[msgNamelen:msgNamelen+4]); err != nil {
+		if err := p.writeMem(addr+msgNamelen, out[msgNamelen:msgNamelen+4]); err != nil {
 			return 0, err
 		}
-		if err := p.writeMem(a[1]+msgControllen, out[msgControllen:]); err != nil {
+		if err := p.writeMem(addr+msgControllen, out[msgControllen:]); err != nil {
 			return 0, err
 		}
-		return uint64(res), nil
+		return finish(uint64(res), rflags)
 	})
 }
 

@@ -38,6 +38,9 @@ type sigState struct {
 	// runs: the handler's frame then saves suspendedMask, the mask before.
 	suspended     bool
 	suspendedMask uint64
+	// handlers counts the handler frames entered and not yet returned
+	// from with rt_sigreturn (restart_syscall, sys_legacy.go).
+	handlers int
 }
 
 // Task is one guest thread: its registers and its part of the signal

@@ -185,6 +185,9 @@ func (p *Process) readFile(f *file, fd uint64, buf []byte, finish func(n int) (u
 		t := p.k.cur
 		return p.hostIO(f, what, 0, func(int) (int, error) { return p.readSignalfd(t, f, buf) }, finish)
 	}
+	if f.inotify {
+		return p.hostIO(f, what, 0, func(int) (int, error) { return p.readInotify(f, buf) }, finish)
+	}
 	read := func(done int) (int, error) { return unix.Read(f.host, buf[done:]) }
 	if f.stream != 0 {
 		return p.streamIO(f, what, true, p.readWant(f, len(buf)), read, finish)

@@ -71,8 +71,10 @@ func TestDebianPrograms(t *testing.T) {
 	dir := t.TempDir()
 	dynamicInputs(t, dir)
 	// The guest runs as uid and gid 1000, the host user mapped onto them:
-	// what shows file owners is judged by a native run as 1000 in a copy
-	// of dir that 1000 owns (possible as root, and as 1000 itself).
+	// what shows file owners' numbers is judged by a native run as 1000 in
+	// a copy of dir that 1000 owns (possible as root, and as 1000 itself).
+	// Their names are the host user's, as natively (/etc/passwd maps the
+	// ids: TestIdentityNames), and tar stores none here.
 	guestDir, asGuest := guestIdentity(t, dir)
 	cases := []struct {
 		name  string
@@ -94,7 +96,7 @@ func TestDebianPrograms(t *testing.T) {
 		{"od", []string{"-A", "x", "-t", "x1z", "tree/a.txt", "words.gz"}, "", false},
 		{"gzip", []string{"-c", "-9", "words.txt"}, "", false},
 		{"gzip", []string{"-d", "-c"}, "words.gz", false},
-		{"tar", []string{"-cf", "-", "tree"}, "", true},
+		{"tar", []string{"--numeric-owner", "-cf", "-", "tree"}, "", true},
 		{"tar", []string{"-tvf", "-"}, "tree.tar", false},
 		{"expr", []string{"6", "*", "7"}, "", false},
 		{"expr", []string{"length", "dynamic"}, "", false},
@@ -532,7 +534,10 @@ func guestIdentity(t *testing.T, dir string) (string, *syscall.Credential) {
 	if uid == 1000 {
 		return copyDir, &syscall.Credential{Uid: 1000, Gid: uint32(os.Getegid())}
 	}
-	for d := filepath.Dir(copyDir); d != "/" && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
+	// The directories between the temporary directory and the copy, not
+	// the temporary directory itself (/tmp: world-writable and sticky,
+	// which 0755 would take from every other user of the machine).
+	for d := filepath.Dir(copyDir); d != "/" && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
