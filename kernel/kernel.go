@@ -107,6 +107,8 @@ type Kernel struct {
 	stamps map[fileID]*fileTimes // the guest's times of the files it changed (stamps.go)
 	devs   map[uint64]uint64     // the guest's device numbers (ids.go)
 	inos   map[fileID]uint64     // the guest's inode numbers (ids.go)
+	// inosGiven counts the inode numbers given, some since forgotten.
+	inosGiven uint64
 	locks  lockTable             // file locks (sys_lock.go)
 
 	failure    error    // set when the run must stop with an icount error

@@ -293,7 +293,8 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	made := false
 	host, err := p.resolve(path, func(host string) (err error) {
 		var st unix.Stat_t
-		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil
+		made = hostFlags&unix.O_CREAT != 0 && unix.Fstatat(dir, host, &st, 0) != nil ||
+			hostFlags&unix.O_TMPFILE == unix.O_TMPFILE
 		fd, err = unix.Openat(dir, host, hostFlags|unix.O_CLOEXEC, uint32(mode))
 		return err
 	})
@@ -303,8 +304,10 @@ func (p *Process) openat(dirfd, pathAddr, flags, mode uint64) (uint64, error) {
 	if made {
 		unix.Fchmod(fd, uint32(mode)&0o7777&^p.umask) // the guest's umask, not icount's
 	}
-	if made || hostFlags&unix.O_TRUNC != 0 {
-		p.stamp(fd, made, true)
+	if made {
+		p.madeFD(fd)
+	} else if hostFlags&unix.O_TRUNC != 0 {
+		p.stamp(fd, false, true)
 	}
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
@@ -488,7 +491,46 @@ const (
 	fGetfl        = 3
 	fSetfl        = 4
 	fDupfdCloexec = 1030
+	fSetpipeSz    = 1031
+	fGetpipeSz    = 1032
 )
+
+// pipeMaxSize is the largest pipe an unprivileged process may ask for,
+// Linux's default /proc/sys/fs/pipe-max-size (the guest's answer does not
+// follow the host's setting, and icount run by root may pass it).
+const pipeMaxSize = 1 << 20
+
+// fcntlPipeSize answers F_GETPIPE_SZ and F_SETPIPE_SZ from the host
+// descriptor, which is the pipe itself (or, for what is not a pipe, a file,
+// eventfd or socket the host answers EBADF for). A size is rounded as
+// Linux's round_pipe_size does (the argument is an unsigned int): up to a
+// page, up to a power of two, none past 2^31 (EINVAL); past pipeMaxSize an
+// unprivileged process gets EPERM. What is not a pipe gets EBADF first.
+func fcntlPipeSize(f *file, cmd, arg uint64) (uint64, error) {
+	n, err := unix.FcntlInt(uintptr(f.host), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	if cmd == fGetpipeSz {
+		return uint64(n), nil
+	}
+	size := uint64(uint32(arg))
+	if size > 1<<31 {
+		return 0, unix.EINVAL
+	}
+	rounded := uint64(emu.PageSize)
+	for rounded < size {
+		rounded <<= 1
+	}
+	if rounded > pipeMaxSize {
+		return 0, unix.EPERM
+	}
+	n, err = unix.FcntlInt(uintptr(f.host), unix.F_SETPIPE_SZ, int(rounded))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), nil
+}
 
 // portableStatusFlags are the file status flags F_GETFL reports.
 const portableStatusFlags = unix.O_ACCMODE | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
@@ -543,6 +585,8 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		return p.fcntlLock(f, a[0], a[1], a[2])
 	case fAddSeals, fGetSeals:
 		return fcntlSeals(f, a[1], a[2])
+	case fGetpipeSz, fSetpipeSz:
+		return fcntlPipeSize(f, a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
 }

@@ -24,7 +24,7 @@ var tableAArch64 = []Syscall{
 	{22, "epoll_pwait", sysEpollPwait, Partial, "waits in guest time, polled at scheduling points; a wait forever on a terminal alone counts as a deadlock when every thread waits; the signal mask holds during the wait (a handler the wait's EINTR runs returns to the mask before)"},
 	{23, "dup", sysDup, Full, ""},
 	{24, "dup3", sysDup3, Full, ""},
-	{25, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; record locks (F_SETLK, F_SETLKW, F_GETLK and the F_OFD_ ones) kept between the processes icount runs as Linux keeps them, EDEADLK for a cycle of POSIX waits; F_ADD_SEALS and F_GET_SEALS on memfd_create's files; other commands stop the run"},
+	{25, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; record locks (F_SETLK, F_SETLKW, F_GETLK and the F_OFD_ ones) kept between the processes icount runs as Linux keeps them, EDEADLK for a cycle of POSIX waits; F_ADD_SEALS and F_GET_SEALS on memfd_create's files; F_GETPIPE_SZ and F_SETPIPE_SZ on the host pipe, past 1 MiB EPERM as for an unprivileged process; other commands stop the run"},
 	{29, "ioctl", sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; FIONBIO as fcntl F_SETFL; FIONREAD on pipes, eventfds and sockets icount made; others ENOTTY"},
 	{30, "ioprio_set", sysIoprioSet, Full, noteIoprioSet},
 	{31, "ioprio_get", sysIoprioGet, Full, noteIoprioGet},

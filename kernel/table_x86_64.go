@@ -64,7 +64,7 @@ var tableX86_64 = []Syscall{
 	{61, "wait4", sysWait4, Full, "any child, one, or a process group; WNOHANG; a status word for an exit or a death by signal; rusage zero"},
 	{62, "kill", sysKill, Full, "to a process, a process group, or every process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR, or with SA_RESTART makes a read, write or untimed futex wait again), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},
 	{63, "uname", sysUname, Full, "fixed values"},
-	{72, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; record locks (F_SETLK, F_SETLKW, F_GETLK and the F_OFD_ ones) kept between the processes icount runs as Linux keeps them, EDEADLK for a cycle of POSIX waits; F_ADD_SEALS and F_GET_SEALS on memfd_create's files; other commands stop the run"},
+	{72, "fcntl", sysFcntl, Partial, "F_DUPFD, F_GETFD/SETFD, F_GETFL/SETFL; record locks (F_SETLK, F_SETLKW, F_GETLK and the F_OFD_ ones) kept between the processes icount runs as Linux keeps them, EDEADLK for a cycle of POSIX waits; F_ADD_SEALS and F_GET_SEALS on memfd_create's files; F_GETPIPE_SZ and F_SETPIPE_SZ on the host pipe, past 1 MiB EPERM as for an unprivileged process; other commands stop the run"},
 	{73, "flock", sysFlock, Full, "kept between the processes icount runs as Linux keeps them; locks of host processes outside icount are not seen"},
 	{74, "fsync", sysFsync, Full, ""},
 	{75, "fdatasync", sysFsync, Full, ""},

@@ -1,6 +1,6 @@
 /* The file calls that pass through to the host's files (kernel/sys_space.go,
- * sys_vecio.go, sys_splice.go, sys_xattr.go, sys_memfd.go and x86-64's old
- * getdents), each with what succeeds and the errors Linux gives, in the
+ * sys_vecio.go, sys_splice.go, sys_xattr.go, sys_memfd.go, fcntl's pipe sizes
+ * and x86-64's old getdents), each with what succeeds and the errors Linux gives, in the
  * directory argv[1] (or the working directory), which must be empty:
  * cmd/icount/fileops2_test.go compares the output natively (or under
  * qemu-aarch64) and under icount. Every line is a call and its result,
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -291,6 +292,38 @@ static void splices(void)
 	close(fd), close(out), close(ro), close(p[0]), close(q[1]);
 }
 
+/* pipe_sizes: fcntl's F_GETPIPE_SZ and F_SETPIPE_SZ (bash asks a pipe's
+ * size before it writes a here-document to one), which round a size up to
+ * a page and a power of two, refuse past /proc/sys/fs/pipe-max-size (1 MiB)
+ * to an unprivileged process, cannot shrink a pipe below what it holds,
+ * and are for pipes only. */
+static void pipe_sizes(void)
+{
+	int p[2], sv[2], fd = make("ps", "x");
+	if (pipe(p) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		exit(1);
+	count("F_GETPIPE_SZ, a new pipe", fcntl(p[0], F_GETPIPE_SZ));
+	count("F_SETPIPE_SZ 100000 on the write end", fcntl(p[1], F_SETPIPE_SZ, 100000));
+	count("F_GETPIPE_SZ of the read end", fcntl(p[0], F_GETPIPE_SZ));
+	count("F_SETPIPE_SZ 0", fcntl(p[0], F_SETPIPE_SZ, 0));
+	count("F_SETPIPE_SZ 4097", fcntl(p[0], F_SETPIPE_SZ, 4097));
+	count("F_SETPIPE_SZ 1 MiB", fcntl(p[0], F_SETPIPE_SZ, 1 << 20));
+	count("F_SETPIPE_SZ 1 MiB + 1", fcntl(p[0], F_SETPIPE_SZ, (1 << 20) + 1));
+	count("F_SETPIPE_SZ 2^31", fcntl(p[0], F_SETPIPE_SZ, 1U << 31));
+	count("F_SETPIPE_SZ 2^31 + 1", fcntl(p[0], F_SETPIPE_SZ, (1U << 31) + 1));
+	count("F_SETPIPE_SZ -1", fcntl(p[0], F_SETPIPE_SZ, -1));
+	count("F_GETPIPE_SZ after the refusals", fcntl(p[1], F_GETPIPE_SZ));
+	char buf[5000] = {0};
+	count("write 5000 bytes", write(p[1], buf, sizeof buf));
+	count("F_SETPIPE_SZ 4096 holding 5000 bytes", fcntl(p[1], F_SETPIPE_SZ, 4096));
+	count("F_SETPIPE_SZ 8192 holding 5000 bytes", fcntl(p[1], F_SETPIPE_SZ, 8192));
+	count("F_GETPIPE_SZ on a file", fcntl(fd, F_GETPIPE_SZ));
+	count("F_SETPIPE_SZ 2^31 + 1 on a file", fcntl(fd, F_SETPIPE_SZ, (1U << 31) + 1));
+	count("F_GETPIPE_SZ on a socket", fcntl(sv[0], F_GETPIPE_SZ));
+	count("F_GETPIPE_SZ on a bad descriptor", fcntl(-1, F_GETPIPE_SZ));
+	close(p[0]), close(p[1]), close(sv[0]), close(sv[1]), close(fd);
+}
+
 static void list(const char *what, const char *path)
 {
 	char buf[256];
@@ -484,6 +517,7 @@ int main(int argc, char **argv)
 	syncs();
 	vectors();
 	splices();
+	pipe_sizes();
 	xattrs();
 #ifdef SYS_getdents
 	getdents_old();
