@@ -109,7 +109,7 @@ type Kernel struct {
 	inos   map[fileID]uint64     // the guest's inode numbers (ids.go)
 	// inosGiven counts the inode numbers given, some since forgotten.
 	inosGiven uint64
-	locks  lockTable             // file locks (sys_lock.go)
+	locks     lockTable // file locks (sys_lock.go)
 
 	failure    error    // set when the run must stop with an icount error
 	files      []string // files the guest opened, in order
