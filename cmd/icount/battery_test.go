@@ -227,6 +227,14 @@ var batteryCases = []batteryCase{
 		files: map[string]string{"a.s": ".text\n.globl answer\nanswer:\n\tmovl $42, %eax\n\tret\n"}},
 }
 
+// batteryKnown is the one table of the cases that run otherwise under
+// icount than natively, for a limit icount documents (README), and why.
+// A listed case that runs as natively fails the test, so a fix prunes the
+// table.
+var batteryKnown = map[string]string{
+	"sqlite3-wal": "a database in WAL mode maps its -shm file MAP_SHARED and writable, which icount does not emulate: the run stops (125), naming it",
+}
+
 // batteryMakefile has rules with dependencies, a pattern rule and a
 // recipe that runs the shell's tools.
 const batteryMakefile = `all: report.txt upper.txt
@@ -417,17 +425,27 @@ func batteryCheck(t *testing.T, c batteryCase, cred *syscall.Credential) {
 	a := batteryOnce(t, c, start, work, cred, true)
 	b := batteryOnce(t, c, start, work, cred, true)
 	t.Logf("native %.2f s, icount %.2f s for two runs, %d instructions", nativeTime.Seconds(), time.Since(begin).Seconds(), a.result.profile.Totals.Instructions)
+	var diffs []string
 	for i, g := range []batteryRun{a, b} {
 		if g.status != native.status || g.stdout != native.stdout {
-			t.Errorf("icount run %d: status %d (native %d), stdout of %d bytes (native %d):\n%s\nicount's stderr:\n%s\nnative stderr:\n%s",
-				i+1, g.status, native.status, len(g.stdout), len(native.stdout), clip(firstDiff(native.stdout, g.stdout)), cpythonTail([]byte(g.stderr)), cpythonTail([]byte(native.stderr)))
+			diffs = append(diffs, fmt.Sprintf("icount run %d: status %d (native %d), stdout of %d bytes (native %d):\n%s\nicount's stderr:\n%s\nnative stderr:\n%s",
+				i+1, g.status, native.status, len(g.stdout), len(native.stdout), clip(firstDiff(native.stdout, g.stdout)), cpythonTail([]byte(g.stderr)), cpythonTail([]byte(native.stderr))))
 		}
 		if d := treeDiff(native.tree, g.tree); d != "" {
-			t.Errorf("icount run %d left other files than the native run:\n%s", i+1, d)
+			diffs = append(diffs, fmt.Sprintf("icount run %d left other files than the native run:\n%s", i+1, d))
 		}
 	}
 	if d := sameRun(a.result, b.result); d != "" {
-		t.Errorf("two icount runs differ: %s%s", d, processesDiff(a.result, b.result))
+		diffs = append(diffs, fmt.Sprintf("two icount runs differ: %s%s", d, processesDiff(a.result, b.result)))
+	}
+	reason, known := batteryKnown[c.name]
+	switch {
+	case known && len(diffs) == 0:
+		t.Errorf("batteryKnown lists %s (%s), which now runs as natively: remove it", c.name, reason)
+	case known:
+		t.Logf("differs as known: %s\n%s", reason, strings.Join(diffs, "\n"))
+	case len(diffs) > 0:
+		t.Error(strings.Join(diffs, "\n"))
 	}
 }
 
@@ -481,13 +499,24 @@ func batteryOnce(t *testing.T, c batteryCase, start, work string, cred *syscall.
 	}
 	var r batteryRun
 	if underIcount {
+		tmp := filepath.Join(filepath.Dir(work), "tmp")
+		if err := os.MkdirAll(tmp, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if cred != nil {
+			if err := os.Chown(tmp, int(cred.Uid), int(cred.Gid)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		flags := []string{"-q", "--fixed-clock"}
 		for _, e := range env {
 			flags = append(flags, "--env", e)
 		}
 		r.result = runIcountWith(t, func(cmd *exec.Cmd) {
 			setup(cmd)
-			cmd.Env = []string{}
+			// icount makes the run's private /tmp in a directory of the
+			// test's, not in the host's /tmp, whose mode is the machine's.
+			cmd.Env = []string{"TMPDIR=" + tmp}
 			if cred != nil {
 				// The Profile's directory (after --json) is the test's.
 				if err := os.Chown(filepath.Dir(cmd.Args[3]), int(cred.Uid), int(cred.Gid)); err != nil {
