@@ -224,7 +224,17 @@ var batteryCases = []batteryCase{
 	// The toolchain.
 	{name: "gcc", argv: []string{"sh", "-c", "gcc -O2 -o hello hello.c && ./hello"}, files: map[string]string{"hello.c": "#include <stdio.h>\nint main(void) { printf(\"hello, %d\\n\", 6 * 7); return 0; }\n"}, slow: true},
 	{name: "binutils", argv: []string{"sh", "-c", "as -o a.o a.s && ar rcs liba.a a.o && nm liba.a && readelf -h a.o | head -8 && objdump -d a.o | tail -4"},
-		files: map[string]string{"a.s": ".text\n.globl answer\nanswer:\n\tmovl $42, %eax\n\tret\n"}},
+		files: map[string]string{"a.s": ".text\n.globl answer\nanswer:\n\tmovl $42, %eax\n\tret\n"}, slow: true},
+	{name: "make-gcc", argv: []string{"make", "-s", "prog"}, files: map[string]string{"Makefile": "prog: main.o util.o\n\tgcc -o $@ $^\n%.o: %.c\n\tgcc -O1 -c -o $@ $<\n",
+		"main.c": "int twice(int);\nint main(void) { return twice(21) - 42; }\n", "util.c": "int twice(int x) { return 2 * x; }\n"}, slow: true},
+	// Larger and multithreaded workloads.
+	{name: "xz-T2", argv: []string{"sh", "-c", "cat words.txt words.txt words.txt words.txt > big && xz -T2 -3 -k big && xz -T2 -d -c big.xz | cmp - big"}, slow: true},
+	{name: "sort-parallel", argv: []string{"sort", "-S", "64K", "--parallel=2", "-T", ".", "-k3,3n", "-k1,1", "words.txt"}, slow: true},
+	{name: "tar-J", argv: []string{"sh", "-c", "tar -cJf out.txz tree words.txt && tar -tJvf out.txz"}, slow: true},
+	{name: "git-gc", argv: []string{"sh", "-c", "git -c pack.threads=1 gc -q && git count-objects -v | grep -v size && git fsck --no-progress"}, prep: gitOneCommit, env: gitEnv,
+		ignore: []string{".git/index", ".git/objects/pack/*"}, slow: true},
+	{name: "sqlite3-big", argv: []string{"sqlite3", "f.db"}, stdin: "create table t(k int primary key, v text);\nwith recursive c(x) as (select 1 union all select x+1 from c where x < 20000) insert into t select x, cast(x * 7919 % 100003 as text) from c;\ncreate index iv on t(v);\nselect count(*), sum(k) from t where v like '1%';\nvacuum;\n", slow: true},
+	{name: "python3-json-tool", argv: []string{"python3", "-m", "json.tool", "--sort-keys", "in.json"}, files: map[string]string{"in.json": `{"b": [1, 2, {"c": null}], "a": "x"}`}, slow: true},
 }
 
 // batteryKnown is the one table of the cases that run otherwise under
