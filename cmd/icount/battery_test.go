@@ -85,6 +85,7 @@ var batteryCases = []batteryCase{
 	{name: "mv", argv: []string{"mv", "words.txt", "tree/moved.txt"}},
 	{name: "mv-dir", argv: []string{"mv", "-T", "tree", "renamed"}},
 	{name: "cp-r", argv: []string{"cp", "-r", "tree", "copy"}},
+	{name: "cp-a", argv: []string{"sh", "-c", "cp -a tree kept && ls -lR --time-style=+%s kept | sed 's/^\\([^ ]*\\) [0-9]* [^ ]* [^ ]*/\\1/'"}},
 	{name: "cp-p", argv: []string{"sh", "-c", "cp -p words.txt kept && stat -c '%Y %a' kept"}},
 	{name: "ln-s", argv: []string{"ln", "-s", "words.txt", "link"}},
 	{name: "ln", argv: []string{"ln", "words.txt", "hard"}},
@@ -141,6 +142,7 @@ var batteryCases = []batteryCase{
 	// Under --fixed-clock every clock read is a second later, and the
 	// child's start-up reads the clock: 5 s would pass before it prints.
 	{name: "timeout", argv: []string{"timeout", "1000", "sh", "-c", "echo inside; exit 3"}},
+	{name: "kill", argv: []string{"sh", "-c", "sh -c 'kill -TERM $$'; echo status $?; sleep 5 & kill -TERM $!; wait $!; echo status $?"}},
 	{name: "yes-head", argv: []string{"sh", "-c", "yes battery | head -3"}},
 	// find and xargs.
 	{name: "find", argv: []string{"find", "."}},
@@ -167,6 +169,7 @@ var batteryCases = []batteryCase{
 	{name: "file", argv: []string{"file", "words.txt", "tree", "words.gz", "/usr/bin/env"}},
 	// Compressors and archivers.
 	{name: "gzip", argv: []string{"gzip", "-9", "words.txt"}},
+	{name: "gzip-l", argv: []string{"sh", "-c", "gzip -k -6 nums.txt && gzip -l nums.txt.gz && gzip -t nums.txt.gz"}},
 	{name: "gunzip", argv: []string{"gzip", "-d", "-c", "words.gz"}},
 	{name: "bzip2", argv: []string{"bzip2", "-k", "words.txt"}},
 	{name: "bunzip2", argv: []string{"bzip2", "-d", "-c", "words.bz2"}, prep: "bzip2 -c words.txt > words.bz2"},
@@ -202,22 +205,28 @@ var batteryCases = []batteryCase{
 	{name: "git-diff", argv: []string{"git", "diff", "--stat", "-p"}, prep: gitOneCommit + " && sed -i '1d;50s/a/A/' words.txt", env: gitEnv, ignore: gitIndex},
 	{name: "git-branch", argv: []string{"sh", "-c", "git checkout -q -b topic && echo topic > t.txt && git add t.txt && git commit -q -m topic && git checkout -q main && git merge -q --no-ff -m merged topic && git log --graph --oneline && git branch -a"},
 		prep: gitOneCommit, env: gitEnv, ignore: gitIndex},
+	{name: "git-clone", argv: []string{"sh", "-c", "git clone -q . ../work/clone && git -C clone log --format='%H %s' && git -C clone status --short && ls clone"}, prep: gitOneCommit, env: gitEnv,
+		ignore: []string{".git/index", "clone/.git/index"}, slow: true},
 	{name: "git-tag-show", argv: []string{"sh", "-c", "git tag -a v1 -m 'version 1' && git show --stat v1 && git describe"}, prep: gitOneCommit, env: gitEnv},
 	// Build tools.
 	{name: "make", argv: []string{"make"}, files: map[string]string{"Makefile": batteryMakefile}},
+	{name: "make-k", argv: []string{"make", "-k", "all", "fails"}, files: map[string]string{"Makefile": batteryMakefile + "fails:\n\tfalse\n\techo never\n"}},
 	{name: "make-n", argv: []string{"make", "-n", "all"}, files: map[string]string{"Makefile": batteryMakefile}},
 	// Silent: which of two jobs ends first, and so the order of what they
 	// print, is up to the host natively.
 	{name: "make-j2", argv: []string{"make", "-j2", "-s"}, files: map[string]string{"Makefile": batteryMakefile}},
 	// Shells and interpreters.
 	{name: "bash-c", argv: []string{"bash", "-c", "echo hi from $0; x=$((6*7)); echo $x"}},
+	{name: "bash-jobs", argv: []string{"bash", "-c", "sleep 1 & sleep 2 & jobs | wc -l; wait; echo waited $?; (exit 3) & wait $!; echo $?"}},
 	{name: "bash-script", argv: []string{"bash", "script.sh", "one", "two"}, files: map[string]string{"script.sh": batteryBash}},
 	{name: "dash", argv: []string{"dash", "-c", "for i in 1 2 3; do echo $((i * i)); done | while read n; do echo sq $n; done; echo ${#PATH}"}},
 	{name: "perl", argv: []string{"perl", "-e", "print 1+1, qq(\\n)"}},
 	{name: "perl-script", argv: []string{"perl", "-e", batteryPerl}},
+	{name: "perl-fork", argv: []string{"perl", "-e", "pipe(my $r, my $w) or die; my $p = fork; if (!$p) { close $r; print $w qq(from the child\n); exit 7 } close $w; my $l = <$r>; waitpid($p, 0); print $l, $? >> 8, qq(\n)"}},
 	{name: "perl-i", argv: []string{"perl", "-i.bak", "-pe", "s/(\\d+)$/$1*2/e", "words.txt"}},
 	{name: "python3", argv: []string{"python3", "-c", "import sys, json; print(json.dumps({'v': sys.version_info[:2], 'sum': sum(range(10**5))}))"}},
 	{name: "python3-script", argv: []string{"python3", "script.py"}, files: map[string]string{"script.py": batteryPython}, slow: true},
+	{name: "python3-subprocess", argv: []string{"python3", "-c", "import subprocess\np = subprocess.Popen(['tr', 'a-z', 'A-Z'], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\nprint(p.communicate(b'piped through tr')[0], p.returncode)\nprint(subprocess.run('exit 5', shell=True).returncode)"}, slow: true},
 	{name: "ruby", argv: []string{"ruby", "-e", "p 1"}},
 	{name: "ruby-script", argv: []string{"ruby", "-e", batteryRuby}, slow: true},
 	{name: "node", argv: []string{"node", "-e", "1"}},
