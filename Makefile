@@ -460,8 +460,10 @@ $(BUSYBOX) &: | deps
 # not for a time: Go 1.26's fuzzing coordinator can fail a run that found
 # nothing with "context deadline exceeded" as a -fuzztime duration ends
 # (golang/go#75804, fixed in Go 1.27), which a loaded CI machine hits.
+# cmd/icount's tests can take longer than go test's default 10 minutes on a
+# loaded two-core machine (the battery alone takes one and a half).
 test: deps testprogs busybox
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=400000x ./loader
 	$(GO) test -run='^$$' -fuzz=FuzzParseTable -fuzztime=150000x ./fixedclock
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=30000x ./report
