@@ -157,6 +157,7 @@ var batteryCases = []batteryCase{
 	{name: "sed-i", argv: []string{"sed", "-i", "-e", "s/beta/BETA/g", "words.txt"}},
 	{name: "gawk", argv: []string{"gawk", "BEGIN{print 1}"}},
 	{name: "gawk-script", argv: []string{"gawk", "{ n[$1] += $3 } END { PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (k in n) printf \"%s %d %.4f\\n\", k, n[k], sin(n[k]) }", "words.txt"}},
+	{name: "gawk-pipes", argv: []string{"gawk", "BEGIN { system(\"echo from system\"); \"date -u -d @0 +%Y\" | getline y; print y; print \"to cat\" | \"cat\"; close(\"cat\"); print \"sorted\" > \"out.txt\" }"}},
 	{name: "mawk", argv: []string{"mawk", "-F", " ", "$3 > 90 { c++ } END { print c, NR }", "words.txt"}},
 	{name: "diff", argv: []string{"diff", "-u", "words.txt", "changed.txt"}, prep: "sed '5d;100s/a/A/' words.txt > changed.txt"},
 	{name: "cmp", argv: []string{"cmp", "words.txt", "nums.txt"}},
@@ -186,6 +187,7 @@ var batteryCases = []batteryCase{
 	{name: "tar-z", argv: []string{"sh", "-c", "tar -czf out.tgz tree && mkdir x && tar -xzf out.tgz -C x && diff -r tree x/tree"}},
 	// Databases.
 	{name: "sqlite3", argv: []string{"sqlite3", "f.db", "create table t(k text, n int); insert into t values('a', 1), ('b', 2); select k, n*21 from t;"}},
+	{name: "sqlite3-backup", argv: []string{"sh", "-c", "sqlite3 f.db 'create table t(x); insert into t values(42);' && sqlite3 f.db '.backup g.db' && sqlite3 g.db 'select * from t' .dump"}},
 	{name: "sqlite3-query", argv: []string{"sqlite3", "-header", "-column", "f.db", "select w, count(*), sum(n) from t group by w order by w;"},
 		prep: "sqlite3 f.db 'create table t(w text, v text, n int)' && sed 's/ /|/g' words.txt > w.psv && sqlite3 f.db '.import w.psv t'"},
 	{name: "sqlite3-wal", argv: []string{"sqlite3", "f.db", "pragma journal_mode=wal; create table t(x); insert into t values(1),(2),(3); select sum(x) from t; pragma wal_checkpoint(truncate);"}},
@@ -207,6 +209,8 @@ var batteryCases = []batteryCase{
 		prep: gitOneCommit, env: gitEnv, ignore: gitIndex},
 	{name: "git-clone", argv: []string{"sh", "-c", "git clone -q . ../work/clone && git -C clone log --format='%H %s' && git -C clone status --short && ls clone"}, prep: gitOneCommit, env: gitEnv,
 		ignore: []string{".git/index", "clone/.git/index"}, slow: true},
+	{name: "git-stash-grep", argv: []string{"sh", "-c", "echo more >> words.txt && git stash -q && git stash list && git grep -c alpha -- words.txt && git stash pop -q && git diff --stat"},
+		prep: gitOneCommit, env: gitEnv, ignore: gitIndex},
 	{name: "git-tag-show", argv: []string{"sh", "-c", "git tag -a v1 -m 'version 1' && git show --stat v1 && git describe"}, prep: gitOneCommit, env: gitEnv},
 	// Build tools.
 	{name: "make", argv: []string{"make"}, files: map[string]string{"Makefile": batteryMakefile}},
@@ -227,11 +231,16 @@ var batteryCases = []batteryCase{
 	{name: "python3", argv: []string{"python3", "-c", "import sys, json; print(json.dumps({'v': sys.version_info[:2], 'sum': sum(range(10**5))}))"}},
 	{name: "python3-script", argv: []string{"python3", "script.py"}, files: map[string]string{"script.py": batteryPython}, slow: true},
 	{name: "python3-subprocess", argv: []string{"python3", "-c", "import subprocess\np = subprocess.Popen(['tr', 'a-z', 'A-Z'], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\nprint(p.communicate(b'piped through tr')[0], p.returncode)\nprint(subprocess.run('exit 5', shell=True).returncode)"}, slow: true},
+	{name: "python3-threads", argv: []string{"python3", "-c", "import threading, queue\nq = queue.Queue()\nts = [threading.Thread(target=q.put, args=(i * i,)) for i in range(4)]\nfor t in ts: t.start()\nfor t in ts: t.join()\nprint(sorted(q.get() for _ in range(4)))"}, slow: true},
+	{name: "python3-multiprocessing", argv: []string{"python3", "-c", "import multiprocessing\nprint(multiprocessing.Pool(2).map(abs, [-1, -2, 3]))"}, slow: true},
 	{name: "ruby", argv: []string{"ruby", "-e", "p 1"}},
 	{name: "ruby-script", argv: []string{"ruby", "-e", batteryRuby}, slow: true},
 	{name: "node", argv: []string{"node", "-e", "1"}},
+	{name: "ruby-subprocess", argv: []string{"ruby", "-e", "puts `echo sub`; system('exit 3'); p $?.exitstatus; IO.popen(['tr', 'a-z', 'A-Z'], 'r+') { |io| io.write('popen'); io.close_write; puts io.read }"}, slow: true},
+	{name: "node-child-process", argv: []string{"node", "-e", "const c = require('child_process'); console.log(c.execSync('echo hi | tr a-z A-Z').toString().trim(), c.spawnSync('sh', ['-c', 'exit 4']).status)"}, slow: true},
 	{name: "node-script", argv: []string{"node", "script.js"}, files: map[string]string{"script.js": batteryNode}, slow: true},
 	{name: "tclsh", argv: []string{"tclsh"}, stdin: batteryTcl},
+	{name: "tclsh-exec", argv: []string{"tclsh"}, stdin: "puts [exec echo tcl-exec]\nset f [open |cat r+]\nputs $f hi\nflush $f\nclose $f w\nputs [gets $f]\n"},
 	{name: "bc", argv: []string{"bc", "-l"}, stdin: "scale=50; 4*a(1)\n2^200\nsqrt(2)\n"},
 	{name: "jq", argv: []string{"jq", "-c", "[.[] | select(.n > 1) | .k] | sort", "in.json"}, files: map[string]string{"in.json": `[{"k":"b","n":2},{"k":"a","n":3},{"k":"c","n":1}]`}},
 	{name: "openssl", argv: []string{"sh", "-c", "openssl dgst -sha256 words.txt && openssl enc -aes-256-cbc -pbkdf2 -S 0011223344556677 -pass pass:battery -in words.txt -out words.enc && openssl enc -d -aes-256-cbc -pbkdf2 -pass pass:battery -in words.enc | cmp - words.txt"}},
@@ -259,6 +268,7 @@ var batteryCases = []batteryCase{
 // table.
 var batteryKnown = map[string]string{
 	"sqlite3-wal": "a database in WAL mode maps its -shm file MAP_SHARED and writable, which icount does not emulate: the run stops (125), naming it",
+	"python3-multiprocessing": "a Pool's semaphores (sem_open) map a file of /dev/shm MAP_SHARED and writable, which icount does not emulate: the run stops (125), naming it",
 }
 
 // batteryMakefile has rules with dependencies, a pattern rule and a
@@ -430,6 +440,14 @@ func batteryGuest(t *testing.T) *syscall.Credential {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return nil
+	}
+	// Natively, uid 1000's programs make their temporary files in /tmp.
+	info, err := os.Stat("/tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode()&(fs.ModeSticky|0o777) != fs.ModeSticky|0o777 {
+		t.Fatalf("/tmp's mode is %v, not drwxrwxrwt: the native runs as uid 1000 need to make files there", info.Mode())
 	}
 	if err := os.Chmod(filepath.Dir(icountBin), 0o755); err != nil {
 		t.Fatal(err)
