@@ -380,11 +380,33 @@ func batteryInputs(t *testing.T, dir string) {
 	}
 }
 
-// batteryEnv is the whole environment of both sides of a case run in dir.
-// glibc is kept to the emulated CPU's features (libmTunables), so that
-// libm's IFUNCs choose the same variants on both sides.
-func batteryEnv(dir string, c batteryCase) []string {
-	return append([]string{"PATH=/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8", libmTunables}, c.env...)
+// batteryEnv is the whole environment of both sides of a case run in dir,
+// its temporary files in temp. glibc is kept to the emulated CPU's
+// features (libmTunables), so that libm's IFUNCs choose the same variants
+// on both sides.
+func batteryEnv(dir, temp string, c batteryCase) []string {
+	return append([]string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + temp, "LANG=C.UTF-8", libmTunables}, c.env...)
+}
+
+// batteryTemp makes dir anew, empty and cred's (nil: the test's user).
+// The cases' programs make their temporary files in one (TMPDIR; natively
+// the host's /tmp would do only while its mode lets every user in, which
+// other tests of the machine's may change), icount its private /tmp in
+// another.
+func batteryTemp(t *testing.T, dir string, cred *syscall.Credential) string {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // batteryRun is one run of a case: what it printed, its status and the
@@ -440,14 +462,6 @@ func batteryGuest(t *testing.T) *syscall.Credential {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return nil
-	}
-	// Natively, uid 1000's programs make their temporary files in /tmp.
-	info, err := os.Stat("/tmp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Mode()&(fs.ModeSticky|0o777) != fs.ModeSticky|0o777 {
-		t.Fatalf("/tmp's mode is %v, not drwxrwxrwt: the native runs as uid 1000 need to make files there", info.Mode())
 	}
 	if err := os.Chmod(filepath.Dir(icountBin), 0o755); err != nil {
 		t.Fatal(err)
@@ -518,7 +532,8 @@ func batteryStart(t *testing.T, c batteryCase, dir string, cred *syscall.Credent
 		return
 	}
 	cmd := exec.Command("sh", "-c", c.prep)
-	cmd.Dir, cmd.Env = dir, batteryEnv(dir, c)
+	temp := batteryTemp(t, filepath.Join(filepath.Dir(dir), "temp"), cred)
+	cmd.Dir, cmd.Env = dir, batteryEnv(dir, temp, c)
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
@@ -536,7 +551,8 @@ func batteryOnce(t *testing.T, c batteryCase, start, work string, cred *syscall.
 		t.Fatalf("cp -a: %v\n%s", err, out)
 	}
 	defer os.RemoveAll(work)
-	env := batteryEnv(work, c)
+	temp := batteryTemp(t, filepath.Join(filepath.Dir(work), "temp"), cred)
+	env := batteryEnv(work, temp, c)
 	prog := batteryProgram(t, c.argv[0])
 	setup := func(cmd *exec.Cmd) {
 		cmd.Dir, cmd.Stdin = work, strings.NewReader(c.stdin)
@@ -546,23 +562,13 @@ func batteryOnce(t *testing.T, c batteryCase, start, work string, cred *syscall.
 	}
 	var r batteryRun
 	if underIcount {
-		tmp := filepath.Join(filepath.Dir(work), "tmp")
-		if err := os.MkdirAll(tmp, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if cred != nil {
-			if err := os.Chown(tmp, int(cred.Uid), int(cred.Gid)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		tmp := batteryTemp(t, filepath.Join(filepath.Dir(work), "tmp"), cred)
 		flags := []string{"-q", "--fixed-clock"}
 		for _, e := range env {
 			flags = append(flags, "--env", e)
 		}
 		r.result = runIcountWith(t, func(cmd *exec.Cmd) {
 			setup(cmd)
-			// icount makes the run's private /tmp in a directory of the
-			// test's, not in the host's /tmp, whose mode is the machine's.
 			cmd.Env = []string{"TMPDIR=" + tmp}
 			if cred != nil {
 				// The Profile's directory (after --json) is the test's.
