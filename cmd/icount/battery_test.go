@@ -50,7 +50,7 @@ type batteryCase struct {
 	// is the guest's own only as uid 1000, which a test run by another
 	// user than root or 1000 cannot be, and skips the case.
 	owners bool
-	slow    bool // run only with ICOUNT_CONFORMANCE=1
+	slow   bool // run only with ICOUNT_CONFORMANCE=1
 }
 
 // gitEnv pins what a commit records (author, committer and their dates;
@@ -267,7 +267,7 @@ var batteryCases = []batteryCase{
 // A listed case that runs as natively fails the test, so a fix prunes the
 // table.
 var batteryKnown = map[string]string{
-	"sqlite3-wal": "a database in WAL mode maps its -shm file MAP_SHARED and writable, which icount does not emulate: the run stops (125), naming it",
+	"sqlite3-wal":             "a database in WAL mode maps its -shm file MAP_SHARED and writable, which icount does not emulate: the run stops (125), naming it",
 	"python3-multiprocessing": "a Pool's semaphores (sem_open) map a file of /dev/shm MAP_SHARED and writable, which icount does not emulate: the run stops (125), naming it",
 }
 
