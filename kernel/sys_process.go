@@ -152,6 +152,15 @@ func (e errorString) Error() string { return string(e) }
 
 // sysSysinfo answers with fixed figures: glibc's qsort sizes its buffer
 // from the memory size, so a host figure would change the work done.
+// The guest's machine has 4 GiB of memory, half of it free, no swap
+// (sysinfo, /proc/meminfo): the host's would make a program that sizes
+// its caches or heap by them count differently from machine to machine
+// and from moment to moment.
+const (
+	guestRAM     = 4 << 30
+	guestFreeRAM = guestRAM / 2
+)
+
 func sysSysinfo(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	le := binary.LittleEndian
@@ -159,14 +168,13 @@ func sysSysinfo(t *Task, a [6]uint64) (uint64, error) {
 	for i := 0; i < 3; i++ {
 		b = le.AppendUint64(b, 0) // load averages
 	}
-	const ram = 4 << 30
-	b = le.AppendUint64(b, ram)   // totalram
-	b = le.AppendUint64(b, ram/2) // freeram
-	b = le.AppendUint64(b, 0)     // sharedram
-	b = le.AppendUint64(b, 0)     // bufferram
-	b = le.AppendUint64(b, 0)     // totalswap
-	b = le.AppendUint64(b, 0)     // freeswap
-	b = le.AppendUint16(b, 1)     // procs
+	b = le.AppendUint64(b, guestRAM)     // totalram
+	b = le.AppendUint64(b, guestFreeRAM) // freeram
+	b = le.AppendUint64(b, 0)            // sharedram
+	b = le.AppendUint64(b, 0)            // bufferram
+	b = le.AppendUint64(b, 0)            // totalswap
+	b = le.AppendUint64(b, 0)            // freeswap
+	b = le.AppendUint16(b, 1)            // procs
 	b = append(b, make([]byte, 6)...)
 	b = le.AppendUint64(b, 0) // totalhigh
 	b = le.AppendUint64(b, 0) // freehigh

@@ -12,6 +12,7 @@ import (
 // Files icount answers itself, because the host's would make the count
 // depend on the machine: the random devices read from the seeded generator,
 // the CPU description and count come from the emulated CPU and --cpus, the
+// memory from the machine sysinfo describes, the
 // huge-page size is fixed, /proc/self/cgroup does not exist, and
 // /proc/PID/fd lists the guest's descriptors (procfd.go).
 
@@ -98,12 +99,38 @@ func (p *Process) generatedFile(path string) (string, bool) {
 		return p.cpuinfoX86(), true
 	case "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present":
 		return p.cpuList(), true
+	case "/proc/meminfo":
+		return meminfo(), true
 	case "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size":
 		// Go's runtime reads the huge-page size at start: the usual 2 MiB
 		// of x86-64 and of arm64 with 4 KiB pages, whatever the host's.
 		return "2097152\n", true
 	}
 	return p.procSelf(path)
+}
+
+// meminfo is /proc/meminfo for the memory sysinfo reports, its lines as
+// Linux writes them (the name, padded, and kB in eight columns); what the
+// guest's machine does not have (swap, huge pages in use) is 0.
+func meminfo() string {
+	const total, free = guestRAM >> 10, guestFreeRAM >> 10
+	var b strings.Builder
+	for _, f := range []struct {
+		name string
+		kb   int
+	}{
+		{"MemTotal", total}, {"MemFree", free}, {"MemAvailable", free}, {"Buffers", 0}, {"Cached", 0},
+		{"SwapCached", 0}, {"Active", total - free}, {"Inactive", 0}, {"SwapTotal", 0}, {"SwapFree", 0},
+		{"Dirty", 0}, {"Writeback", 0}, {"AnonPages", total - free}, {"Mapped", 0}, {"Shmem", 0},
+		{"Slab", 0}, {"SReclaimable", 0}, {"SUnreclaim", 0}, {"CommitLimit", total / 2}, {"Committed_AS", total - free},
+	} {
+		fmt.Fprintf(&b, "%-16s%8d kB\n", f.name+":", f.kb)
+	}
+	for _, name := range []string{"HugePages_Total", "HugePages_Free", "HugePages_Rsvd", "HugePages_Surp"} {
+		fmt.Fprintf(&b, "%-16s%8d\n", name+":", 0)
+	}
+	fmt.Fprintf(&b, "%-16s%8d kB\n%-16s%8d kB\n", "Hugepagesize:", 2048, "Hugetlb:", 0)
+	return b.String()
 }
 
 // cpuinfoX86 is /proc/cpuinfo for the emulated x86-64 CPU, as Linux

@@ -237,7 +237,6 @@ var batteryCases = []batteryCase{
 	{name: "ruby-script", argv: []string{"ruby", "-e", batteryRuby}, slow: true},
 	{name: "node", argv: []string{"node", "-e", "1"}},
 	{name: "ruby-subprocess", argv: []string{"ruby", "-e", "puts `echo sub`; system('exit 3'); p $?.exitstatus; IO.popen(['tr', 'a-z', 'A-Z'], 'r+') { |io| io.write('popen'); io.close_write; puts io.read }"}, slow: true},
-	{name: "node-child-process", argv: []string{"node", "-e", "const c = require('child_process'); console.log(c.execSync('echo hi | tr a-z A-Z').toString().trim(), c.spawnSync('sh', ['-c', 'exit 4']).status)"}, slow: true},
 	{name: "node-script", argv: []string{"node", "script.js"}, files: map[string]string{"script.js": batteryNode}, slow: true},
 	{name: "tclsh", argv: []string{"tclsh"}, stdin: batteryTcl},
 	{name: "tclsh-exec", argv: []string{"tclsh"}, stdin: "puts [exec echo tcl-exec]\nset f [open |cat r+]\nputs $f hi\nflush $f\nclose $f w\nputs [gets $f]\n"},
