@@ -1,10 +1,17 @@
 # icount: build, test and demo. `make demo` and `make test` do everything on a
 # fresh Debian machine (as root, missing packages are installed).
 
+# The real programs of the battery (cmd/icount/battery_test.go) that a
+# minimal Debian lacks (coreutils, findutils, grep, sed, tar, gzip, bash,
+# dash and perl it always has).
+BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file \
+                    ruby nodejs tcl bc jq openssl gettext groff-base xxd bsdextrautils
+
 # Debian packages icount's build and tests need (installed by `make deps`).
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd \
                    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-                   python3 libpython3.11-testsuite sqlite3
+                   python3 libpython3.11-testsuite sqlite3 \
+                   $(BATTERY_PACKAGES)
 
 GO      ?= go
 CC      := gcc
@@ -477,8 +484,10 @@ $(BUSYBOX) &: | deps
 # not for a time: Go 1.26's fuzzing coordinator can fail a run that found
 # nothing with "context deadline exceeded" as a -fuzztime duration ends
 # (golang/go#75804, fixed in Go 1.27), which a loaded CI machine hits.
+# cmd/icount's tests can take longer than go test's default 10 minutes on a
+# loaded two-core machine (the battery alone takes one and a half).
 test: deps testprogs busybox
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=400000x ./loader
 	$(GO) test -run='^$$' -fuzz=FuzzParseTable -fuzztime=150000x ./fixedclock
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=30000x ./report
@@ -488,11 +497,12 @@ test: deps testprogs busybox
 
 # The outside judges in full (issue 13): every module of CPython's tests
 # that cmd/icount/cpython_test.go knows (make test runs the fast ones), the
-# libm suite, and the process trees of cmd/icount/process_test.go (make
+# libm suite, the battery of real programs (cmd/icount/battery_test.go,
+# make test runs its fast part), and the process trees of cmd/icount/process_test.go (make
 # test runs all but make with gcc, git and Python), natively and under
 # icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*)$$' -count=1 -timeout 120m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery)$$' -count=1 -timeout 120m -v ./cmd/icount
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs

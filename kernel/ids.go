@@ -84,8 +84,19 @@ func (k *Kernel) guestIno(dev, ino uint64) uint64 {
 	key := fileID{dev, ino}
 	g, ok := k.inos[key]
 	if !ok {
-		g = uint64(len(k.inos) + 2) // 1 is no file's, as on ext4
+		k.inosGiven++
+		g = k.inosGiven + 1 // 1 is no file's, as on ext4
 		k.inos[key] = g
 	}
 	return g
+}
+
+// forgetFile drops what the guest knew of the host file id (its number and
+// its guest-time stamps) when the guest has just made a file that has it:
+// the host gives a new file the inode number of one deleted before, or
+// another, as its own state has it (how busy its file system is), and the
+// new file is not the old one. It is numbered anew when the guest meets it.
+func (k *Kernel) forgetFile(id fileID) {
+	delete(k.inos, id)
+	delete(k.stamps, id)
 }

@@ -114,7 +114,9 @@ type Kernel struct {
 	stamps map[fileID]*fileTimes // the guest's times of the files it changed (stamps.go)
 	devs   map[uint64]uint64     // the guest's device numbers (ids.go)
 	inos   map[fileID]uint64     // the guest's inode numbers (ids.go)
-	locks  lockTable             // file locks (sys_lock.go)
+	// inosGiven counts the inode numbers given, some since forgotten.
+	inosGiven uint64
+	locks     lockTable // file locks (sys_lock.go)
 	// cookies renumbers inotify's rename cookies (sys_inotify.go).
 	cookies inotifyCookies
 

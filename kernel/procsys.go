@@ -28,11 +28,7 @@ const (
 func (p *Process) machineFile(path string) (string, bool) {
 	switch path {
 	case "/proc/meminfo":
-		const kb = 1024
-		return fmt.Sprintf("MemTotal:       %8d kB\nMemFree:        %8d kB\nMemAvailable:   %8d kB\n"+
-			"Buffers:        %8d kB\nCached:         %8d kB\nSwapCached:     %8d kB\n"+
-			"SwapTotal:      %8d kB\nSwapFree:       %8d kB\n",
-			guestRAM/kb, guestFreeRAM/kb, guestFreeRAM/kb, 0, 0, 0, 0, 0), true
+		return meminfo(), true
 	case "/proc/uptime":
 		up := p.uptime()
 		return fmt.Sprintf("%d.00 %d.00\n", up, up*uint64(p.cpus())), true
@@ -59,4 +55,28 @@ func (p *Process) machineFile(path string) (string, bool) {
 		return nodeName + "\n", true
 	}
 	return "", false
+}
+
+// meminfo is /proc/meminfo for the memory sysinfo reports, its lines as
+// Linux writes them (the name, padded, and kB in eight columns); what the
+// guest's machine does not have (swap, huge pages in use) is 0.
+func meminfo() string {
+	const total, free = guestRAM >> 10, guestFreeRAM >> 10
+	var b strings.Builder
+	for _, f := range []struct {
+		name string
+		kb   int
+	}{
+		{"MemTotal", total}, {"MemFree", free}, {"MemAvailable", free}, {"Buffers", 0}, {"Cached", 0},
+		{"SwapCached", 0}, {"Active", total - free}, {"Inactive", 0}, {"SwapTotal", 0}, {"SwapFree", 0},
+		{"Dirty", 0}, {"Writeback", 0}, {"AnonPages", total - free}, {"Mapped", 0}, {"Shmem", 0},
+		{"Slab", 0}, {"SReclaimable", 0}, {"SUnreclaim", 0}, {"CommitLimit", total / 2}, {"Committed_AS", total - free},
+	} {
+		fmt.Fprintf(&b, "%-16s%8d kB\n", f.name+":", f.kb)
+	}
+	for _, name := range []string{"HugePages_Total", "HugePages_Free", "HugePages_Rsvd", "HugePages_Surp"} {
+		fmt.Fprintf(&b, "%-16s%8d\n", name+":", 0)
+	}
+	fmt.Fprintf(&b, "%-16s%8d kB\n%-16s%8d kB\n", "Hugepagesize:", 2048, "Hugetlb:", 0)
+	return b.String()
 }

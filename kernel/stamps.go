@@ -52,6 +52,31 @@ func (p *Process) stampPath(dir int, host string, accessed, modified bool) {
 	k.stampID(idOf(&st), accessed, modified)
 }
 
+// made records that the guest just made the file at host (relative to
+// dir; a final symbolic link is not followed): a new file (forgetFile),
+// accessed and modified now.
+func (p *Process) made(dir int, host string) {
+	var st unix.Stat_t
+	if unix.Fstatat(dir, host, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		p.k.madeID(idOf(&st))
+	}
+}
+
+// madeFD is made for the file open on the host at fd.
+func (p *Process) madeFD(fd int) {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil {
+		p.k.madeID(idOf(&st))
+	}
+}
+
+func (k *Kernel) madeID(id fileID) {
+	k.forgetFile(id)
+	if k.clk.fixed != nil {
+		k.stampID(id, true, true)
+	}
+}
+
 func (k *Kernel) stampID(id fileID, accessed, modified bool) {
 	if k.stamps == nil {
 		k.stamps = map[fileID]*fileTimes{}

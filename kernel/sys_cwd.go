@@ -119,13 +119,14 @@ func sysUmask(t *Task, a [6]uint64) (uint64, error) {
 
 // created gives a file the guest just made at host (relative to dir)
 // the mode it asked for less its umask, which icount's own umask would
-// have cut otherwise.
+// have cut otherwise, and records it as made.
 func (p *Process) created(dir int, host string, mode uint64, nofollow bool) {
 	flags := 0
 	if nofollow {
 		flags = unix.AT_SYMLINK_NOFOLLOW
 	}
 	unix.Fchmodat(dir, host, uint32(mode)&0o7777&^p.umask, flags)
+	p.made(dir, host)
 }
 
 func sysMkdirat(t *Task, a [6]uint64) (uint64, error) {
@@ -139,7 +140,6 @@ func sysMkdirat(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	p.created(dir, host, a[2]&0o7777, true)
-	p.stampPath(dir, host, true, true)
 	return 0, nil
 }
 

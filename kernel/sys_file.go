@@ -3,7 +3,6 @@ package kernel
 import (
 	"encoding/binary"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -330,7 +329,7 @@ func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint6
 	host, err := lookup(path, func(host string) (err error) {
 		var st unix.Stat_t
 		exists := (hostFlags&unix.O_CREAT != 0 || waitsFor) && unix.Fstatat(dir, host, &st, 0) == nil
-		made = hostFlags&unix.O_CREAT != 0 && !exists
+		made = hostFlags&unix.O_CREAT != 0 && !exists || hostFlags&unix.O_TMPFILE == unix.O_TMPFILE
 		opening := hostFlags
 		if waitsFor = waitsFor && exists && st.Mode&unix.S_IFMT == unix.S_IFIFO; waitsFor {
 			fifo, opening = fifoID{st.Dev, st.Ino}, opening|unix.O_NONBLOCK
@@ -361,8 +360,10 @@ func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint6
 			unix.Fchmod(fd, want)
 		}
 	}
-	if made || hostFlags&unix.O_TRUNC != 0 {
-		p.stamp(fd, made, true)
+	if made {
+		p.madeFD(fd)
+	} else if hostFlags&unix.O_TRUNC != 0 {
+		p.stamp(fd, false, true)
 	}
 	return p.installOpened(dirfd, host, fd, hostFlags, flags)
 }
@@ -556,7 +557,51 @@ const (
 	fGetfl        = 3
 	fSetfl        = 4
 	fDupfdCloexec = 1030
+	fSetpipeSz    = 1031
+	fGetpipeSz    = 1032
 )
+
+// pipeMaxSize is the largest pipe an unprivileged process may ask for,
+// Linux's default /proc/sys/fs/pipe-max-size (the guest's answer does not
+// follow the host's setting, and icount run by root may pass it).
+const pipeMaxSize = 1 << 20
+
+// fcntlPipeSize answers F_GETPIPE_SZ and F_SETPIPE_SZ from the host
+// descriptor, which is the pipe itself (icount's pipes are host pipes; for
+// a host file or socket the host answers EBADF), and EBADF for what icount
+// makes that is no pipe (a Unix socket, an eventfd, a timerfd or
+// signalfd, an epoll, a generated file, whatever its host descriptor). A
+// size is rounded as Linux's round_pipe_size does (the argument is an
+// unsigned int): up to a page, up to a power of two, none past 2^31
+// (EINVAL); past pipeMaxSize an unprivileged process gets EPERM.
+func fcntlPipeSize(f *file, cmd, arg uint64) (uint64, error) {
+	if f.sock != nil || f.counted || f.timer != nil || f.sigfd != nil || f.epoll || f.virt != virtNone || f.fdDir != nil {
+		return 0, unix.EBADF
+	}
+	n, err := unix.FcntlInt(uintptr(f.host), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	if cmd == fGetpipeSz {
+		return uint64(n), nil
+	}
+	size := uint64(uint32(arg))
+	if size > 1<<31 {
+		return 0, unix.EINVAL
+	}
+	rounded := uint64(emu.PageSize)
+	for rounded < size {
+		rounded <<= 1
+	}
+	if rounded > pipeMaxSize {
+		return 0, unix.EPERM
+	}
+	n, err = unix.FcntlInt(uintptr(f.host), unix.F_SETPIPE_SZ, int(rounded))
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	return uint64(n), nil
+}
 
 // portableStatusFlags are the file status flags F_GETFL reports.
 const portableStatusFlags = unix.O_ACCMODE | unix.O_PATH | unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_ASYNC | unix.O_NOATIME
@@ -610,55 +655,10 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		return p.fcntlLock(f, a[0], a[1], a[2])
 	case fAddSeals, fGetSeals:
 		return fcntlSeals(f, a[1], a[2])
-	case fSetPipeSz, fGetPipeSz:
+	case fGetpipeSz, fSetpipeSz:
 		return fcntlPipeSize(f, a[1], a[2])
 	}
 	return 0, errUnsupported("fcntl command " + itoa(a[1]))
-}
-
-// F_SETPIPE_SZ and F_GETPIPE_SZ, alike on x86-64 and arm64.
-const (
-	fSetPipeSz = 1031
-	fGetPipeSz = 1032
-)
-
-// fcntlPipeSize sets or gets the capacity of a pipe, the host's (icount's
-// pipes are host pipes): EBADF for what icount makes that is no pipe (a
-// Unix socket, an eventfd, a timerfd or signalfd, an epoll, a generated
-// file); and, for the unprivileged guest, EPERM for growing a pipe past
-// fs.pipe-max-size, which the host would allow icount run as root, as
-// Linux's pipe_set_size checks it (the size rounded up to a power of two,
-// a page at least).
-func fcntlPipeSize(f *file, cmd, arg uint64) (uint64, error) {
-	if f.sock != nil || f.counted || f.timer != nil || f.sigfd != nil || f.epoll || f.virt != virtNone || f.fdDir != nil {
-		return 0, unix.EBADF
-	}
-	if cmd == fSetPipeSz && arg <= 1<<31 {
-		size := uint64(emu.PageSize)
-		for size < arg {
-			size <<= 1
-		}
-		cur, err := unix.FcntlInt(uintptr(f.host), fGetPipeSz, 0)
-		if max, ok := pipeMaxSize(); ok && err == nil && size > max && size > uint64(cur) {
-			return 0, unix.EPERM
-		}
-	}
-	n, err := unix.FcntlInt(uintptr(f.host), int(cmd), int(arg))
-	if err != nil {
-		return 0, errnoOf(err)
-	}
-	return uint64(n), nil
-}
-
-// pipeMaxSize is the host's fs.pipe-max-size, the most an unprivileged
-// process may make a pipe hold.
-func pipeMaxSize() (uint64, bool) {
-	b, err := os.ReadFile("/proc/sys/fs/pipe-max-size")
-	if err != nil {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	return n, err == nil
 }
 
 func sysDup(t *Task, a [6]uint64) (uint64, error) {

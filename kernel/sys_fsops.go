@@ -120,7 +120,12 @@ func sysSymlinkat(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, errnoOrNil(unix.Symlinkat(target, dir, p.hostPath(path)))
+	host := p.hostPath(path)
+	if err := unix.Symlinkat(target, dir, host); err != nil {
+		return 0, errnoOf(err)
+	}
+	p.made(dir, host)
+	return 0, nil
 }
 
 func sysRmdir(t *Task, a [6]uint64) (uint64, error) {

@@ -138,6 +138,9 @@ func (e errorString) Error() string { return string(e) }
 
 // sysSysinfo answers with fixed figures: glibc's qsort sizes its buffer
 // from the memory size, so a host figure would change the work done.
+// The guest's machine (procsys.go): the host's would make a program
+// that sizes its caches or heap by it count differently from machine to
+// machine and from moment to moment.
 func sysSysinfo(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
 	le := binary.LittleEndian

@@ -408,6 +408,15 @@ func TestPinnedHostFiles(t *testing.T) {
 			if strings.Contains(info, "rdrand") || strings.Contains(info, "svm") {
 				t.Errorf("/proc/cpuinfo advertises what icount hides:\n%s", info)
 			}
+			// The memory of sysinfo (free) and /proc/meminfo, not the host's.
+			mem := run(nil, "cat", "/proc/meminfo")
+			if !strings.HasPrefix(mem, "MemTotal:        4194304 kB\nMemFree:         2097152 kB\nMemAvailable:    2097152 kB\n") ||
+				!strings.Contains(mem, "\nSwapTotal:             0 kB\n") || !strings.HasSuffix(mem, "\nHugetlb:               0 kB\n") {
+				t.Errorf("/proc/meminfo:\n%s", mem)
+			}
+			if free := strings.Fields(run(nil, "free")); len(free) < 10 || free[7] != "4194304" {
+				t.Errorf("free (sysinfo) says %v, want a total of 4194304 kB", free)
+			}
 		})
 	}
 }

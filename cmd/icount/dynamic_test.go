@@ -516,6 +516,23 @@ func TestProcSelf(t *testing.T) {
 	}
 }
 
+// openWayTo lets every user through dir and its parents up to the
+// temporary directory (not that itself, whose mode is the machine's), as
+// t.TempDir makes them for its owner alone.
+func openWayTo(t *testing.T, dir string) {
+	t.Helper()
+	top := filepath.Clean(os.TempDir())
+	for d := dir; strings.HasPrefix(d, top+"/"); d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, info.Mode().Perm()|0o055); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // guestIdentity makes a copy of dir, times kept, for native runs as the
 // guest's identity (uid and gid 1000), and returns it and the credential
 // to run them with: as root the copy is given to 1000 (and its parents
@@ -534,14 +551,7 @@ func guestIdentity(t *testing.T, dir string) (string, *syscall.Credential) {
 	if uid == 1000 {
 		return copyDir, &syscall.Credential{Uid: 1000, Gid: uint32(os.Getegid())}
 	}
-	// The directories between the temporary directory and the copy, not
-	// the temporary directory itself (/tmp: world-writable and sticky,
-	// which 0755 would take from every other user of the machine).
-	for d := filepath.Dir(copyDir); d != "/" && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	openWayTo(t, filepath.Dir(copyDir))
 	if out, err := exec.Command("chown", "-hR", "1000:1000", copyDir).CombinedOutput(); err != nil {
 		t.Fatalf("chown: %v\n%s", err, out)
 	}
