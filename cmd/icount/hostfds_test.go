@@ -173,3 +173,22 @@ func TestHostPipeReads(t *testing.T) {
 		})
 	}
 }
+
+// TestSIGPIPEHostReader runs `icount run yes | head -1`: the reader of
+// icount's stdout, a host pipe, exits after its line, and yes's next write
+// raises SIGPIPE, which kills it as natively (`yes | head -1`: yes's
+// status 141).
+func TestSIGPIPEHostReader(t *testing.T) {
+	const script = `"$@" | head -1; echo "status ${PIPESTATUS[0]}"`
+	native, err := exec.Command("/bin/bash", "-c", script, "sh", "/usr/bin/yes").Output()
+	if err != nil || string(native) != "y\nstatus 141\n" {
+		t.Fatalf("natively: %v, output:\n%s", err, native)
+	}
+	cmd := exec.Command("/bin/bash", "-c", script, "sh", icountBin, "run", "-q", "/usr/bin/yes")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || string(out) != string(native) || stderr.String() != "icount: SIGPIPE: the program was sent SIGPIPE and has no handler for it\n" {
+		t.Fatalf("under icount: %v, output:\n%s\nwant:\n%s\nstderr:\n%s", err, out, native, stderr.String())
+	}
+}
