@@ -67,6 +67,9 @@ type file struct {
 type fdTable struct {
 	fds     map[int]*file
 	cloexec map[int]bool
+	// limit is RLIMIT_NOFILE's soft limit, which new descriptors stay
+	// below: maxFDs until the process sets a lower one.
+	limit int
 	// locks is the Kernel's lock table: the table owns POSIX locks,
 	// which end when it closes any descriptor of their file.
 	locks *lockTable
@@ -95,7 +98,7 @@ const oCloexec = 0x80000
 // icount was started with, and none for one it was started without (the
 // guest sees EBADF there, and its next open takes the number).
 func newFDTable(locks *lockTable) *fdTable {
-	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks, size: minFDTableSize}
+	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks, size: minFDTableSize, limit: maxFDs}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
 		if hoststdio.Closed(fd) {
 			continue
@@ -150,9 +153,13 @@ func (t *fdTable) get2(a, b uint64) (*file, *file, error) {
 	return fa, fb, nil
 }
 
+// max is the number the table's descriptors stay below: RLIMIT_NOFILE's
+// soft limit.
+func (t *fdTable) max() int { return t.limit }
+
 // install gives f the lowest free descriptor at or above min.
 func (t *fdTable) install(f *file, min int) (int, error) {
-	for fd := min; fd < maxFDs; fd++ {
+	for fd := min; fd < t.max(); fd++ {
 		if _, used := t.fds[fd]; !used {
 			t.fds[fd] = f
 			t.growTo(fd)
@@ -175,7 +182,7 @@ func (t *fdTable) installFlags(f *file, min int, flags uint64) (int, error) {
 // fork copies the table for a child process.
 func (t *fdTable) fork() *fdTable {
 	c := &fdTable{fds: make(map[int]*file, len(t.fds)), cloexec: make(map[int]bool, len(t.cloexec)), locks: t.locks,
-		size: minFDTableSize}
+		size: minFDTableSize, limit: t.limit}
 	for fd, f := range t.fds {
 		c.fds[fd] = f
 		c.growTo(fd)
@@ -197,7 +204,7 @@ func (t *fdTable) closeOnExec() {
 // installAt puts f at fd, closing what was there: also f itself (fd a
 // dup of it), which, as in Linux, ends the table's POSIX locks on its file.
 func (t *fdTable) installAt(f *file, fd int) error {
-	if fd < 0 || fd >= maxFDs {
+	if fd < 0 || fd >= t.max() {
 		return unix.EBADF
 	}
 	if old, ok := t.fds[fd]; ok {

@@ -71,6 +71,10 @@ type Process struct {
 	umask uint32
 	// persona is its personality(2) (sys_sched.go).
 	persona uint32
+	// rlimits are the resource limits setrlimit or prlimit64 gave it, by
+	// resource (nil: icount's fixed ones, rlimit); a fork's child shares
+	// the array until one of them sets a limit, an exec keeps it.
+	rlimits *[rlimNlimits][2]uint64
 	// expedited: it registered for membarrier's private expedited
 	// barriers (sys_thread.go), as its memory does: a fork's child keeps
 	// it, an exec drops it.

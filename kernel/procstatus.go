@@ -33,7 +33,7 @@ func (p *Process) procStateFile(q *Process, file string) (string, bool) {
 	case "comm":
 		return q.comm() + "\n", true
 	case "limits":
-		return procLimits(), true
+		return q.procLimits(), true
 	}
 	return "", false
 }
@@ -80,7 +80,7 @@ func (q *Process) procStatus() string {
 			caught |= sigBit(sig)
 		}
 	}
-	_, sigLimit := rlimit(rlimitSigpending)
+	_, sigLimit := q.limit(rlimitSigpending)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Name:\t%s\nUmask:\t%04o\nState:\t%s\n", q.comm(), q.umask, state)
 	fmt.Fprintf(&b, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", q.pid, q.pid, q.ppid())
@@ -145,9 +145,9 @@ var procLimitNames = [rlimNlimits][2]string{
 	{"Max realtime timeout", "us"},
 }
 
-// procLimits is /proc/PID/limits: the limits getrlimit gives, in Linux's
-// table.
-func procLimits() string {
+// procLimits is /proc/PID/limits: the limits getrlimit gives q, in
+// Linux's table.
+func (q *Process) procLimits() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units")
 	show := func(v uint64) string {
@@ -157,7 +157,7 @@ func procLimits() string {
 		return fmt.Sprint(v)
 	}
 	for r, row := range procLimitNames {
-		cur, max := rlimit(uint64(r))
+		cur, max := q.limit(uint64(r))
 		fmt.Fprintf(&b, "%-25s %-20s %-20s %-10s\n", row[0], show(cur), show(max), row[1])
 	}
 	return b.String()

@@ -613,11 +613,15 @@ func sysFcntl(t *Task, a [6]uint64) (uint64, error) {
 		return 0, err
 	}
 	switch a[1] {
-	case fDupfd:
-		fd, err := p.fds.install(f, int(int32(a[2])))
-		return uint64(fd), err
-	case fDupfdCloexec:
-		fd, err := p.fds.installFlags(f, int(int32(a[2])), oCloexec)
+	case fDupfd, fDupfdCloexec:
+		if uint64(uint32(a[2])) >= uint64(p.fds.max()) {
+			return 0, unix.EINVAL // at or past RLIMIT_NOFILE, negative too
+		}
+		flags := uint64(0)
+		if a[1] == fDupfdCloexec {
+			flags = oCloexec
+		}
+		fd, err := p.fds.installFlags(f, int(uint32(a[2])), flags)
 		return uint64(fd), err
 	case fGetfd:
 		if p.fds.cloexec[int(int32(a[0]))] {

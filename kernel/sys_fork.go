@@ -59,7 +59,7 @@ func (t *Task) cloneProcess(c cloneArgs) (uint64, error) {
 		abi: p.abi, exe: p.exe, interp: p.interp, argv: p.argv, env: p.env,
 		fds: p.fds.fork(), sigactions: make(map[uint64][]byte, len(p.sigactions)),
 		exitSignal: int(c.flags & cloneSignalMask), alarm: itimer{deadline: noDeadline},
-		cwd: p.cwd, umask: p.umask, persona: p.persona, expedited: p.expedited}
+		cwd: p.cwd, umask: p.umask, persona: p.persona, expedited: p.expedited, rlimits: p.rlimits}
 	if p.cwd != nil {
 		p.cwd.refs++
 	}

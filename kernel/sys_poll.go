@@ -15,8 +15,6 @@ import (
 // process of one thread waiting on another descriptor not icount's (an
 // epoll instance's) waits on the host.
 
-// maxPollFDs bounds nfds, like RLIMIT_NOFILE.
-const maxPollFDs = maxFDs
 
 // Poll events without a name in x/sys/unix (asm-generic/poll.h).
 const (
@@ -53,7 +51,7 @@ func (p *Process) poll(addr, nfds uint64, timeout int64, end func(interrupted bo
 	if end == nil {
 		end = func(bool) {}
 	}
-	if nfds > maxPollFDs {
+	if nfds > uint64(p.fds.max()) { // RLIMIT_NOFILE
 		end(false)
 		return 0, unix.EINVAL
 	}

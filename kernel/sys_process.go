@@ -41,6 +41,26 @@ func rlimit(resource uint64) (cur, max uint64) {
 	return rlimInfinity, rlimInfinity
 }
 
+// limits are p's resource limits, all of them.
+func (p *Process) limits() [rlimNlimits][2]uint64 {
+	if p.rlimits != nil {
+		return *p.rlimits
+	}
+	var l [rlimNlimits][2]uint64
+	for r := range l {
+		l[r][0], l[r][1] = rlimit(uint64(r))
+	}
+	return l
+}
+
+// limit is p's limit of resource: what setrlimit or prlimit64 last set,
+// else icount's fixed one. Limits are kept and read back; RLIMIT_NOFILE's
+// is enforced (fdTable.limit), the others are not.
+func (p *Process) limit(resource uint64) (cur, max uint64) {
+	l := p.limits()[resource]
+	return l[0], l[1]
+}
+
 // rlimNlimits is RLIM_NLIMITS: the resources there are.
 const rlimNlimits = 16
 
@@ -49,7 +69,8 @@ const rlimNlimits = 16
 // read, ESRCH, then the checks of the new limit (EINVAL for a soft limit
 // above the hard, EPERM for a hard limit raised: the guest is
 // unprivileged), then the old limits written to oldAddr (EFAULT). New
-// limits are accepted and not enforced.
+// limits are kept, read back and inherited; only RLIMIT_NOFILE's is
+// enforced.
 func (p *Process) prlimit(pid, resource, newAddr, oldAddr uint64) (uint64, error) {
 	if resource >= rlimNlimits {
 		return 0, unix.EINVAL
@@ -61,10 +82,13 @@ func (p *Process) prlimit(pid, resource, newAddr, oldAddr uint64) (uint64, error
 			return 0, err
 		}
 	}
-	if pid != 0 && p.k.procs[int(pid)] == nil {
-		return 0, unix.ESRCH
+	q := p
+	if pid != 0 {
+		if q = p.k.procs[int(pid)]; q == nil {
+			return 0, unix.ESRCH
+		}
 	}
-	cur, max := rlimit(resource)
+	cur, max := q.limit(resource)
 	if b != nil {
 		newCur, newMax := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
 		if newCur > newMax {
@@ -72,6 +96,12 @@ func (p *Process) prlimit(pid, resource, newAddr, oldAddr uint64) (uint64, error
 		}
 		if newMax > max {
 			return 0, unix.EPERM
+		}
+		limits := q.limits()
+		limits[resource] = [2]uint64{newCur, newMax}
+		q.rlimits = &limits
+		if resource == rlimitNofile {
+			q.fds.limit = int(min(newCur, maxFDs)) // descriptors stay below it
 		}
 	}
 	if oldAddr != 0 {

@@ -1,15 +1,19 @@
 /* The credential and session calls (kernel/ids.go, sys_pgrp.go): the ids
  * of the unprivileged user icount's guest is, the set*id calls that keep
  * them and those that would change them, bad pointers, and sessions and
- * process groups made by a forked child. Every line is a call and its
+ * process groups made by a forked child, resource limits set and read
+ * back. Every line is a call and its
  * result, a value the guest shares with uid 1000 natively, a relation
  * ("== pid") or the errno's name; nothing printed depends on the host.
  * cmd/icount/syscalls_test.go compares it natively and under icount. Run
  * as root, it first becomes uid and gid 1000, which icount's guest is.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/fsuid.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "conformance.h"
@@ -137,12 +141,79 @@ static void sessions(void)
 	show("setpgid of the reaped child", syscall(SYS_setpgid, second, second));
 }
 
+/* readlimit prints resource's limits as getrlimit and /proc/self/limits
+ * give them, relative to lowered: whether each is what was set. */
+static void readlimit(const char *what, int resource, rlim_t cur, rlim_t max, const char *row)
+{
+	struct rlimit rl;
+	int rc = getrlimit(resource, &rl);
+	printf("%s: getrlimit %s, cur set %d, max set %d", what, rc < 0 ? ename(errno) : "ok", rl.rlim_cur == cur,
+	       rl.rlim_max == max);
+	FILE *f = fopen("/proc/self/limits", "r");
+	char line[256], want[128];
+	snprintf(want, sizeof want, "%-25s %-20llu %-20llu", row, (unsigned long long)cur, (unsigned long long)max);
+	int found = 0;
+	while (f && fgets(line, sizeof line, f))
+		found |= strncmp(line, want, strlen(want)) == 0;
+	if (f)
+		fclose(f);
+	printf(", /proc/self/limits shows them %d\n", found);
+}
+
+/* limits: what setrlimit and prlimit64 set is read back, by the process
+ * and its child; a hard limit raised is EPERM. */
+static void limits(void)
+{
+	struct rlimit rl = {100, 200}, old;
+	show("setrlimit NOFILE 100 200", setrlimit(RLIMIT_NOFILE, &rl));
+	readlimit("NOFILE after setrlimit", RLIMIT_NOFILE, 100, 200, "Max open files");
+	rl.rlim_max = 300;
+	show("setrlimit NOFILE max raised to 300", setrlimit(RLIMIT_NOFILE, &rl));
+	/* The soft limit bounds the descriptors. */
+	int last = -1, fd;
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		last = fd;
+	printf("open until it fails: %s, the last descriptor is 99: %d\n", ename(errno), last == 99);
+	show("dup2 0 to 150", dup2(0, 150));
+	show("dup2 0 to 99", dup2(0, 99));
+	show("F_DUPFD 100", fcntl(0, F_DUPFD, 100));
+	show("F_DUPFD -1", fcntl(0, F_DUPFD, -1));
+	for (fd = 3; fd <= last; fd++)
+		close(fd);
+	show("F_DUPFD 99", fcntl(0, F_DUPFD, 99));
+	close(99);
+	struct pollfd pfd[101];
+	memset(pfd, 0, sizeof pfd);
+	for (int i = 0; i < 101; i++)
+		pfd[i].fd = -1;
+	show("poll 100 descriptors", poll(pfd, 100, 0));
+	show("poll 101 descriptors", poll(pfd, 101, 0));
+	rl = (struct rlimit){0, 0};
+	show("prlimit64 self CORE 0 0", syscall(SYS_prlimit64, getpid(), RLIMIT_CORE, &rl, &old));
+	readlimit("CORE after prlimit64", RLIMIT_CORE, 0, 0, "Max core file size");
+	struct rlimit back;
+	show("prlimit64 CORE old", syscall(SYS_prlimit64, 0, RLIMIT_CORE, NULL, &back));
+	printf("prlimit64 CORE old is what was set: %d\n", back.rlim_cur == 0 && back.rlim_max == 0);
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		readlimit("child: NOFILE", RLIMIT_NOFILE, 100, 200, "Max open files");
+		rl = (struct rlimit){50, 200};
+		show("child: setrlimit NOFILE 50 200", setrlimit(RLIMIT_NOFILE, &rl));
+		_exit(0);
+	}
+	int status;
+	waitpid(child, &status, 0);
+	readlimit("parent after the child's", RLIMIT_NOFILE, 100, 200, "Max open files");
+}
+
 int main(int argc, char **argv)
 {
 	start(argc, argv);
 	bad = unmapped();
 	ids();
 	sessions();
+	limits();
 	printf("done\n");
 	return 0;
 }
