@@ -1,7 +1,7 @@
 package kernel
 
 import (
-	"github.com/icount-dev/icount/hoststdio"
+	"github.com/icount-dev/icount/inherited"
 	"golang.org/x/sys/unix"
 )
 
@@ -100,7 +100,7 @@ const oCloexec = 0x80000
 func newFDTable(locks *lockTable) *fdTable {
 	t := &fdTable{fds: map[int]*file{}, cloexec: map[int]bool{}, locks: locks, size: minFDTableSize, limit: maxFDs}
 	for fd, name := range []string{"<stdin>", "<stdout>", "<stderr>"} {
-		if hoststdio.Closed(fd) {
+		if inherited.Closed(fd) {
 			continue
 		}
 		if f := t.sameDescription(fd); f != nil {

@@ -138,7 +138,7 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 	if k.quantum == 0 {
 		k.quantum = DefaultQuantum
 	}
-	p := &Process{k: k, pid: k.nextID, fds: newFDTable(&k.locks), sigactions: map[uint64][]byte{}, umask: defaultUmask}
+	p := &Process{k: k, pid: k.nextID, fds: newFDTable(&k.locks), sigactions: inheritedActions(), umask: defaultUmask}
 	p.pgid, p.sid = p.pid, p.pid
 	p.alarm = itimer{deadline: noDeadline}
 	k.nextID++

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/inherited"
 	"golang.org/x/sys/unix"
 )
 
@@ -95,6 +96,22 @@ func (p *Process) action(sig int) sigaction {
 	}
 	le := binary.LittleEndian
 	return sigaction{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])}
+}
+
+// inheritedActions are the dispositions the first process starts with:
+// SIG_IGN for each signal icount was started ignoring (an exec keeps
+// SIG_IGN, as nohup and a shell's background jobs rely on), the default
+// for the others.
+func inheritedActions() map[uint64][]byte {
+	acts := map[uint64][]byte{}
+	for sig := 1; sig <= nsig; sig++ {
+		if sig != sigKILL && sig != sigSTOP && inherited.Ignored(sig) {
+			rec := make([]byte, 32) // handler, flags, restorer, mask
+			binary.LittleEndian.PutUint64(rec, sigIGN)
+			acts[uint64(sig)] = rec
+		}
+	}
+	return acts
 }
 
 // ignoredByDefault are the signals whose default action is to do

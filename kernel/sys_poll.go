@@ -15,7 +15,6 @@ import (
 // process of one thread waiting on another descriptor not icount's (an
 // epoll instance's) waits on the host.
 
-
 // Poll events without a name in x/sys/unix (asm-generic/poll.h).
 const (
 	pollRdnorm = 0x40

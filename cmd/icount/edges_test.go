@@ -268,3 +268,19 @@ func TestSysrootPython(t *testing.T) {
 		t.Fatalf("under icount: exit %d, output:\n%s\nstderr:\n%s", r.status, r.stdout, r.stderr)
 	}
 }
+
+// TestInheritedIgnored checks that a guest starts with the signals icount
+// was started ignoring ignored, as a program exec'd does (nohup's SIGHUP,
+// a background job's SIGINT and SIGQUIT): a shell that ignores SIGHUP and
+// SIGQUIT runs grep on its /proc/self/status natively and under icount.
+func TestInheritedIgnored(t *testing.T) {
+	const script = `trap "" HUP QUIT; exec "$@" SigIgn /proc/self/status`
+	native, err := exec.Command("/bin/bash", "-c", script, "sh", "/bin/grep").Output()
+	if err != nil || !strings.HasPrefix(string(native), "SigIgn:\t") || !strings.HasSuffix(string(native), "5\n") {
+		t.Fatalf("natively: %v, output %q", err, native)
+	}
+	out, err := exec.Command("/bin/bash", "-c", script, "sh", icountBin, "run", "-q", "/bin/grep").Output()
+	if err != nil || string(out) != string(native) {
+		t.Fatalf("under icount: %v, output %q, want %q", err, out, native)
+	}
+}
