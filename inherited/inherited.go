@@ -15,6 +15,18 @@ package inherited
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// kernelSigaction is the kernel's struct sigaction (x86-64): glibc's
+// sigaction refuses the signals it keeps for itself (32 and 33), which a
+// parent may have ignored all the same.
+struct kernelSigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
 
 static int checked;              // the constructor ran
 static int closedAtStart;        // bit fd: descriptor fd was not open
@@ -26,8 +38,8 @@ __attribute__((constructor)) static void recordInherited(void)
 		if (fcntl(fd, F_GETFD) < 0)
 			closedAtStart |= 1 << fd;
 	for (int sig = 1; sig <= 64; sig++) {
-		struct sigaction sa;
-		if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN)
+		struct kernelSigaction sa;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &sa, sizeof sa.mask) == 0 && sa.handler == (void *)SIG_IGN)
 			ignoredAtStart |= (uint64_t)1 << (sig - 1);
 	}
 	checked = 1;
