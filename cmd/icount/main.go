@@ -18,6 +18,7 @@ var version = "dev"
 const (
 	exitUsage      = 2  // bad command line
 	exitRegression = 3  // a comparison found a regression (diff, ab, run --baseline)
+	exitNoVerdict  = 4  // a comparison could not give a verdict (diff, ab, run --baseline)
 	exitInternal   = 70 // a bug or resource failure in icount
 	// exitInstructionLimit: --max-instructions stopped the guest.
 	exitInstructionLimit = 123
