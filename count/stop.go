@@ -10,25 +10,18 @@ import (
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/profile"
 )
 
 // Interruption is why icount stopped a running guest from outside the
 // emulator: a timeout or a signal to icount. Sent on Options.Interrupt, it
 // ends the run at the next block with a Profile marked incomplete.
 type Interruption struct {
-	Reason string // the Profile's Exit.Reason: "timeout", "SIGINT", "SIGTERM"
-	Msg    string // what happened, in words
+	Reason profile.StopReason // the Profile's Exit.Reason: StopTimeout, StopSIGINT, StopSIGTERM
+	Msg    string             // what happened, in words
 }
 
 func (i *Interruption) Error() string { return i.Msg }
-
-// Reasons a Profile is incomplete (Exit.Reason) besides an Interruption's.
-const (
-	ReasonInstructionLimit = "max-instructions"
-	ReasonUnsupported      = "unsupported"
-	ReasonError            = "error"
-	ReasonDeadlock         = "deadlock"
-)
 
 // watch relays a reason from interrupt to the CPU, asking again every few
 // milliseconds, since a request can be lost to a race with the hook, until
@@ -157,12 +150,12 @@ func funcOf(loc string) string {
 }
 
 // failureReason is the Exit.Reason of a run a system call stopped.
-func failureReason(err error) string {
+func failureReason(err error) profile.StopReason {
 	var u *kernel.UnsupportedError
 	if errors.As(err, &u) {
-		return ReasonUnsupported
+		return profile.StopUnsupported
 	}
-	return ReasonError
+	return profile.StopError
 }
 
 // sizeString writes a byte count in the largest binary unit dividing it.

@@ -22,7 +22,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -96,7 +96,7 @@ func (e *runFailure) Error() string {
 // jobs at once, and returns their Profiles in order. The first failure
 // stops the others. A member that exits other than 0 is a failure: a
 // benchmark must run to its end.
-func runMembers(ctx context.Context, ms []member, flags []string, jobs int) ([]*count.Profile, error) {
+func runMembers(ctx context.Context, ms []member, flags []string, jobs int) ([]*profile.Profile, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, &exitError{exitInternal, err}
@@ -109,7 +109,7 @@ func runMembers(ctx context.Context, ms []member, flags []string, jobs int) ([]*
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	profs := make([]*count.Profile, len(ms))
+	profs := make([]*profile.Profile, len(ms))
 	errs := make([]error, len(ms))
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -144,7 +144,7 @@ func runMembers(ctx context.Context, ms []member, flags []string, jobs int) ([]*
 	return profs, nil
 }
 
-func runMember(ctx context.Context, self, jsonPath string, m member, flags []string) (*count.Profile, error) {
+func runMember(ctx context.Context, self, jsonPath string, m member, flags []string) (*profile.Profile, error) {
 	argv := append([]string{"run", "-q", "--json", jsonPath}, flags...)
 	for _, kv := range m.env {
 		argv = append(argv, "--env="+kv)
@@ -174,7 +174,7 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 			status = ee.ExitCode()
 		}
 		msg := fmt.Sprintf("exit status %d", status)
-		if p, _ := report.ReadJSON(jsonPath); p != nil && p.Exit.Complete {
+		if p, _ := profile.Read(jsonPath); p != nil && p.Exit.Complete {
 			msg = fmt.Sprintf("the program exited with status %d (a benchmark must exit 0)", p.Exit.Status)
 			if p.Exit.Signal != "" {
 				msg = "the program was killed: " + p.Exit.Message
@@ -185,7 +185,7 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 		}
 		return nil, &exitError{status, &runFailure{m: m, status: status, msg: msg}}
 	}
-	p, err := report.ReadJSON(jsonPath)
+	p, err := profile.Read(jsonPath)
 	if err != nil {
 		return nil, &exitError{exitInternal, &runFailure{m: m, msg: err.Error()}}
 	}
@@ -261,7 +261,8 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 	ctx, stop := interruptContext()
 	defer stop()
 	ms := suiteMembers(s, "", filepath.Dir(c.suite), "")
-	profs, err := runMembers(ctx, ms, passThrough(cmd.Flags()), c.jobs)
+	runArgs := append(passThrough(cmd.Flags()), f.clock.pinArgs(cmd.Flags(), c.compares())...)
+	profs, err := runMembers(ctx, ms, runArgs, c.jobs)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
@@ -277,7 +278,7 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 			}
 		}
 	}
-	regressed := false
+	verdict := 0
 	if c.baseline != "" {
 		dir := filepath.Join(baselineDir, c.baseline)
 		base, err := readProfileDir(dir)
@@ -290,7 +291,7 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		}
 		r := report.Compare(report.Side{Label: "baseline " + c.baseline}, report.Side{Label: "this run"}, pairs, gates)
 		printReport(os.Stderr, r, f.quiet)
-		regressed = r.Verdict.Kind == report.VerdictRegression
+		verdict = c.gate.exitStatus(r)
 	}
 	if c.save != "" {
 		dir := filepath.Join(baselineDir, c.save)
@@ -298,7 +299,7 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 			return &exitError{exitInternal, err}
 		}
 		for i, p := range profs {
-			if err := report.WriteJSON(filepath.Join(dir, ms[i].name+".json"), p); err != nil {
+			if err := writeProfile(filepath.Join(dir, ms[i].name+".json"), p); err != nil {
 				return &exitError{exitInternal, err}
 			}
 		}
@@ -306,8 +307,8 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 			fmt.Fprintf(os.Stderr, "%ssaved as baseline %s (%s/)\n", report.Prefix, c.save, dir)
 		}
 	}
-	if regressed {
-		return &exitError{status: exitRegression}
+	if verdict != 0 {
+		return &exitError{status: verdict}
 	}
 	return nil
 }
