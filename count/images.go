@@ -34,7 +34,9 @@ type image struct {
 
 	part     *profile.Profile // what it counted, once it ended
 	exitNote string           // how a fault ended it, for a process other than the first
-	trace    []string
+	// trace and traceMore are its backtrace there.
+	trace     []profile.Frame
+	traceMore int
 }
 
 // runner is one run: the kernel and every image.
@@ -266,7 +268,7 @@ func (im *image) entry() profile.Process {
 		Binary: profile.Binary{Path: ki.Exe.Path, Size: ki.Exe.Size, SHA256: ki.Exe.SHA256, BuildID: ki.Exe.BuildID, Base: ki.Exe.Base()},
 		Totals: part.Totals, Syscalls: part.Syscalls, Threads: part.Threads, Functions: nonNilFunctions(part.Functions)}
 	e.Exit = profile.ProcessExit{Status: ki.Exit.Status, Exec: ki.Exit.Exec, Running: ki.Exit.Running,
-		Message: im.exitNote, Backtrace: im.trace}
+		Message: im.exitNote, Backtrace: im.trace, FramesMore: im.traceMore}
 	if ki.Exit.Signal != 0 {
 		e.Exit.Signal = kernel.SignalName(ki.Exit.Signal)
 	}

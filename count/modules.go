@@ -251,13 +251,12 @@ func (ms *modules) moduleAt(entry uint64) *module {
 	return m
 }
 
-// name returns "func+0xoff (module)" for addr, for messages.
-func (ms *modules) where(addr uint64) string {
+// where names the code at addr, for messages and backtraces.
+func (ms *modules) where(addr uint64) profile.Location {
 	m, _ := ms.at(addr)
-	if n := m.symbols().name(addr); n != "" {
-		return fmt.Sprintf("%s (%s)", n, m.name)
-	}
-	return fmt.Sprintf("%#x (%s)", addr, m.name)
+	loc := profile.Location{Addr: addr, Module: m.name}
+	loc.Function, loc.Offset, _ = m.symbols().name(addr)
+	return loc
 }
 
 // offsetName names code no symbol covers: module+0xoffset, the offset in

@@ -215,26 +215,26 @@ func Run(opts Options) (*profile.Profile, error) {
 	var deadlock *kernel.DeadlockError
 	switch exited, status := k.Exited(); {
 	case k.Failure() != nil:
-		prof.Exit = profile.Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure()),
-			Backtrace: backtrace(stack, failPC, where)}
-		return prof, &StoppedError{Err: k.Failure(), Where: where(failPC)}
+		prof.Exit = profile.Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure())}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, failPC, where)
+		return prof, &StoppedError{Err: k.Failure(), Where: where(failPC).String()}
 	case errors.Is(runErr, emu.ErrInstructionLimit):
 		err := fmt.Errorf("%w: stopped after exactly %d instructions (--max-instructions)", runErr, opts.MaxInstructions)
-		prof.Exit = profile.Exit{Status: -1, Message: err.Error(), Reason: profile.StopInstructionLimit,
-			Backtrace: backtrace(stack, pc, where)}
-		return prof, &StoppedError{Err: err, Where: where(pc)}
+		prof.Exit = profile.Exit{Status: -1, Message: err.Error(), Reason: profile.StopInstructionLimit}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, pc, where)
+		return prof, &StoppedError{Err: err, Where: where(pc).String()}
 	case errors.As(runErr, &intr):
-		prof.Exit = profile.Exit{Status: -1, Message: intr.Msg, Reason: intr.Reason,
-			Backtrace: backtrace(stack, pc, where)}
-		return prof, &StoppedError{Err: runErr, Where: where(pc)}
+		prof.Exit = profile.Exit{Status: -1, Message: intr.Msg, Reason: intr.Reason}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, pc, where)
+		return prof, &StoppedError{Err: runErr, Where: where(pc).String()}
 	case fault != nil:
 		prof.Exit = profile.Exit{Status: 128 + faultSig.num, Signal: faultSig.name, Complete: true,
-			Message:   fmt.Sprintf("%s: %s, in %s", faultSig.name, faultMsg, where(fault.PC)),
-			Backtrace: backtrace(stack, fault.PC, where)}
+			Message: fmt.Sprintf("%s: %s, in %s", faultSig.name, faultMsg, where(fault.PC))}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, fault.PC, where)
 		if fault.Kind == emu.FaultFetch && fault.PC == fault.Addr {
 			// Not code: no function holds the address jumped (or run) to.
 			prof.Exit.Message = fmt.Sprintf("%s: %s", faultSig.name, faultMsg)
-			prof.Exit.Backtrace = backtrace(stack, 0, where)
+			prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, 0, where)
 		}
 		if threaded {
 			prof.Exit.Message += fmt.Sprintf(", thread %d", k.CurrentTID())
@@ -246,7 +246,7 @@ func Run(opts Options) (*profile.Profile, error) {
 		return prof, &StoppedError{Err: &describedError{msg: msg, err: deadlock}}
 	case runErr != nil:
 		prof.Exit = profile.Exit{Status: -1, Message: runErr.Error(), Reason: profile.StopError}
-		return prof, &StoppedError{Err: runErr, Where: where(pc)}
+		return prof, &StoppedError{Err: runErr, Where: where(pc).String()}
 	case exited:
 		prof.Exit = profile.Exit{Status: status, Complete: true}
 		if e, killed := killedExit(k, status); killed {
@@ -256,12 +256,12 @@ func Run(opts Options) (*profile.Profile, error) {
 	default:
 		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", pc)
 		prof.Exit = profile.Exit{Status: -1, Message: err.Error()}
-		return prof, &StoppedError{Err: err, Where: where(pc)}
+		return prof, &StoppedError{Err: err, Where: where(pc).String()}
 	}
 }
 
 // whereIn names an address in the process pid's program.
-func (r *runner) whereIn(pid int, addr uint64) string {
+func (r *runner) whereIn(pid int, addr uint64) profile.Location {
 	for i := len(r.order) - 1; i >= 0; i-- {
 		if im := r.order[i]; im.kimg.PID == pid {
 			if im.owner != nil {
@@ -270,7 +270,7 @@ func (r *runner) whereIn(pid int, addr uint64) string {
 			return im.mods.where(addr)
 		}
 	}
-	return fmt.Sprintf("%#x", addr)
+	return profile.Location{Addr: addr}
 }
 
 // loop runs the tasks of every process until the first process ends or a
@@ -300,7 +300,7 @@ func (r *runner) loop() error {
 				// A child dies of it; its parent sees the signal.
 				sig, msg := describeFault(cpu.Arch(), fault, cpu.Read)
 				im.exitNote = fmt.Sprintf("%s: %s, in %s", sig.name, msg, im.mods.where(fault.PC))
-				im.trace = backtrace(cpu.Stack(), fault.PC, im.mods.where)
+				im.trace, im.traceMore = backtrace(cpu.Stack(), fault.PC, im.mods.where)
 				k.KillCurrent(fs.Signo)
 				err, sliceEnd = nil, false
 			}

@@ -83,8 +83,9 @@ type ProcessExit struct {
 	Running bool `json:"running,omitempty"`
 	// Message and Backtrace say how a fault killed it (a process other
 	// than the first: its parent sees the signal, the run goes on).
-	Message   string   `json:"message,omitempty"`
-	Backtrace []string `json:"backtrace,omitempty"`
+	Message    string  `json:"message,omitempty"`
+	Backtrace  []Frame `json:"backtrace,omitempty"`
+	FramesMore int     `json:"frames_more,omitempty"`
 }
 
 // ThreadCount is one guest thread's share of the run.
@@ -341,8 +342,10 @@ type Exit struct {
 	// Reason says why an incomplete run stopped.
 	Reason StopReason `json:"reason,omitempty"`
 	// Backtrace names the callers where the guest faulted or was stopped,
-	// innermost first, from the calling-context tree's call stack.
-	Backtrace []string `json:"backtrace,omitempty"`
+	// innermost first, from the calling-context tree's call stack;
+	// FramesMore counts the frames beyond it left out.
+	Backtrace  []Frame `json:"backtrace,omitempty"`
+	FramesMore int     `json:"frames_more,omitempty"`
 }
 
 // CallNode is one node of the calling-context tree: a function reached by
@@ -433,3 +436,51 @@ const (
 // stopReasons are the reasons a saved Profile may give.
 var stopReasons = map[StopReason]bool{StopInstructionLimit: true, StopTimeout: true, StopSIGINT: true,
 	StopSIGTERM: true, StopUnsupported: true, StopDeadlock: true, StopError: true}
+
+// Location is an address of the guest's code as icount names it: the
+// function holding it (a symbol, or one found by the unwind tables and
+// named module+0xoffset) and the offset into it, in its object.
+type Location struct {
+	Addr     uint64 `json:"addr"`
+	Function string `json:"function,omitempty"` // "" when no function covers it
+	Offset   uint64 `json:"offset,omitempty"`
+	Module   string `json:"module,omitempty"`
+}
+
+// String is "function+0xoffset (module)", "function (module)" at its
+// entry, "0xaddr (module)" where no function covers it.
+func (l Location) String() string {
+	var s string
+	switch {
+	case l.Function == "":
+		s = fmt.Sprintf("%#x", l.Addr)
+	case l.Offset == 0:
+		s = l.Function
+	default:
+		s = fmt.Sprintf("%s+%#x", l.Function, l.Offset)
+	}
+	if l.Module != "" {
+		s += " (" + l.Module + ")"
+	}
+	return s
+}
+
+// Frame is one line of a backtrace: the call site in a caller (the call
+// before the return address it left), or innermost where the guest was.
+type Frame struct {
+	Location
+	Jump   bool `json:"jump,omitempty"`   // the callee was entered by a jump (a tail call): Location is its caller's function
+	Repeat int  `json:"repeat,omitempty"` // identical frames in a row (recursion), when more than one
+}
+
+// String is the location, with ", by a jump" and ", N times" as they apply.
+func (f Frame) String() string {
+	s := f.Location.String()
+	if f.Jump {
+		s += ", by a jump"
+	}
+	if f.Repeat > 1 {
+		s += fmt.Sprintf(", %d times", f.Repeat)
+	}
+	return s
+}

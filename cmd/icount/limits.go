@@ -235,9 +235,9 @@ func limitStatus(err error) (int, bool) {
 // printBacktrace writes the callers where the guest faulted or stopped.
 func printBacktrace(p *profile.Profile) {
 	for _, f := range p.Exit.Backtrace {
-		if !strings.HasPrefix(f, "...") {
-			f = "called from " + f
-		}
-		fmt.Fprintf(os.Stderr, "%s  %s\n", report.Prefix, f)
+		fmt.Fprintf(os.Stderr, "%s  called from %s\n", report.Prefix, f)
+	}
+	if n := p.Exit.FramesMore; n > 0 {
+		fmt.Fprintf(os.Stderr, "%s  ... %d frames more\n", report.Prefix, n)
 	}
 }
