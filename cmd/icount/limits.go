@@ -105,8 +105,15 @@ func (l *limitFlags) start(opts *count.Options, quiet bool) (finish func()) {
 	}
 }
 
+// sameRequest is how long after a first SIGINT or SIGTERM another one is
+// the same request: coreutils' timeout sends SIGTERM to its child and then
+// to the child's process group, so icount gets two at once. Only a signal
+// later than this asks icount to exit at once.
+const sameRequest = time.Second
+
 // watch turns the first of the timeout or a signal into an interruption,
-// and exits at once at a second signal or when the guest does not stop.
+// and exits at once at a later second signal or when the guest does not
+// stop.
 func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 	var timer <-chan time.Time
 	if timeout > 0 {
@@ -115,7 +122,8 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 		timer = t.C
 	}
 	var grace <-chan time.Time
-	stopping := 0 // the exit status of the stop asked for
+	stopping := 0           // the exit status of the stop asked for
+	var signalled time.Time // when the first signal came
 	for {
 		select {
 		case <-timer:
@@ -129,6 +137,12 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 			status, name := exitSIGINT, "SIGINT"
 			if sig == syscall.SIGTERM {
 				status, name = exitSIGTERM, "SIGTERM"
+			}
+			if !signalled.IsZero() && time.Since(signalled) < sameRequest {
+				continue // the same request, sent twice
+			}
+			if signalled.IsZero() {
+				signalled = time.Now()
 			}
 			select {
 			case <-c.done:

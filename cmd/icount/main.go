@@ -11,9 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // Exit statuses of icount itself; any other status is the guest's.
 const (
 	exitUsage      = 2  // bad command line
