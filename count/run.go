@@ -205,7 +205,12 @@ func Run(opts Options) (*Profile, error) {
 
 	var intr *Interruption
 	var deadlock *kernel.DeadlockError
+	var panicked *emu.PanicError
 	switch exited, status := k.Exited(); {
+	case errors.As(runErr, &panicked):
+		prof.Exit = Exit{Status: -1, Message: panicked.Error(), Reason: ReasonInternal,
+			Backtrace: backtrace(stack, pc, where)}
+		return prof, &StoppedError{Err: runErr, Where: where(pc)}
 	case k.Failure() != nil:
 		prof.Exit = Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure()),
 			Backtrace: backtrace(stack, failPC, where)}
@@ -266,8 +271,15 @@ func (r *runner) whereIn(pid int, addr uint64) string {
 }
 
 // loop runs the tasks of every process until the first process ends or a
-// run ends for another reason than the scheduler's.
-func (r *runner) loop() error {
+// run ends for another reason than the scheduler's. A Go panic in icount
+// (in the emulator's hooks, or here between runs) ends it with an
+// *emu.PanicError, so that the counts so far can still be reported.
+func (r *runner) loop() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = emu.NewPanicError(p)
+		}
+	}()
 	k := r.k
 	for {
 		t := k.Current()

@@ -28,6 +28,8 @@ const (
 	ReasonUnsupported      = "unsupported"
 	ReasonError            = "error"
 	ReasonDeadlock         = "deadlock"
+	// ReasonInternal: a Go panic in icount stopped the run (a bug).
+	ReasonInternal = "internal error"
 )
 
 // watch relays a reason from interrupt to the CPU, asking again every few

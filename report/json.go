@@ -7,16 +7,18 @@ import (
 	"io"
 	"os"
 
+	"github.com/icount-dev/icount/atomicfile"
 	"github.com/icount-dev/icount/count"
 )
 
-// WriteJSON writes the Profile as indented JSON to path.
+// WriteJSON writes the Profile as indented JSON to path, whole or not at
+// all (atomicfile): a failure leaves the file as it was.
 func WriteJSON(path string, p *count.Profile) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the profile: %w", err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("writing the profile: %w", err)
 	}
 	return nil
