@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/icount-dev/icount/count"
+)
+
+// stoppedRun checks a run stopped by SIGTERM: status 143 and the Profile
+// written, marked incomplete with reason SIGTERM.
+func stoppedRun(t *testing.T, run int, err error, jsonPath, stderr string) {
+	t.Helper()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitSIGTERM {
+		t.Errorf("run %d: %v, want status 143; stderr:\n%s", run, err, stderr)
+		return
+	}
+	b, err := os.ReadFile(jsonPath)
+	var p count.Profile
+	if err != nil || json.Unmarshal(b, &p) != nil || p.Exit.Reason != "SIGTERM" || p.Exit.Complete || p.Totals.Instructions == 0 {
+		t.Errorf("run %d: Profile %v, exit %+v; stderr:\n%s", run, err, p.Exit, stderr)
+	}
+	if !strings.Contains(stderr, "icount: stopped by SIGTERM, in spin") {
+		t.Errorf("run %d: stderr:\n%s", run, stderr)
+	}
+}
+
+// TestSIGTERMTwiceIsOneRequest: coreutils' timeout sends SIGTERM to its
+// child and then to the child's process group, so that icount gets two
+// at once; both are one request to stop. Every run under timeout, and
+// every run sent SIGTERM to its pid and then to its group back to back,
+// writes the Profile and exits 143 (before, about one in ten exited at
+// once with nothing written).
+func TestSIGTERMTwiceIsOneRequest(t *testing.T) {
+	timeout, err := exec.LookPath("timeout")
+	if err != nil {
+		t.Fatal("timeout (coreutils) is missing")
+	}
+	spin := testProgram(t, "hostile/amd64/spin")
+	for i := range 25 {
+		jsonPath := filepath.Join(t.TempDir(), "p.json")
+		cmd := exec.Command(timeout, "--preserve-status", "-s", "TERM", "0.5", icountBin, "run", "-q", "--json", jsonPath, spin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stoppedRun(t, i, cmd.Run(), jsonPath, stderr.String())
+	}
+	for i := range 25 {
+		jsonPath := filepath.Join(t.TempDir(), "p.json")
+		cmd := exec.Command(icountBin, "run", "-q", "--json", jsonPath, spin)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		stoppedRun(t, i, cmd.Wait(), jsonPath, stderr.String())
+	}
+}
+
+// TestSIGTERMLater: a second SIGTERM more than a second after the first
+// is a new request, to exit at once: the guest, blocked reading a pipe no
+// one writes, has not stopped, and icount exits 143 writing nothing.
+func TestSIGTERMLater(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "p.json")
+	cmd := exec.Command(icountBin, "run", "-q", "--json", jsonPath, busybox(t, "amd64"), "cat")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(sameRequest + 500*time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitSIGTERM || stderr.String() != "icount: SIGTERM again: exiting at once, nothing written\n" {
+		t.Errorf("%v; stderr %q", err, stderr.String())
+	}
+	if _, err := os.Stat(jsonPath); err == nil {
+		t.Error("a Profile was written")
+	}
+}
