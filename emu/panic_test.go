@@ -24,24 +24,9 @@ func TestHookPanic(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var calls int
-	c, err := New(X86_64, Hooks{
-		NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
-			if addr == 0x10000 {
-				return BlockInfo{Instructions: 2, Func: 0x10000}
-			}
-			return BlockInfo{Instructions: 1, Func: 0x10000}
-		},
-		Syscall: func() { panickingSyscall(&calls) },
-	}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newSyscallLoopCPU(t, func() { panickingSyscall(&calls) }, Options{})
 	defer c.Close()
-	c.Map(0x10000, PageSize, ProtRead|ProtExec)
-	c.Map(0x20000, PageSize, ProtRead|ProtWrite)
-	c.Write(0x10000, syscallLoop)
-	c.SetReg(X86RSP, 0x20800)
-	err = c.Run(0x10000, nil)
+	err := c.Run(0x10000, nil)
 	var pe *PanicError
 	if !errors.As(err, &pe) {
 		t.Fatalf("Run returned %v, want a *PanicError", err)
