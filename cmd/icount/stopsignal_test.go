@@ -68,33 +68,3 @@ func TestSIGTERMTwiceIsOneRequest(t *testing.T) {
 		stoppedRun(t, i, cmd.Wait(), jsonPath, stderr.String())
 	}
 }
-
-// TestSIGTERMLater: a second SIGTERM more than a second after the first
-// is a new request, to exit at once: the guest, blocked reading a pipe no
-// one writes, has not stopped, and icount exits 143 writing nothing.
-func TestSIGTERMLater(t *testing.T) {
-	jsonPath := filepath.Join(t.TempDir(), "p.json")
-	cmd := exec.Command(icountBin, "run", "-q", "--json", jsonPath, busybox(t, "amd64"), "cat")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(sameRequest + 500*time.Millisecond)
-	cmd.Process.Signal(syscall.SIGTERM)
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitSIGTERM || stderr.String() != "icount: SIGTERM again: exiting at once, nothing written\n" {
-		t.Errorf("%v; stderr %q", err, stderr.String())
-	}
-	if _, err := os.Stat(jsonPath); err == nil {
-		t.Error("a Profile was written")
-	}
-}
