@@ -34,8 +34,9 @@ Otherwise:
          each thread and where it waits
   123    --max-instructions stopped the guest after exactly that many
          instructions; the Profile is marked incomplete
-  74     an output could not be written: the host refused it (ENOSPC,
-         EACCES, EROFS, EDQUOT, EFBIG, ...). Each output is written to a
+  74     the host refused a file operation: an output could not be
+         written (ENOSPC, EACCES, EROFS, EDQUOT, EFBIG, ...), or the run's
+         own /tmp could not be made under $TMPDIR. Each output is written to a
          temporary file beside it and renamed into place, so the previous
          file is left as it was; the other outputs are still written, each
          failure is reported on a line of its own, and 74 replaces the
@@ -43,7 +44,7 @@ Otherwise:
   70     an internal error in icount, a bug: a Go panic while the guest ran
          writes the Profile so far, marked incomplete (reason "internal
          error"), and its stack to a file the message names
-         ($TMPDIR/icount-panic-PID.txt)
+         (icount-panic-PID.txt in $TMPDIR, or /tmp)
   4      no verdict: a comparison (icount diff, icount ab, icount run
          --baseline) could not compare the runs; the report says why.
          --allow-no-verdict accepts it as 0

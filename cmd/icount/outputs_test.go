@@ -159,3 +159,23 @@ ls -A >"$OUT/ls"
 		t.Errorf("the outputs that fit were not written")
 	}
 }
+
+// TestPrivateTmpRefused: when the run's own /tmp cannot be made (TMPDIR
+// names no directory), the host refused it: status 74, one line, and the
+// guest does not start.
+func TestPrivateTmpRefused(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(icountBin, "run", "-q", busybox(t, "amd64"), "touch", "ran")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR=/nonexistent")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if want := "icount: the run's private /tmp: stat /nonexistent: no such file or directory\n"; !errors.As(err, &ee) || ee.ExitCode() != exitIOError || stderr.String() != want {
+		t.Errorf("%v, stderr %q; want status 74 and %q", err, stderr.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the guest ran")
+	}
+}
