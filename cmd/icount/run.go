@@ -182,12 +182,16 @@ func (f *runFlags) finish(prof *count.Profile, runErr error) error {
 // outputStatus is the run's result once its outputs are written: with
 // none failed, result; else each failure on a line of its own and
 // exitIOError when the host refused them all (an errno: ENOSPC, EACCES,
-// EROFS, EDQUOT, EFBIG...), exitInternal when one failed otherwise.
+// EROFS, EDQUOT, EFBIG...), exitInternal when one failed otherwise or the
+// run itself ended in an internal error.
 func outputStatus(failed []error, result error) error {
 	if len(failed) == 0 {
 		return result
 	}
 	status := exitIOError
+	if ee, ok := result.(*exitError); ok && ee.status == exitInternal {
+		status = exitInternal
+	}
 	for _, err := range failed {
 		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, strings.ReplaceAll(err.Error(), "\n", " "))
 		if !isHostError(err) {
