@@ -51,6 +51,8 @@ func TestChecksBeforeRun(t *testing.T) {
 		{"missing config", nil, []string{"--config", "none.toml"}, "open none.toml: no such file or directory"},
 		{"negative timeout", nil, []string{"--timeout", "-1s"}, "--timeout -1s: want a positive duration (0 for none)"},
 		{"quantum zero", nil, []string{"--quantum", "0"}, "--quantum 0: the smallest is"},
+		{"negative quantum", nil, []string{"--quantum", "-1"}, `invalid argument "-1" for "--quantum" flag`},
+		{"negative max-memory", nil, []string{"--max-memory", "-1G"}, `invalid argument "-1G" for "--max-memory" flag: want a positive number of bytes`},
 		{"negative top", nil, []string{"--top", "-1"}, "--top -1: want 0 or more functions"},
 		{"max-memory below the program", nil, []string{"--max-memory", "1M"},
 			"--max-memory 1048576 bytes: " + bb + " has "},
