@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/icount-dev/icount/count"
 )
@@ -29,7 +29,7 @@ func stoppedRun(t *testing.T, run int, err error, jsonPath, stderr string) {
 	if err != nil || json.Unmarshal(b, &p) != nil || p.Exit.Reason != "SIGTERM" || p.Exit.Complete || p.Totals.Instructions == 0 {
 		t.Errorf("run %d: Profile %v, exit %+v; stderr:\n%s", run, err, p.Exit, stderr)
 	}
-	if !strings.Contains(stderr, "icount: stopped by SIGTERM, in spin") {
+	if !strings.Contains(stderr, "icount: stopped by SIGTERM, in ") {
 		t.Errorf("run %d: stderr:\n%s", run, stderr)
 	}
 }
@@ -53,16 +53,27 @@ func TestSIGTERMTwiceIsOneRequest(t *testing.T) {
 		cmd.Stderr = &stderr
 		stoppedRun(t, i, cmd.Run(), jsonPath, stderr.String())
 	}
+	// By hand, once the guest has started: a shell that says so, then
+	// loops.
+	sh := []string{busybox(t, "amd64"), "sh", "-c", "echo started; while :; do :; done"}
 	for i := range 25 {
 		jsonPath := filepath.Join(t.TempDir(), "p.json")
-		cmd := exec.Command(icountBin, "run", "-q", "--json", jsonPath, spin)
+		cmd := exec.Command(icountBin, append([]string{"run", "-q", "--json", jsonPath}, sh...)...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if line != "started\n" {
+			cmd.Process.Kill()
+			t.Fatalf("run %d: the guest printed %q (%v); stderr:\n%s", i, line, err, stderr.String())
+		}
 		syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		stoppedRun(t, i, cmd.Wait(), jsonPath, stderr.String())
