@@ -321,8 +321,13 @@ deps: $(BENCHSTAT)
 $(BENCHSTAT):
 	GOBIN=$(CURDIR)/$(@D) $(GO) install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)
 
+# icount's version when Go records no VCS revision (a git worktree, whose
+# .git is a file, or GOFLAGS=-buildvcs=false): the commit, -dirty when the
+# tree has changes, as Go's own stamp says it.
+ICOUNT_VERSION ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(shell git status --porcelain 2>/dev/null),-dirty)
+
 build: deps
-	$(GO) build -o bin/icount ./cmd/icount
+	$(GO) build -ldflags "-X main.version=$(ICOUNT_VERSION)" -o bin/icount ./cmd/icount
 
 testprogs: $(TESTPROGS)
 

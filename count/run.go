@@ -213,7 +213,12 @@ func Run(opts Options) (*profile.Profile, error) {
 
 	var intr *Interruption
 	var deadlock *kernel.DeadlockError
+	var panicked *emu.PanicError
 	switch exited, status := k.Exited(); {
+	case errors.As(runErr, &panicked):
+		prof.Exit = profile.Exit{Status: -1, Message: panicked.Error(), Reason: profile.StopInternal}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, pc, where)
+		return prof, &StoppedError{Err: runErr, Where: where(pc).String()}
 	case k.Failure() != nil:
 		prof.Exit = profile.Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure())}
 		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, failPC, where)
@@ -274,8 +279,15 @@ func (r *runner) whereIn(pid int, addr uint64) profile.Location {
 }
 
 // loop runs the tasks of every process until the first process ends or a
-// run ends for another reason than the scheduler's.
-func (r *runner) loop() error {
+// run ends for another reason than the scheduler's. A Go panic in icount
+// (in the emulator's hooks, or here between runs) ends it with an
+// *emu.PanicError, so that the counts so far can still be reported.
+func (r *runner) loop() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = emu.NewPanicError(p)
+		}
+	}()
 	k := r.k
 	for {
 		t := k.Current()

@@ -6,15 +6,17 @@ import "C"
 import "runtime/cgo"
 
 // The functions below are called from hotpath.c. A panic in a hook must
-// not unwind through C frames: it is recorded, the emulator is stopped, and
-// Run re-raises it.
+// not unwind through C frames: it is recorded with its stack, the emulator
+// is stopped, and Run returns it as a *PanicError.
 
 func cpuOf(h C.uintptr_t) *CPU { return cgo.Handle(h).Value().(*CPU) }
 
 func (c *CPU) guard(f func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.panicked = p
+			if c.panicked == nil {
+				c.panicked = NewPanicError(p)
+			}
 			c.Stop()
 		}
 	}()

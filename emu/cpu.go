@@ -148,9 +148,9 @@ type CPU struct {
 	sites siteTable
 	// exception is the unhandled CPU exception number + 1, 0 for none.
 	exception uint32
-	// panicked holds a panic raised in a Go hook, re-raised after the run
-	// returns, so that a Go panic never unwinds through C frames.
-	panicked any
+	// panicked holds a panic raised in a Go hook, returned as the run's
+	// error, so that a Go panic never unwinds through C frames.
+	panicked *PanicError
 	// ctl serves other goroutines: Interrupt and Executed (stop.go).
 	ctl control
 	// slice bounds each run once the guest has several threads (thread.go).
@@ -517,9 +517,8 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	if herr != nil {
 		return herr
 	}
-	if p := c.panicked; p != nil {
-		c.panicked = nil
-		panic(p)
+	if p := c.takePanic(); p != nil {
+		return p
 	}
 	if c.st.oom != 0 {
 		return errOOM
@@ -626,9 +625,8 @@ func (c *CPU) crossing(f *Fault, locate Locator, budget uint64) error {
 		if err := c.setExit(0); err != nil {
 			return err
 		}
-		if p := c.panicked; p != nil {
-			c.panicked = nil
-			panic(p)
+		if p := c.takePanic(); p != nil {
+			return p
 		}
 		if herr != nil {
 			return herr
@@ -700,6 +698,9 @@ func (c *CPU) runToLimit(locate Locator) error {
 	c.holdStops(false)
 	if herr != nil {
 		return herr
+	}
+	if p := c.takePanic(); p != nil {
+		return p
 	}
 	if !c.faulted(err) && rest == 0 {
 		return ErrInstructionLimit // used up by stores into code run by themselves

@@ -4,6 +4,8 @@ package emu
 import "C"
 
 import (
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -108,4 +110,31 @@ func (c *CPU) Executed() uint64 {
 		}
 	}
 	return total + uint64(c.st.outside_insns)
+}
+
+// PanicError is a Go panic raised inside icount while the guest ran (in a
+// hook, or in what the caller runs between runs), caught so that the
+// run's counts can still be reported: Run returns it, and the caller knows
+// it for a bug in icount, not in the guest.
+type PanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the panicking goroutine's stack, from the panic on
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("internal error: panic: %v", e.Value) }
+
+// NewPanicError records a panic recovered in a deferred function, with
+// the stack from where it was raised.
+func NewPanicError(value any) *PanicError {
+	return &PanicError{Value: value, Stack: debug.Stack()}
+}
+
+// takePanic returns, and forgets, the panic a hook raised during the run.
+func (c *CPU) takePanic() error {
+	p := c.panicked
+	if p == nil {
+		return nil
+	}
+	c.panicked = nil
+	return p
 }

@@ -96,6 +96,29 @@ func TestInterruptBeforeRun(t *testing.T) {
 // system call hook is found between blocks, with the PC past the syscall.
 var syscallLoop = []byte{0x48, 0xff, 0xc0, 0x0f, 0x05, 0xeb, 0xf9}
 
+// newSyscallLoopCPU makes a CPU to run syscallLoop from 0x10000, with
+// hook as its system call hook.
+func newSyscallLoopCPU(t *testing.T, hook func(), opts Options) *CPU {
+	t.Helper()
+	c, err := New(X86_64, Hooks{
+		NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
+			if addr == 0x10000 {
+				return BlockInfo{Instructions: 2, Func: 0x10000}
+			}
+			return BlockInfo{Instructions: 1, Func: 0x10000}
+		},
+		Syscall: hook,
+	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Map(0x10000, PageSize, ProtRead|ProtExec)
+	c.Map(0x20000, PageSize, ProtRead|ProtWrite)
+	c.Write(0x10000, syscallLoop)
+	c.SetReg(X86RSP, 0x20800)
+	return c
+}
+
 // TestInterruptAtSyscall stops a guest at random moments, often inside a
 // system call hook: the first block's executions equal the guest's own
 // count and the instructions add up.
@@ -105,26 +128,11 @@ func TestInterruptAtSyscall(t *testing.T) {
 	stop := errors.New("stop")
 	for i := 0; i < 40; i++ {
 		var calls int
-		c, err := New(X86_64, Hooks{
-			NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
-				if addr == 0x10000 {
-					return BlockInfo{Instructions: 2, Func: 0x10000}
-				}
-				return BlockInfo{Instructions: 1, Func: 0x10000}
-			},
-			Syscall: func() {
-				if calls++; calls%50 == 0 {
-					time.Sleep(100 * time.Microsecond)
-				}
-			},
+		c := newSyscallLoopCPU(t, func() {
+			if calls++; calls%50 == 0 {
+				time.Sleep(100 * time.Microsecond)
+			}
 		}, Options{Attribution: i%2 == 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Map(0x10000, PageSize, ProtRead|ProtExec)
-		c.Map(0x20000, PageSize, ProtRead|ProtWrite)
-		c.Write(0x10000, syscallLoop)
-		c.SetReg(X86RSP, 0x20800)
 		if err := runInterrupted(c, time.Duration(i%5)*time.Millisecond, stop); err != stop {
 			t.Fatalf("Run returned %v", err)
 		}

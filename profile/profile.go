@@ -431,11 +431,12 @@ const (
 	StopUnsupported      StopReason = "unsupported"      // the guest needed what icount does not emulate
 	StopDeadlock         StopReason = "deadlock"         // every guest thread waits for what none can do
 	StopError            StopReason = "error"            // icount could not go on (an I/O error, ...)
+	StopInternal         StopReason = "internal error"   // a Go panic in icount stopped the run (a bug)
 )
 
 // stopReasons are the reasons a saved Profile may give.
 var stopReasons = map[StopReason]bool{StopInstructionLimit: true, StopTimeout: true, StopSIGINT: true,
-	StopSIGTERM: true, StopUnsupported: true, StopDeadlock: true, StopError: true}
+	StopSIGTERM: true, StopUnsupported: true, StopDeadlock: true, StopError: true, StopInternal: true}
 
 // Location is an address of the guest's code as icount names it: the
 // function holding it (a symbol, or one found by the unwind tables and

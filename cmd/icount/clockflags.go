@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"time"
 
 	"github.com/icount-dev/icount/fixedclock"
@@ -69,11 +71,34 @@ func (f *clockFlags) clock(fl *pflag.FlagSet, pin bool) (*fixedclock.Clock, erro
 		if err != nil {
 			return nil, err
 		}
-		return fixedclock.NewTable(t, int64(f.step)), nil
+		c := fixedclock.NewTable(t, int64(f.step))
+		last := t.Values[len(t.Values)-1]
+		if err := clockRoom(last, c.Step()); err != nil {
+			return nil, fmt.Errorf("--clock-table %s: %w", f.table, err)
+		}
+		return c, nil
 	}
 	start, err := fixedclock.ParseTime(f.start)
 	if err != nil {
 		return nil, fmt.Errorf("--clock-start: %v", err)
 	}
+	if err := clockRoom(start, int64(f.step)); err != nil {
+		return nil, fmt.Errorf("--clock-start %s, --clock-step %v: %w", f.start, f.step, err)
+	}
 	return fixedclock.New(start, int64(f.step)), nil
+}
+
+// clockReads is how many reads past its start (or its table's end) a fixed
+// clock must serve before its nanoseconds would overflow int64 (in the
+// year 2262), where it would stop: time standing still.
+const clockReads = 1 << 20
+
+// clockRoom refuses a clock going on from last by step that would
+// overflow within clockReads reads.
+func clockRoom(last, step int64) error {
+	end := new(big.Int).Mul(big.NewInt(step), big.NewInt(clockReads))
+	if end.Add(end, big.NewInt(last)).Cmp(big.NewInt(math.MaxInt64)) > 0 {
+		return fmt.Errorf("the clock would pass the largest time 64-bit nanoseconds hold (2262-04-11) within %d reads; take an earlier start or a smaller step", clockReads)
+	}
+	return nil
 }

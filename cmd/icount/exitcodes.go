@@ -15,8 +15,10 @@ Otherwise:
          instruction, the function and its callers
   143    icount got SIGTERM: it stopped the guest at the next block and
          wrote the Profile, marked incomplete (reason "SIGTERM")
-  130    icount got SIGINT (Ctrl-C): the same (reason "SIGINT"); a second
-         SIGINT or SIGTERM exits at once, writing nothing
+  130    icount got SIGINT (Ctrl-C): the same (reason "SIGINT"). A second
+         SIGINT or SIGTERM within a second of the first is the same
+         request (timeout(1) signals the child, then its process group);
+         one later than that exits at once, writing nothing
   127    the executable, or its interpreter (PT_INTERP), does not exist;
          a library the dynamic linker cannot find ends the guest with
          ld.so's message and its status, 127, as natively
@@ -32,12 +34,29 @@ Otherwise:
          each thread and where it waits
   123    --max-instructions stopped the guest after exactly that many
          instructions; the Profile is marked incomplete
-  70     an internal error in icount
+  74     the host refused a file operation: an output could not be
+         written (ENOSPC, EACCES, EROFS, EDQUOT, EFBIG, ...), or the run's
+         own /tmp could not be made under $TMPDIR. Each output is written to a
+         temporary file beside it and renamed into place, so the previous
+         file is left as it was; the other outputs are still written, each
+         failure is reported on a line of its own, and 74 replaces the
+         status the run would have had
+  70     an internal error in icount, a bug: a Go panic while the guest ran
+         writes the Profile so far, marked incomplete (reason "internal
+         error"), and its stack to a file the message names
+         (icount-panic-PID.txt in $TMPDIR, or /tmp)
+  4      no verdict: a comparison (icount diff, icount ab, icount run
+         --baseline) could not compare the runs; the report says why.
+         --allow-no-verdict accepts it as 0
   3      a comparison found a regression: a gate failed (icount diff, icount
-         ab, icount run --baseline); improvements and comparisons with no
-         verdict exit 0
+         ab, icount run --baseline); an improvement exits 0
   2      the command line is wrong, or an input it names (a Profile, the
-         gate file, a suite file) is missing or malformed
+         gate file, a suite file) is missing or malformed. icount run checks
+         before the guest starts that every output can be written (--json,
+         --pprof, --callgrind, --bench-out, --save's .icount/), that the
+         --baseline Profile and the gate file load, and that no limit rules
+         the run out (a negative --timeout, a --max-memory below what the
+         program maps as it starts, a fixed clock that would overflow)
 
 Limits the guest meets as it would under the kernel's own limits do not
 stop it: past --max-memory a mapping fails with ENOMEM, and past 1024 open

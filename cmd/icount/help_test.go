@@ -22,7 +22,8 @@ func TestHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\n  124    --timeout", "\n  130    icount got SIGINT", "\n  143    icount got SIGTERM", "\n  125    ", "\n  123    --max-instructions"} {
+	for _, want := range []string{"\n  124    --timeout", "\n  130    icount got SIGINT", "\n  143    icount got SIGTERM", "\n  125    ", "\n  123    --max-instructions",
+		"\n  74     the host refused", "\n  70     an internal error", "\n  4      no verdict", "within a second of the first is the same\n         request"} {
 		if !strings.Contains(string(topic), want) {
 			t.Errorf("icount help exit-codes lacks %q:\n%s", want, topic)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/icount-dev/icount/profile"
+	"golang.org/x/sys/unix"
 )
 
 // hostile is a guest from testdata/hostile and how its run must end.
@@ -263,22 +264,35 @@ func TestTimeoutBlocked(t *testing.T) {
 }
 
 // TestSecondSignal: a guest blocked reading a pipe does not stop at the
-// first SIGINT; the second makes icount exit at once, 130, writing nothing.
+// first SIGINT (or SIGTERM), nor at a second one within a second of it,
+// the same request; one later than that makes icount exit at once, 130
+// (143), writing nothing.
 func TestSecondSignal(t *testing.T) {
 	t.Parallel()
-	jsonPath := filepath.Join(t.TempDir(), "p.json")
-	b := startBlocked(t, "-q", "--json", jsonPath)
-	time.Sleep(300 * time.Millisecond)
-	b.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-b.done:
-		t.Fatalf("icount ended at the first SIGINT; stderr:\n%s", b.errb.String())
-	case <-time.After(300 * time.Millisecond):
-	}
-	b.cmd.Process.Signal(syscall.SIGINT)
-	b.wait(t, 5*time.Second)
-	if _, err := os.Stat(jsonPath); b.cmd.ProcessState.ExitCode() != exitSIGINT || err == nil ||
-		b.errb.String() != "icount: SIGINT again: exiting at once, nothing written\n" {
-		t.Errorf("status %d, profile written %v, stderr:\n%s", b.cmd.ProcessState.ExitCode(), err == nil, b.errb.String())
+	for _, c := range []struct {
+		sig    syscall.Signal
+		status int
+	}{{syscall.SIGINT, exitSIGINT}, {syscall.SIGTERM, exitSIGTERM}} {
+		name := unix.SignalName(c.sig)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			jsonPath := filepath.Join(t.TempDir(), "p.json")
+			b := startBlocked(t, "-q", "--json", jsonPath)
+			time.Sleep(300 * time.Millisecond)
+			b.cmd.Process.Signal(c.sig)
+			time.Sleep(300 * time.Millisecond)
+			b.cmd.Process.Signal(c.sig) // the same request
+			select {
+			case <-b.done:
+				t.Fatalf("icount ended at the first %s, sent twice; stderr:\n%s", name, b.errb.String())
+			case <-time.After(sameRequest):
+			}
+			b.cmd.Process.Signal(c.sig)
+			b.wait(t, 5*time.Second)
+			if _, err := os.Stat(jsonPath); b.cmd.ProcessState.ExitCode() != c.status || err == nil ||
+				b.errb.String() != "icount: "+name+" again: exiting at once, nothing written\n" {
+				t.Errorf("status %d, profile written %v, stderr:\n%s", b.cmd.ProcessState.ExitCode(), err == nil, b.errb.String())
+			}
+		})
 	}
 }

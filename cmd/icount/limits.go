@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/loader"
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/pflag"
@@ -40,6 +42,43 @@ type limitFlags struct {
 func (l *limitFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&l.timeout, "timeout", 0, "stop the program after `DURATION` of wall-clock time, such as 30s or 5m (exit 124, the Profile marked incomplete)")
 	fl.Var(&l.maxMemory, "max-memory", "bound the program's mappings (the executable, stack, heap and what it maps) to `SIZE` bytes, such as 512M or 2G, as ulimit -v does: past it the program sees ENOMEM")
+}
+
+// check refuses limits no run could meet: a negative --timeout, and a
+// --max-memory smaller than the mappings the executable at path starts
+// with (its PT_LOAD segments and the stack), under which Linux could not
+// start it. An executable that does not load is left to the run to
+// report.
+func (l *limitFlags) check(path string) error {
+	if l.timeout < 0 {
+		return fmt.Errorf("--timeout %v: want a positive duration (0 for none)", l.timeout)
+	}
+	if l.maxMemory == 0 {
+		return nil
+	}
+	exe, err := loader.Open(path)
+	if err != nil {
+		return nil
+	}
+	if need := startingMemory(exe); uint64(l.maxMemory) < need {
+		return fmt.Errorf("--max-memory %d bytes: %s has %d bytes mapped as it starts (its segments and the %d MiB stack): Linux could not start it", uint64(l.maxMemory), path, need, loader.StackSize>>20)
+	}
+	return nil
+}
+
+// startingMemory is what an executable has mapped as it starts: its
+// PT_LOAD segments, whole pages, and the stack.
+func startingMemory(exe *loader.Executable) uint64 {
+	var total, end uint64 // end: where the pages counted so far end
+	for _, s := range exe.Segs {
+		lo, hi := s.Vaddr&^(emu.PageSize-1), (s.Vaddr+s.Memsz+emu.PageSize-1)&^(emu.PageSize-1)
+		lo = max(lo, end) // segments share a page
+		if hi > lo {
+			total += hi - lo
+			end = hi
+		}
+	}
+	return total + loader.StackSize
 }
 
 // sizeFlag is a byte count with an optional binary unit: K, M, G or T
@@ -106,8 +145,15 @@ func (l *limitFlags) start(opts *count.Options, quiet bool) (finish func()) {
 	}
 }
 
+// sameRequest is how long after a first SIGINT or SIGTERM another one is
+// the same request: coreutils' timeout sends SIGTERM to its child and then
+// to the child's process group, so icount gets two at once. Only a signal
+// later than this asks icount to exit at once.
+const sameRequest = time.Second
+
 // watch turns the first of the timeout or a signal into an interruption,
-// and exits at once at a second signal or when the guest does not stop.
+// and exits at once at a later second signal or when the guest does not
+// stop.
 func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 	var timer <-chan time.Time
 	if timeout > 0 {
@@ -116,7 +162,8 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 		timer = t.C
 	}
 	var grace <-chan time.Time
-	stopping := 0 // the exit status of the stop asked for
+	stopping := 0           // the exit status of the stop asked for
+	var signalled time.Time // when the first signal came
 	for {
 		select {
 		case <-timer:
@@ -130,6 +177,12 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 			status, name := exitSIGINT, "SIGINT"
 			if sig == syscall.SIGTERM {
 				status, name = exitSIGTERM, "SIGTERM"
+			}
+			if !signalled.IsZero() && time.Since(signalled) < sameRequest {
+				continue // the same request, sent twice
+			}
+			if signalled.IsZero() {
+				signalled = time.Now()
 			}
 			select {
 			case <-c.done:

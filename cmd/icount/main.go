@@ -11,15 +11,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // Exit statuses of icount itself; any other status is the guest's.
 const (
 	exitUsage      = 2  // bad command line
 	exitRegression = 3  // a comparison found a regression (diff, ab, run --baseline)
 	exitNoVerdict  = 4  // a comparison could not give a verdict (diff, ab, run --baseline)
-	exitInternal   = 70 // a bug or resource failure in icount
+	exitInternal   = 70 // a bug in icount (a Go panic: its stack in a file)
+	exitIOError    = 74 // the host refused to write an output (ENOSPC, EACCES, ...), as sysexits' EX_IOERR
 	// exitInstructionLimit: --max-instructions stopped the guest.
 	exitInstructionLimit = 123
 	exitDeadlock         = 122 // every guest thread waits for what none can do

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/icount-dev/icount/atomicfile"
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/pflag"
@@ -60,31 +59,33 @@ func (o *outputFlags) forJSON(p *profile.Profile) *profile.Profile {
 	return &q
 }
 
-// write writes every format asked for.
-func (o *outputFlags) write(p *profile.Profile) error {
-	if o.pprof != "" {
-		if err := writeFile(o.pprof, "pprof profile", func(w io.Writer) error { return report.WritePprof(w, p) }); err != nil {
-			return err
+// write writes every format asked for, each whole or not at all; one
+// that fails does not keep the others from being written. It returns the
+// failures, one for each file.
+func (o *outputFlags) write(p *profile.Profile) []error {
+	var errs []error
+	put := func(path, what string, format func(io.Writer) error) {
+		if err := writeFile(path, what, format); err != nil {
+			errs = append(errs, err)
 		}
 	}
+	if o.pprof != "" {
+		put(o.pprof, "pprof profile", func(w io.Writer) error { return report.WritePprof(w, p) })
+	}
 	if o.callgrind != "" {
-		if err := writeFile(o.callgrind, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrind(w, p) }); err != nil {
-			return err
-		}
+		put(o.callgrind, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrind(w, p) })
 		if n := len(p.Processes); n > 1 {
 			// callgrind_annotate reads a file's first part only.
 			for i := range n {
 				part := fmt.Sprintf("%s.%d", o.callgrind, i+1)
-				if err := writeFile(part, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindPart(w, p, i) }); err != nil {
-					return err
-				}
+				put(part, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindPart(w, p, i) })
 			}
 		}
 	}
 	if o.bench != "" {
-		return writeFile(o.benchOut, "benchmark result", func(w io.Writer) error { return report.WriteBench(w, p, o.bench) })
+		put(o.benchOut, "benchmark result", func(w io.Writer) error { return report.WriteBench(w, p, o.bench) })
 	}
-	return nil
+	return errs
 }
 
 // summary adds to the summary what the output flags ask for.
@@ -99,13 +100,10 @@ func writeProfile(path string, p *profile.Profile) error {
 	return writeFile(path, "profile", func(w io.Writer) error { return profile.Encode(w, p) })
 }
 
-// writeFile writes what a format produces to path, whole or not at all.
+// writeFile writes what a format produces to path, whole or not at all:
+// a failure leaves the file as it was.
 func writeFile(path, what string, format func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := format(&b); err != nil {
-		return fmt.Errorf("writing the %s: %w", what, err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(path, format); err != nil {
 		return fmt.Errorf("writing the %s: %w", what, err)
 	}
 	return nil

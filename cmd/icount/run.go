@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/icount-dev/icount/count"
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
 )
@@ -75,15 +77,43 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 }
 
 func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
-	clock, err := f.clock.clock(cmd.Flags(), f.ci.compares())
+	opts, err := f.options(cmd, args)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	if err := f.out.check(); err != nil {
+	if err := f.preflight(); err != nil {
 		return &exitError{exitUsage, err}
 	}
+	finish := f.lim.start(&opts, f.quiet)
+	prof, err := runGuest(opts)
+	finish()
+	if prof == nil {
+		if pe := panicOf(err); pe != nil {
+			return &exitError{exitInternal, fmt.Errorf("%s; nothing written", panicLine(pe, err))}
+		}
+		return &exitError{startStatus(err), err}
+	}
+	return f.finish(prof, err)
+}
+
+// options checks the flags and turns them into the run's options, before
+// anything runs.
+func (f *runFlags) options(cmd *cobra.Command, args []string) (count.Options, error) {
+	clock, err := f.clock.clock(cmd.Flags(), f.ci.compares())
+	if err != nil {
+		return count.Options{}, err
+	}
+	if err := f.out.check(); err != nil {
+		return count.Options{}, err
+	}
 	if f.quantum < kernel.MinQuantum {
-		return &exitError{exitUsage, fmt.Errorf("--quantum %d: the smallest is %d (longer than any block)", f.quantum, kernel.MinQuantum)}
+		return count.Options{}, fmt.Errorf("--quantum %d: the smallest is %d (longer than any block)", f.quantum, kernel.MinQuantum)
+	}
+	if f.top < 0 {
+		return count.Options{}, fmt.Errorf("--top %d: want 0 or more functions", f.top)
+	}
+	if err := f.lim.check(args[0]); err != nil {
+		return count.Options{}, err
 	}
 	env := []string{}
 	if f.inheritEnv {
@@ -91,55 +121,92 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	}
 	for _, kv := range f.env {
 		if !strings.Contains(kv, "=") {
-			return &exitError{exitUsage, fmt.Errorf("--env %q: want K=V", kv)}
+			return count.Options{}, fmt.Errorf("--env %q: want K=V", kv)
 		}
 		env = append(env, kv)
 	}
-	opts := count.Options{
+	return count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
-		Version: version, HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
+		Version: icountVersion(), HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
 		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Sysroot: f.sysroot, Quantum: f.quantum,
 		HostTmp: f.hostTmp,
-	}
-	finish := f.lim.start(&opts, f.quiet)
-	prof, err := count.Run(opts)
-	finish()
-	if prof == nil {
-		return &exitError{startStatus(err), err}
-	}
+	}, nil
+}
+
+// finish reports a run that gave a Profile, complete or not: it writes
+// every output, prints the summary and why the run stopped, saves and
+// compares, and gives the exit status. An output that cannot be written
+// does not keep the others from being written.
+func (f *runFlags) finish(prof *profile.Profile, runErr error) error {
+	var failed []error
 	if f.jsonPath != "" {
-		if werr := writeProfile(f.jsonPath, f.out.forJSON(prof)); werr != nil {
-			return &exitError{exitInternal, werr}
+		if err := writeProfile(f.jsonPath, f.out.forJSON(prof)); err != nil {
+			failed = append(failed, err)
 		}
 	}
-	if werr := f.out.write(prof); werr != nil {
-		return &exitError{exitInternal, werr}
-	}
+	failed = append(failed, f.out.write(prof)...)
 	if !f.quiet {
 		report.Summary(os.Stderr, prof, f.top)
 		f.out.summary(os.Stderr, prof)
 	}
-	if err != nil {
-		// Every line under the prefix: a deadlock's lists each thread.
-		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, strings.ReplaceAll(err.Error(), "\n", "\n"+report.Prefix))
-		printBacktrace(prof)
-		return &exitError{status: stopStatus(err)}
+	if runErr != nil {
+		if pe := panicOf(runErr); pe != nil {
+			fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, panicLine(pe, runErr))
+		} else {
+			// Every line under the prefix: a deadlock's lists each thread.
+			fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, strings.ReplaceAll(runErr.Error(), "\n", "\n"+report.Prefix))
+			printBacktrace(prof)
+		}
+		return outputStatus(failed, &exitError{status: stopStatus(runErr)})
 	}
 	if prof.Exit.Signal != "" {
 		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, prof.Exit.Message)
 		printBacktrace(prof)
 	}
 	verdict, err := f.ci.afterRun(prof, f.quiet)
-	if err != nil {
-		return err
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee) && ee.status == exitInternal:
+		failed = append(failed, ee.err) // --save could not keep the Profile
+	case err != nil:
+		return outputStatus(failed, err)
 	}
-	if prof.Exit.Status != 0 {
-		return &exitError{status: prof.Exit.Status}
+	switch {
+	case prof.Exit.Status != 0:
+		return outputStatus(failed, &exitError{status: prof.Exit.Status})
+	case verdict != 0:
+		return outputStatus(failed, &exitError{status: verdict})
 	}
-	if verdict != 0 {
-		return &exitError{status: verdict}
+	return outputStatus(failed, nil)
+}
+
+// outputStatus is the run's result once its outputs are written: with
+// none failed, result; else each failure on a line of its own and
+// exitIOError when the host refused them all (an errno: ENOSPC, EACCES,
+// EROFS, EDQUOT, EFBIG...), exitInternal when one failed otherwise or the
+// run itself ended in an internal error.
+func outputStatus(failed []error, result error) error {
+	if len(failed) == 0 {
+		return result
 	}
-	return nil
+	status := exitIOError
+	if ee, ok := result.(*exitError); ok && ee.status == exitInternal {
+		status = exitInternal
+	}
+	for _, err := range failed {
+		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, strings.ReplaceAll(err.Error(), "\n", " "))
+		if !isHostError(err) {
+			status = exitInternal
+		}
+	}
+	return &exitError{status: status}
+}
+
+// isHostError says whether err is the host system's refusal of an
+// operation (it carries an errno), not a bug in icount.
+func isHostError(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno)
 }
 
 // startStatus is the exit status for a guest that never started.
@@ -153,11 +220,17 @@ func startStatus(err error) int {
 			return exitCannotRun
 		}
 	}
+	if isHostError(err) {
+		return exitIOError // the run's own /tmp could not be made, say
+	}
 	return exitInternal
 }
 
 // stopStatus is the exit status for a guest icount stopped early.
 func stopStatus(err error) int {
+	if panicOf(err) != nil {
+		return exitInternal
+	}
 	if status, ok := limitStatus(err); ok {
 		return status
 	}
