@@ -2,8 +2,10 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -87,36 +89,169 @@ args = ["a", "b"]
 	}
 }
 
-// TestSuiteMemberFails: a member that fails is named with its status and
-// its last words; nothing is saved.
-func TestSuiteMemberFails(t *testing.T) {
+// exitThree builds a static program that exits 3, the status icount
+// gives a regression, in dir.
+func exitThree(t *testing.T, dir string) string {
+	t.Helper()
+	write(t, filepath.Join(dir, "three.c"), "int main(void) { return 3; }\n")
+	cc := strings.Fields(staticCC(t))
+	out, err := exec.Command(cc[0], append(cc[1:], "-o", filepath.Join(dir, "three"), filepath.Join(dir, "three.c"))...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("building three: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "three")
+}
+
+// TestSuiteKeepsEveryEntry: one entry of each way to fail (its own exit
+// status 3, a fault, a timeout, a missing binary, an argument over
+// Linux's 128 KiB, a missing stdin) beside one that runs to its end:
+// every entry runs, each has its row and its outcome, the good one's
+// Profile and every outcome are saved, and the status is the first
+// entry's that icount stopped or refused (124, the timeout), never 3.
+func TestSuiteKeepsEveryEntry(t *testing.T) {
 	dir := t.TempDir()
+	empty := testProgram(t, "c/empty-musl")
 	write(t, filepath.Join(dir, "suite.toml"), `
 [[bench]]
 name = "ok"
-binary = "`+testProgram(t, "c/empty-musl")+`"
+binary = "`+empty+`"
+
+[[bench]]
+name = "three"
+binary = "`+exitThree(t, dir)+`"
+
+[[bench]]
+name = "segv"
+binary = "`+testProgram(t, "amd64/fault")+`"
+
+[[bench]]
+name = "spin"
+binary = "`+testProgram(t, "hostile/amd64/spin")+`"
 
 [[bench]]
 name = "missing"
 binary = "no/such/program"
+
+[[bench]]
+name = "huge"
+binary = "`+empty+`"
+args = ["`+strings.Repeat("x", 130<<10)+`"]
+
+[[bench]]
+name = "nostdin"
+binary = "`+empty+`"
+stdin = "no-such-input"
 `)
-	status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--save", "x")
-	if status != exitNotFound || !strings.Contains(stderr, "icount: missing: exit status 127: no/such/program") {
-		t.Errorf("status %d, want %d\n%s", status, exitNotFound, stderr)
+	status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--jobs", "2", "--timeout", "2s", "--save", "x")
+	if status != exitTimeout {
+		t.Errorf("status %d, want %d (the timeout, the first entry icount stopped)\n%s", status, exitTimeout, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".icount", "x")); !os.IsNotExist(err) {
-		t.Errorf("a failed suite was saved")
+	for _, re := range []string{
+		`icount: benchmark +instructions +blocks +syscalls +outcome\n`,
+		`icount: ok +596 +192 +3 +ok\n`,
+		`icount: three +[0-9,]+ +[0-9,]+ +3 +exit 3\n`,
+		`icount: segv +11 +4 +0 +SIGSEGV\n`,
+		`icount: spin +[0-9,]+ +[0-9,]+ +0 +stopped: timeout\n`,
+		`icount: missing +- +- +- +refused \(127\)\n`,
+		`icount: huge +- +- +- +refused \(126\)\n`,
+		`icount: nostdin +- +- +- +refused \(2\)\n`,
+		"icount: three: exit 3\n",
+		"icount: segv: SIGSEGV: access to unmapped address 0x10 by `mov \\(%rdx\\),%rcx` at 0x40101a, in _start\\+0x1a \\(fault\\)\n",
+		`icount: spin: stopped: timeout: stopped by --timeout 2s \(wall clock\)\n`,
+		`icount: missing: refused \(127\): no/such/program: no such file\n`,
+		`icount: huge: refused \(126\): the arguments are over Linux's limits \(128 KiB for one`,
+		`icount: nostdin: refused \(2\): stdin: open no-such-input: no such file or directory\n`,
+		`icount: saved as baseline x \(.icount/x/\)\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stderr) {
+			t.Errorf("no %q in\n%s", re, stderr)
+		}
 	}
+	saved, err := os.ReadDir(filepath.Join(dir, ".icount", "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range saved {
+		names = append(names, e.Name())
+	}
+	if !reflect.DeepEqual(names, []string{"ok.json", report.OutcomesFile}) {
+		t.Errorf("saved %q, want the good entry's Profile and the outcomes", names)
+	}
+	if p, err := report.ReadJSON(filepath.Join(dir, ".icount", "x", "ok.json")); err != nil || p.Totals.Instructions != 596 || !p.Exit.Complete {
+		t.Errorf("ok.json: %v %+v", err, p)
+	}
+	outs, err := report.ReadOutcomes(filepath.Join(dir, ".icount", "x", report.OutcomesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []report.Outcome{
+		{Name: "ok", Class: "ok", Status: 0},
+		{Name: "three", Class: "exit", Status: 3},
+		{Name: "segv", Class: "signal", Status: 139, Signal: "SIGSEGV"},
+		{Name: "spin", Class: "stopped", Status: exitTimeout, Reason: "timeout"},
+		{Name: "missing", Class: "refused", Status: exitNotFound},
+		{Name: "huge", Class: "refused", Status: exitCannotRun},
+		{Name: "nostdin", Class: "refused", Status: exitUsage},
+	}
+	if len(outs) != len(want) {
+		t.Fatalf("%d outcomes saved: %+v", len(outs), outs)
+	}
+	for i, o := range outs {
+		o.Message = ""
+		if o != want[i] {
+			t.Errorf("outcome %d: %+v, want %+v", i, o, want[i])
+		}
+	}
+
+	// A benchmark's own failure, with no stop or refusal of icount's, is
+	// status 5: its own 3 never reads as a regression, nor a fault as
+	// icount's signal.
+	write(t, filepath.Join(dir, "two.toml"), "[[bench]]\nname = \"ok\"\nbinary = \""+empty+"\"\n\n[[bench]]\nname = \"three\"\nbinary = \"three\"\n")
+	write(t, filepath.Join(dir, "fault.toml"), "[[bench]]\nname = \"segv\"\nbinary = \""+testProgram(t, "amd64/fault")+"\"\n")
+	for _, file := range []string{"two.toml", "fault.toml"} {
+		if status, _, stderr := icountIn(t, dir, "run", "--suite", file); status != exitBenchmarkFailed {
+			t.Errorf("%s: status %d, want %d\n%s", file, status, exitBenchmarkFailed, stderr)
+		}
+	}
+	// Against the baseline: the good entry is compared, the failed ones
+	// named on both sides; the failure's status outranks the verdict.
+	status, _, stderr = icountIn(t, dir, "run", "--suite", "two.toml", "--baseline", "x", "--fail-above", "0")
+	for _, s := range []string{
+		"icount: verdict: no change: the binaries are identical",
+		"icount: note: benchmark three is not compared: this run's exit 3",
+		"icount: note: benchmark three did not run to its end in baseline x: exit 3",
+		"icount: note: benchmark spin did not run to its end in baseline x: stopped: timeout",
+	} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("against the baseline: no %q in\n%s", s, stderr)
+		}
+	}
+	if status != exitBenchmarkFailed {
+		t.Errorf("against the baseline: status %d, want %d", status, exitBenchmarkFailed)
+	}
+	// Saving again replaces the directory whole: ok fails now, and its
+	// earlier Profile is gone.
+	write(t, filepath.Join(dir, "broken.toml"), "[[bench]]\nname = \"ok\"\nbinary = \"gone\"\n")
+	if status, _, stderr := icountIn(t, dir, "run", "-q", "--suite", "broken.toml", "--save", "x"); status != exitNotFound || stderr != "icount: ok: refused (127): gone: no such file\n" {
+		t.Errorf("broken suite: status %d\n%s", status, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".icount", "x", "ok.json")); !os.IsNotExist(err) {
+		t.Errorf("ok.json of the earlier save is still there (%v)", err)
+	}
+	if outs, err := report.ReadOutcomes(filepath.Join(dir, ".icount", "x", report.OutcomesFile)); err != nil || len(outs) != 1 || outs[0].Class != "refused" {
+		t.Errorf("outcomes after the broken save: %v %+v", err, outs)
+	}
+}
+
+// TestSuiteUsage: a malformed suite file, and flags a suite refuses.
+func TestSuiteUsage(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "suite.toml"), "[[bench]]\nname = \"ok\"\nbinary = \""+testProgram(t, "c/empty-musl")+"\"\n")
 	write(t, filepath.Join(dir, "bad.toml"), "[[bench]]\nname = \"a\"\n")
-	status, _, stderr = icountIn(t, dir, "run", "--suite", "bad.toml")
+	status, _, stderr := icountIn(t, dir, "run", "--suite", "bad.toml")
 	if status != exitUsage || !strings.Contains(stderr, `icount: bad.toml: benchmark "a": no binary`) {
 		t.Errorf("bad suite: status %d\n%s", status, stderr)
-	}
-	// A benchmark must exit 0 (amd64/loop exits 20).
-	write(t, filepath.Join(dir, "loop.toml"), "[[bench]]\nname = \"loop\"\nbinary = \""+testProgram(t, "amd64/loop")+"\"\n")
-	status, _, stderr = icountIn(t, dir, "run", "--suite", "loop.toml")
-	if status != 20 || !strings.Contains(stderr, "icount: loop: the program exited with status 20 (a benchmark must exit 0)") {
-		t.Errorf("member exiting 20: status %d\n%s", status, stderr)
 	}
 	status, _, stderr = icountIn(t, dir, "run", "--suite", "suite.toml", "--json", "one.json")
 	if status != exitUsage || !strings.Contains(stderr, "--json with --suite: every benchmark would write the same file") {
