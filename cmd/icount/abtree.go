@@ -12,7 +12,7 @@ package main
 // and removed. A lock in icount-ab-HASH keeps a second ab of the same
 // repository waiting until the first is done; whatever the lock's holder
 // finds in the directory was left by an ab that was killed, and is
-// removed.
+// removed. The directory is removed when ab is done.
 
 import (
 	"context"
@@ -47,24 +47,15 @@ type abTree struct {
 func claimTree(ctx context.Context, top string) (*abTree, error) {
 	sum := sha256.Sum256([]byte(top))
 	root := filepath.Join(os.TempDir(), "icount-ab-"+hex.EncodeToString(sum[:8]))
-	if err := os.Mkdir(root, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, &exitError{exitInternal, fmt.Errorf("making ab's directory: %w", err)}
-	}
-	fi, err := os.Lstat(root)
-	if err != nil {
-		return nil, &exitError{exitInternal, err}
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
-		return nil, &exitError{exitInternal, fmt.Errorf("%s is not icount's (not a directory of this user's): remove it, or set TMPDIR", root)}
-	}
-	lock, err := os.OpenFile(filepath.Join(root, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, &exitError{exitInternal, fmt.Errorf("ab's lock: %w", err)}
-	}
-	t := &abTree{top: top, root: root, dir: filepath.Join(root, "tree"), lock: lock}
-	if err := t.acquire(ctx); err != nil {
-		lock.Close()
-		return nil, err
+	t := &abTree{top: top, root: root, dir: filepath.Join(root, "tree")}
+	for said := false; ; {
+		held, err := t.lockOnce(ctx, &said)
+		if err != nil {
+			return nil, err
+		}
+		if held {
+			break
+		}
 	}
 	if err := t.clear(); err != nil {
 		t.release()
@@ -73,37 +64,71 @@ func claimTree(ctx context.Context, top string) (*abTree, error) {
 	return t, nil
 }
 
-// acquire takes the lock, saying once that it waits for another ab. The
-// kernel drops a flock when its holder dies, so a killed ab never holds it.
-func (t *abTree) acquire(ctx context.Context) error {
-	said := false
+// lockOnce makes the directory and takes its lock, saying once that it
+// waits for another ab. The kernel drops a flock when its holder dies, so
+// a killed ab never holds it. held is false when the lock was taken on a
+// file a finishing ab had removed: the caller tries again.
+func (t *abTree) lockOnce(ctx context.Context, said *bool) (held bool, err error) {
+	if err := os.Mkdir(t.root, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return false, &exitError{exitInternal, fmt.Errorf("making ab's directory: %w", err)}
+	}
+	fi, err := os.Lstat(t.root)
+	if err != nil {
+		return false, &exitError{exitInternal, err}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return false, &exitError{exitInternal, fmt.Errorf("%s is not icount's (not a directory of this user's): remove it, or set TMPDIR", t.root)}
+	}
+	path := filepath.Join(t.root, "lock")
+	lock, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return false, &exitError{exitInternal, fmt.Errorf("ab's lock: %w", err)}
+	}
 	for {
-		err := syscall.Flock(int(t.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			break
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return &exitError{exitInternal, fmt.Errorf("ab's lock: %w", err)}
+			lock.Close()
+			return false, &exitError{exitInternal, fmt.Errorf("ab's lock: %w", err)}
 		}
-		if !said {
-			pid, _ := io.ReadAll(io.NewSectionReader(t.lock, 0, 32))
+		if !*said {
+			pid, _ := io.ReadAll(io.NewSectionReader(lock, 0, 32))
 			fmt.Fprintf(os.Stderr, "%swaiting for another icount ab of this repository (pid %s) to finish with %s\n",
 				report.Prefix, strings.TrimSpace(string(pid)), t.dir)
-			said = true
+			*said = true
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			lock.Close()
+			return false, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	t.lock.Truncate(0)
-	t.lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return nil
+	if fi, err := lock.Stat(); err != nil || !sameFile(fi, path) {
+		lock.Close()
+		return false, nil
+	}
+	lock.Truncate(0)
+	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	t.lock = lock
+	return true, nil
 }
 
-// release drops the lock; the directory stays for the next ab to reuse.
-func (t *abTree) release() { t.lock.Close() }
+// sameFile says fi is the file at path.
+func sameFile(fi fs.FileInfo, path string) bool {
+	at, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, at)
+}
+
+// release removes the lock and the directory, now empty, and drops the
+// lock: an ab waiting for it finds its file gone and makes them anew.
+func (t *abTree) release() {
+	os.Remove(t.lock.Name())
+	os.Remove(t.root)
+	t.lock.Close()
+}
 
 // clear removes whatever is at the fixed path and git's record of it as a
 // worktree, and the side's Profiles: a side done with, or one a killed ab
