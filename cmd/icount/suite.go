@@ -321,11 +321,11 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	tmp, err := os.MkdirTemp("", "icount-suite-")
+	tmp, done, err := lockedTempDir("icount-suite")
 	if err != nil {
 		return &exitError{exitInternal, err}
 	}
-	defer os.RemoveAll(tmp)
+	defer done()
 	ms := suiteMembers(s, "", filepath.Dir(c.suite), "")
 	runs, err := runMembers(ctx, ms, passThrough(cmd.Flags()), c.jobs, tmp)
 	if err != nil {

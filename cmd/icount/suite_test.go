@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -379,5 +380,38 @@ func TestDiffIncomparable(t *testing.T) {
 		if status, _, stderr := icountIn(t, dir, c.args...); status != exitUsage || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%q: status %d, want %d with %q\n%s", c.args, status, exitUsage, c.msg, stderr)
 		}
+	}
+}
+
+// TestSuiteKilled: a suite killed with SIGKILL while a benchmark runs
+// leaves no process alive, and the next suite removes the directory it
+// left: afterwards $TMPDIR holds nothing of either.
+func TestSuiteKilled(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(dir, "spin.toml"), "[[bench]]\nname = \"spin\"\nbinary = \""+testProgram(t, "hostile/amd64/spin")+"\"\n")
+	write(t, filepath.Join(dir, "ok.toml"), "[[bench]]\nname = \"ok\"\nbinary = \""+testProgram(t, "c/empty-musl")+"\"\n")
+	suite := func(file string) *exec.Cmd {
+		cmd := exec.Command(icountBin, "run", "-q", "--suite", file)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "TMPDIR="+tmp)
+		return cmd
+	}
+	killed := suite("spin.toml")
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killed.Process.Kill() })
+	var runs []int
+	waitFor(t, func() bool { runs = children(killed.Process.Pid); return len(runs) > 0 && strings.Contains(cmdline(runs[0]), "run") }, "the run to start")
+	killed.Process.Kill()
+	killed.Wait()
+	waitFor(t, func() bool { return allGone(runs) }, fmt.Sprintf("the runs %v to die", runs))
+	if left, _ := filepath.Glob(filepath.Join(tmp, "icount-suite-*", "lock")); len(left) != 1 {
+		t.Fatalf("the killed suite left %q, want its directory", left)
+	}
+	if out, err := suite("ok.toml").CombinedOutput(); err != nil {
+		t.Fatalf("the next suite: %v\n%s", err, out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in $TMPDIR: %v", left)
 	}
 }
