@@ -21,13 +21,12 @@ import (
 const exitInterrupted = 128 + int(syscall.SIGINT)
 
 type abFlags struct {
-	base      string
-	build     string
-	bin       string
-	suite     string
-	jobs      int
-	hostClock bool
-	gate      gateFlags
+	base  string
+	build string
+	bin   string
+	suite string
+	jobs  int
+	gate  gateFlags
 }
 
 func newABCmd() *cobra.Command {
@@ -78,7 +77,7 @@ when icount stopped or refused it).`,
 	fl.StringVar(&f.bin, "bin", "", "the benchmark binary's `PATH` in each tree")
 	fl.StringVar(&f.suite, "suite", "", "a suite `FILE` of benchmarks instead of --bin")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "run up to `N` benchmarks at once")
-	fl.BoolVar(&f.hostClock, "host-clock", false, "let the programs read the host's clock (by default ab pins it, as --fixed-clock does)")
+	fl.Bool("host-clock", false, "let the programs read the host's clock (by default ab pins it, as --fixed-clock does; see pinnedRunFlags)")
 	f.gate.register(fl, true)
 	// Every flag of run that says how to run the program, so that ab takes
 	// the run flags added later too.
@@ -91,27 +90,6 @@ when icount stopped or refused it).`,
 		}
 	})
 	return cmd
-}
-
-// clockFlagNames are the run flags that choose the guest's clock.
-var clockFlagNames = []string{"fixed-clock", "clock-table", "clock-step", "clock-start"}
-
-// abRunFlags are the flags of each run: the run flags given, and
-// --fixed-clock unless a clock flag or --host-clock was.
-func abRunFlags(fl *pflag.FlagSet, hostClock bool) ([]string, error) {
-	flags := passThrough(fl)
-	for _, name := range clockFlagNames {
-		if fl.Changed(name) {
-			if hostClock {
-				return nil, &exitError{exitUsage, fmt.Errorf("--host-clock and --%s: choose one clock", name)}
-			}
-			return flags, nil
-		}
-	}
-	if !hostClock {
-		flags = append(flags, "--fixed-clock")
-	}
-	return flags, nil
 }
 
 func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
@@ -129,7 +107,7 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	flags, err := abRunFlags(cmd.Flags(), f.hostClock)
+	flags, err := pinnedRunFlags(cmd.Flags())
 	if err != nil {
 		return err
 	}

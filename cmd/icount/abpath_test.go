@@ -57,18 +57,11 @@ int main(void) {
 }
 `
 
-// cwdRepo makes a repository holding cwdC, built by make with cc (-g, so
-// the binary also names the directory it was built in).
+// cwdRepo makes a repository holding cwdC, built by make with cc and -g,
+// so that the binary also names the directory it was built in.
 func cwdRepo(t *testing.T, cc string) string {
 	t.Helper()
-	dir := t.TempDir()
-	write(t, filepath.Join(dir, "bench.c"), cwdC)
-	write(t, filepath.Join(dir, "Makefile"), "bench: bench.c\n\t"+cc+" -g -o bench bench.c\n")
-	write(t, filepath.Join(dir, ".gitignore"), "bench\n")
-	gitIn(t, dir, "init", "-q")
-	gitIn(t, dir, "add", ".")
-	gitIn(t, dir, "commit", "-q", "-m", "benchmark")
-	return dir
+	return gitRepoOf(t, cwdC, cc+" -g")
 }
 
 // abTreeOf is the fixed directory ab uses for the repository at dir.
@@ -225,15 +218,7 @@ func TestABKilled(t *testing.T) {
 	// During a run: icount run, its child, dies too (a benchmark that
 	// never ends, with no build).
 	spin := testProgram(t, "hostile/amd64/spin")
-	ab = startAB(t, dir, "--base", "HEAD", "--bin", spin, "--build", "")
-	var runs []int
-	waitFor(t, func() bool {
-		runs = children(ab.Process.Pid)
-		return len(runs) > 0 && strings.Contains(cmdline(runs[0]), "run")
-	}, "the run to start")
-	ab.Process.Kill()
-	ab.Wait()
-	waitFor(t, func() bool { return allGone(runs) }, fmt.Sprintf("the runs %v to die", runs))
+	killDuringRun(t, startAB(t, dir, "--base", "HEAD", "--bin", spin, "--build", ""))
 
 	status, _, stderr := icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench")
 	if status != 0 {
@@ -258,16 +243,8 @@ func TestABConcurrent(t *testing.T) {
 	done := make(chan res, 2)
 	for range 2 {
 		go func() {
-			cmd := exec.Command(icountBin, args...)
-			cmd.Dir = dir
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			err := cmd.Run()
-			status := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				status = ee.ExitCode()
-			}
-			done <- res{status, out.String(), errb.String()}
+			status, out, stderr := icountIn(t, dir, args...)
+			done <- res{status, out, stderr}
 		}()
 	}
 	a, b := <-done, <-done
@@ -346,11 +323,31 @@ func startAB(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(icountBin, append([]string{"ab"}, args...)...)
 	cmd.Dir = dir
+	return start(t, cmd)
+}
+
+// start starts cmd, to be killed at the test's end if it still runs.
+func start(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	return cmd
+}
+
+// killDuringRun waits until cmd has started an 'icount run', kills cmd
+// with SIGKILL and waits for its runs to die.
+func killDuringRun(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	var runs []int
+	waitFor(t, func() bool {
+		runs = children(cmd.Process.Pid)
+		return len(runs) > 0 && strings.Contains(cmdline(runs[0]), "run")
+	}, "the run to start")
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitFor(t, func() bool { return allGone(runs) }, fmt.Sprintf("the runs %v to die", runs))
 }
 
 func waitFor(t *testing.T, cond func() bool, what string) {

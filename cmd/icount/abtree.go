@@ -72,11 +72,7 @@ func (t *abTree) lockOnce(ctx context.Context, said *bool) (held bool, err error
 	if err := os.Mkdir(t.root, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return false, &exitError{exitInternal, fmt.Errorf("making ab's directory: %w", err)}
 	}
-	fi, err := os.Lstat(t.root)
-	if err != nil {
-		return false, &exitError{exitInternal, err}
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+	if !ownDir(t.root) {
 		return false, &exitError{exitInternal, fmt.Errorf("%s is not icount's (not a directory of this user's): remove it, or set TMPDIR", t.root)}
 	}
 	path := filepath.Join(t.root, "lock")

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,6 +76,31 @@ func passThrough(fl *pflag.FlagSet) []string {
 	return out
 }
 
+// clockFlagNames are the run flags that choose the guest's clock.
+var clockFlagNames = []string{"fixed-clock", "clock-table", "clock-step", "clock-start"}
+
+// pinnedRunFlags are the flags of each run of a comparison (ab, a suite
+// saved or compared): the run flags given, and --fixed-clock unless a
+// clock flag or --host-clock was, since a run that reads the host's clock
+// cannot be compared.
+func pinnedRunFlags(fl *pflag.FlagSet) ([]string, error) {
+	flags := passThrough(fl)
+	host := fl.Lookup("host-clock")
+	hostClock := host != nil && host.Value.String() == "true"
+	for _, name := range clockFlagNames {
+		if fl.Changed(name) {
+			if hostClock {
+				return nil, &exitError{exitUsage, fmt.Errorf("--host-clock and --%s: choose one clock", name)}
+			}
+			return flags, nil
+		}
+	}
+	if !hostClock {
+		flags = append(flags, "--fixed-clock")
+	}
+	return flags, nil
+}
+
 // exitBenchmarkFailed is a suite's status when a benchmark's program
 // failed (exited other than 0, or a signal killed it) and icount stopped
 // or refused none: the program's own status would read as one of
@@ -111,7 +137,7 @@ func runMembers(ctx context.Context, ms []member, flags []string, jobs int, tmp 
 			}
 			defer func() { <-sem }()
 			if ctx.Err() == nil {
-				runs[i] = runMember(ctx, self, filepath.Join(tmp, fmt.Sprintf("%d.json", i)), m, flags)
+				runs[i] = runMember(ctx, self, filepath.Join(tmp, strconv.Itoa(i)), m, flags)
 			}
 		}()
 	}
@@ -122,11 +148,15 @@ func runMembers(ctx context.Context, ms []member, flags []string, jobs int, tmp 
 	return runs, nil
 }
 
-// maxStderr bounds what is kept of a member's standard error (the
+// maxStderr bounds what is read back of a member's standard error (the
 // program's and icount's): its end, for the failure's message.
 const maxStderr = 64 << 10
 
-func runMember(ctx context.Context, self, jsonPath string, m member, flags []string) ran {
+// runMember runs one member, writing its Profile to base.json and its
+// standard error to base.stderr: a file, not a pipe, so that a run that
+// outlives a killed icount does not die of SIGPIPE before it cleans up.
+func runMember(ctx context.Context, self, base string, m member, flags []string) ran {
+	jsonPath := base + ".json"
 	o := report.Outcome{Name: m.name, Side: m.side}
 	argv := append([]string{"run", "-q", "--json", jsonPath}, flags...)
 	for _, kv := range m.env {
@@ -138,7 +168,12 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 	// icount run stops its guest and cleans up on SIGTERM.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
 	cmd.Dir = m.dir
-	stderr := &tailBuffer{max: maxStderr}
+	stderr, err := os.Create(base + ".stderr")
+	if err != nil {
+		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, err.Error()
+		return ran{out: o}
+	}
+	defer stderr.Close()
 	cmd.Stdout, cmd.Stderr = nil, stderr // the guest's stdout is not the report's
 	if m.stdin != "" {
 		f, err := os.Open(inDir(m.dir, m.stdin))
@@ -149,7 +184,7 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 		defer f.Close()
 		cmd.Stdin = f
 	}
-	err := cmd.Run()
+	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -166,7 +201,7 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, fmt.Sprintf("starting icount run: %v", err)
 		return ran{out: o}
 	}
-	tail := lastLines(stderr.String(), 5)
+	tail := lastLines(fileTail(stderr, maxStderr), 5)
 	p, _ := report.ReadJSON(jsonPath)
 	switch {
 	case p == nil && (o.Status == 0 || o.Status == exitInternal):
@@ -196,23 +231,16 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-// tailBuffer keeps the last max bytes written to it (up to twice that
-// between trims, so that a writer of many small pieces costs no more than
-// one of a few large ones).
-type tailBuffer struct {
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p[max(0, len(p)-t.max):]...)
-	if len(t.b) > 2*t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+// fileTail is the last n bytes of f ("" when it cannot be read).
+func fileTail(f *os.File, n int64) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
 	}
-	return len(p), nil
+	b := make([]byte, min(n, fi.Size()))
+	k, _ := f.ReadAt(b, fi.Size()-int64(len(b)))
+	return string(b[:k])
 }
-
-func (t *tailBuffer) String() string { return string(t.b[max(0, len(t.b)-t.max):]) }
 
 // suiteStatus is the exit status of a suite whose runs ended as outs:
 // the status of the first run icount stopped, refused or failed on (124
@@ -326,8 +354,14 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		return &exitError{exitInternal, err}
 	}
 	defer done()
+	flags := passThrough(cmd.Flags())
+	if c.save != "" || c.baseline != "" {
+		if flags, err = pinnedRunFlags(cmd.Flags()); err != nil {
+			return err
+		}
+	}
 	ms := suiteMembers(s, "", filepath.Dir(c.suite), "")
-	runs, err := runMembers(ctx, ms, passThrough(cmd.Flags()), c.jobs, tmp)
+	runs, err := runMembers(ctx, ms, flags, c.jobs, tmp)
 	if err != nil {
 		return interrupted(ctx, err)
 	}

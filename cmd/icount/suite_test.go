@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -395,16 +394,7 @@ func TestSuiteKilled(t *testing.T) {
 		cmd.Dir, cmd.Env = dir, append(os.Environ(), "TMPDIR="+tmp)
 		return cmd
 	}
-	killed := suite("spin.toml")
-	if err := killed.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { killed.Process.Kill() })
-	var runs []int
-	waitFor(t, func() bool { runs = children(killed.Process.Pid); return len(runs) > 0 && strings.Contains(cmdline(runs[0]), "run") }, "the run to start")
-	killed.Process.Kill()
-	killed.Wait()
-	waitFor(t, func() bool { return allGone(runs) }, fmt.Sprintf("the runs %v to die", runs))
+	killDuringRun(t, start(t, suite("spin.toml")))
 	if left, _ := filepath.Glob(filepath.Join(tmp, "icount-suite-*", "lock")); len(left) != 1 {
 		t.Fatalf("the killed suite left %q, want its directory", left)
 	}
@@ -413,5 +403,24 @@ func TestSuiteKilled(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("left in $TMPDIR: %v", left)
+	}
+}
+
+// TestSuitePinnedClock: a suite saved or compared pins the clock, as ab
+// does: a dynamically linked glibc program (ld.so reads the time stamp
+// counter) is saved with a fixed clock and compares with a verdict.
+func TestSuitePinnedClock(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "suite.toml"), "[[bench]]\nname = \"dyn\"\nbinary = \""+testProgram(t, "c/empty-dynamic")+"\"\n")
+	if status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--save", "p"); status != 0 {
+		t.Fatalf("--save: status %d\n%s", status, stderr)
+	}
+	p, err := report.ReadJSON(filepath.Join(dir, ".icount", "p", "dyn.json"))
+	if err != nil || p.Meta.Clock.Mode != "fixed" || p.Meta.Clock.Reads == 0 {
+		t.Fatalf("saved: %v, clock %+v", err, p.Meta.Clock)
+	}
+	status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--baseline", "p", "--fail-above", "0")
+	if status != 0 || !strings.Contains(stderr, "icount: verdict: no change: the binaries are identical") {
+		t.Errorf("--baseline: status %d\n%s", status, stderr)
 	}
 }

@@ -40,11 +40,7 @@ func lockedTempDir(prefix string) (dir string, done func(), err error) {
 func sweepStale(prefix string) {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"-*"))
 	for _, d := range dirs {
-		fi, err := os.Lstat(d)
-		if err != nil {
-			continue
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		if !ownDir(d) {
 			continue
 		}
 		f, err := os.Open(filepath.Join(d, "lock"))
@@ -56,4 +52,14 @@ func sweepStale(prefix string) {
 		}
 		f.Close()
 	}
+}
+
+// ownDir says path is a directory of this user's, not a link to one.
+func ownDir(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return fi.IsDir() && ok && int(st.Uid) == os.Getuid()
 }
