@@ -77,7 +77,7 @@ when icount stopped or refused it).`,
 	fl.StringVar(&f.bin, "bin", "", "the benchmark binary's `PATH` in each tree")
 	fl.StringVar(&f.suite, "suite", "", "a suite `FILE` of benchmarks instead of --bin")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "run up to `N` benchmarks at once")
-	fl.Bool("host-clock", false, "let the programs read the host's clock (by default ab pins it, as --fixed-clock does; see pinnedRunFlags)")
+	fl.Bool("host-clock", false, "let the programs read the host's clock (by default ab pins it, as --fixed-clock does)")
 	f.gate.register(fl, true)
 	// Every flag of run that says how to run the program, so that ab takes
 	// the run flags added later too.
