@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -140,7 +141,7 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 	}
 	base := report.Side{Label: f.base, Commit: shortCommit(baseCommit)}
 	members := func(dir, side string) []member {
-		return []member{{side: side, dir: dir, binary: f.bin, args: args}}
+		return []member{{name: f.bin, side: side, dir: dir, binary: f.bin, args: args}}
 	}
 	if suite != nil {
 		cwd, _ := os.Getwd()
@@ -200,8 +201,11 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 	}
 	reportFailures(outs)
 	status := suiteStatus(outs)
-	if suite == nil && status != 0 {
-		return &exitError{status: status}
+	if suite == nil {
+		if status != 0 {
+			return &exitError{status: status}
+		}
+		pairs[0].Name = "" // a lone pair
 	}
 	r := report.Compare(base, head, pairs, gates)
 	r.Notes = append(r.Notes, notes...)
@@ -279,8 +283,15 @@ func interrupted(ctx context.Context, err error) error {
 // git runs a git command in dir (or the current directory) and returns
 // its output, trimmed.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := gitWith(ctx, dir, nil, args...)
+	return strings.TrimSpace(out), err
+}
+
+// gitWith runs a git command in dir with the environment env (nil:
+// icount's) and returns its output as it is.
+func gitWith(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := commandContext(ctx, "git", args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -289,7 +300,24 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 		}
 		return "", fmt.Errorf("git %s: %v", args[0], err)
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out.String(), nil
+}
+
+// gitLocation are the variables a git hook sets that name a repository,
+// its work tree or its index: a git command or a build in the tree must
+// find the tree's own, and a new worktree must not write the index of the
+// commit being made.
+var gitLocation = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX"}
+
+// treeEnv is icount's environment without gitLocation's variables.
+func treeEnv() []string { return envWithout(gitLocation...) }
+
+// envWithout is icount's environment without the variables named.
+func envWithout(names ...string) []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(names, k)
+	})
 }
 
 func shortCommit(c string) string { return c[:min(len(c), 12)] }
@@ -308,7 +336,7 @@ func build(ctx context.Context, command, dir, what string) error {
 	fmt.Fprintf(os.Stderr, "%sbuilding the %s tree: %s\n", report.Prefix, what, command)
 	cmd := commandContext(ctx, "sh", "-c", buildGuard, "sh", command)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGUSR1
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, treeEnv()
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return &exitError{exitCannotRun, fmt.Errorf("building the %s tree: %q failed: %v", what, command, err)}

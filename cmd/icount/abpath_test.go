@@ -191,6 +191,23 @@ func TestABWorkingTree(t *testing.T) {
 	if got, _ := os.ReadFile(stale); string(got) != "#!/bin/sh\nexit 1\n" {
 		t.Error("the checkout's files were changed")
 	}
+	// From a git hook, which names the repository, its work tree and its
+	// index in the environment: the same count, the user's index intact.
+	index := filepath.Join(dir, ".git", "index")
+	before, _ := os.ReadFile(index)
+	cmd := exec.Command(icountBin, "ab", "--base", "HEAD", "--bin", "bench", "--format", "json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_DIR="+filepath.Join(dir, ".git"), "GIT_WORK_TREE="+dir, "GIT_INDEX_FILE="+index)
+	out2, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("in a hook's environment: %v", err)
+	}
+	if c := parseDiff(t, string(out2)).Benches[0].Totals[0]; c.Change != 15 {
+		t.Errorf("in a hook's environment: total %+v, want +15", c)
+	}
+	if after, _ := os.ReadFile(index); !bytes.Equal(before, after) {
+		t.Error("ab in a hook's environment changed the repository's index")
+	}
 	assertNoWorktree(t, dir)
 }
 
@@ -309,6 +326,11 @@ func TestABSuiteOutcomes(t *testing.T) {
 	if len(r.Comparisons) != 1 || r.Comparisons[0].Name != "one" || r.Verdict.Kind != "unchanged" ||
 		strings.Join(r.Notes, "\n") != "benchmark three is not compared: the head's run: exit 3" {
 		t.Errorf("report: %d comparisons, verdict %+v, notes %q", len(r.Comparisons), r.Verdict, r.Notes)
+	}
+	// ab --bin is a suite of one: the benchmark's own 3 is status 5.
+	status, out, stderr = icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "three")
+	if status != exitBenchmarkFailed || out != "" || !strings.Contains(stderr, "icount: base three: exit 3\nicount: head three: exit 3\n") {
+		t.Errorf("--bin three: status %d, want %d\n%s%s", status, exitBenchmarkFailed, out, stderr)
 	}
 	// The head stops building three: refused, 126.
 	write(t, filepath.Join(dir, "Makefile"), "all: bench\nbench: bench.c\n\t"+staticCC(t)+" -o bench bench.c\n")

@@ -158,7 +158,7 @@ func removeAll(dir string) error {
 
 // checkout puts commit at the fixed path as a detached worktree.
 func (t *abTree) checkout(ctx context.Context, commit string) error {
-	if _, err := git(ctx, t.top, "worktree", "add", "--detach", "--quiet", t.dir, commit); err != nil {
+	if _, err := gitWith(ctx, t.top, indexlessEnv(), "worktree", "add", "--detach", "--quiet", t.dir, commit); err != nil {
 		return &exitError{exitInternal, fmt.Errorf("checking out the base: %v", err)}
 	}
 	return nil
@@ -172,13 +172,13 @@ func (t *abTree) checkout(ctx context.Context, commit string) error {
 // from its sources, as the base is), nor are submodules' and nested
 // repositories' files (git worktree add checks none out).
 func (t *abTree) copyWorkingTree(ctx context.Context, commit string) error {
-	if _, err := git(ctx, t.top, "worktree", "add", "--detach", "--quiet", "--no-checkout", t.dir, commit); err != nil {
+	if _, err := gitWith(ctx, t.top, indexlessEnv(), "worktree", "add", "--detach", "--quiet", "--no-checkout", t.dir, commit); err != nil {
 		return &exitError{exitInternal, fmt.Errorf("making the head's worktree: %v", err)}
 	}
-	if _, err := git(ctx, t.dir, "read-tree", commit); err != nil {
+	if _, err := gitWith(ctx, t.dir, treeEnv(), "read-tree", commit); err != nil {
 		return &exitError{exitInternal, fmt.Errorf("making the head's worktree: %v", err)}
 	}
-	list, err := git(ctx, t.top, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	list, err := gitWith(ctx, t.top, nil, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		return &exitError{exitInternal, fmt.Errorf("listing the working tree: %v", err)}
 	}
@@ -236,6 +236,10 @@ func copyEntry(from, to string) error {
 	}
 	return out.Close()
 }
+
+// indexlessEnv is icount's environment without GIT_INDEX_FILE, which a
+// pre-commit hook sets: the new worktree has an index of its own.
+func indexlessEnv() []string { return envWithout("GIT_INDEX_FILE") }
 
 // profiles is where the runs of a side write their Profiles: inside the
 // locked directory, so a killed ab leaves nothing the next one does not
