@@ -181,12 +181,30 @@ func ReadOutcomes(file string) ([]Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseOutcomes(file, b)
+}
+
+// ParseOutcomes reads an OutcomesFile's data; name labels it in errors.
+// Each line is an Outcome of a known class naming a benchmark.
+func ParseOutcomes(name string, data []byte) ([]Outcome, error) {
 	var out []Outcome
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
 	for dec.More() {
 		var o Outcome
 		if err := dec.Decode(&o); err != nil {
-			return nil, fmt.Errorf("%s: %v", file, err)
+			return nil, fmt.Errorf("%s: outcome %d: %v", name, len(out)+1, err)
+		}
+		switch o.Class {
+		case OutcomeOK, OutcomeExit, OutcomeSignal, OutcomeStopped, OutcomeRefused, OutcomeError:
+		default:
+			return nil, fmt.Errorf("%s: outcome %d: class %q", name, len(out)+1, o.Class)
+		}
+		if !ValidName(o.Name) {
+			return nil, fmt.Errorf("%s: outcome %d: benchmark name %q", name, len(out)+1, o.Name)
+		}
+		if len(out) == MaxSuite {
+			return nil, fmt.Errorf("%s: more than %d outcomes", name, MaxSuite)
 		}
 		out = append(out, o)
 	}
