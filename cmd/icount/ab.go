@@ -169,36 +169,13 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 		return interrupted(ctx, err)
 	}
 
-	var outs []report.Outcome
-	var pairs []report.Pair
-	var notes []string
-	for i, h := range headRuns {
-		b := baseRuns[i]
-		switch {
-		case suite == nil && b == nil:
-			return &exitError{exitCannotRun, fmt.Errorf("base %s (%s): the build did not produce %s", f.base, base.Commit, f.bin)}
-		case suite == nil && h == nil:
-			return &exitError{exitCannotRun, fmt.Errorf("head: the build did not produce %s", f.bin)}
-		case h == nil:
-			h = &ran{out: report.Outcome{Name: suite.Benches[i].Name, Side: "head", Class: report.OutcomeRefused, Status: exitCannotRun,
-				Message: "the head's build did not produce " + suite.Benches[i].Binary}}
-		}
-		if b != nil {
-			outs = append(outs, b.out)
-		}
-		outs = append(outs, h.out)
-		switch {
-		case !h.out.OK():
-			notes = append(notes, fmt.Sprintf("benchmark %s is not compared: the head's run: %s", h.out.Name, h.out.Short()))
-		case b != nil && !b.out.OK():
-			notes = append(notes, fmt.Sprintf("benchmark %s is not compared: the base's run: %s", b.out.Name, b.out.Short()))
-		case b == nil:
-			// A benchmark the base does not build is new.
-			pairs = append(pairs, report.Pair{Name: h.out.Name, Head: h.prof})
-		default:
-			pairs = append(pairs, report.Pair{Name: h.out.Name, Base: b.prof, Head: h.prof})
-		}
+	if suite == nil && baseRuns[0] == nil {
+		return &exitError{exitCannotRun, fmt.Errorf("base %s (%s): the build did not produce %s", f.base, base.Commit, f.bin)}
 	}
+	if suite == nil && headRuns[0] == nil {
+		return &exitError{exitCannotRun, fmt.Errorf("head: the build did not produce %s", f.bin)}
+	}
+	pairs, notes, outs := pairRuns(suite, baseRuns, headRuns)
 	reportFailures(outs)
 	status := suiteStatus(outs)
 	if suite == nil {
@@ -213,6 +190,35 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 		return err
 	}
 	return &exitError{status: status}
+}
+
+// pairRuns pairs each benchmark's runs on the two sides (a benchmark the
+// base did not build is new; one the head did not build is refused, 126),
+// notes each benchmark not compared because a side failed, and lists
+// every run's outcome, each benchmark's base before its head.
+func pairRuns(suite *report.Suite, baseRuns, headRuns []*ran) (pairs []report.Pair, notes []string, outs []report.Outcome) {
+	for i, h := range headRuns {
+		b := baseRuns[i]
+		if h == nil {
+			h = &ran{out: report.Outcome{Name: suite.Benches[i].Name, Side: "head", Class: report.OutcomeRefused, Status: exitCannotRun,
+				Message: "the head's build did not produce " + suite.Benches[i].Binary}}
+		}
+		if b != nil {
+			outs = append(outs, b.out)
+		}
+		outs = append(outs, h.out)
+		switch {
+		case !h.out.OK():
+			notes = append(notes, fmt.Sprintf("benchmark %s is not compared: the head's run: %s", h.out.Name, h.out.Short()))
+		case b != nil && !b.out.OK():
+			notes = append(notes, fmt.Sprintf("benchmark %s is not compared: the base's run: %s", b.out.Name, b.out.Short()))
+		case b == nil:
+			pairs = append(pairs, report.Pair{Name: h.out.Name, Head: h.prof})
+		default:
+			pairs = append(pairs, report.Pair{Name: h.out.Name, Base: b.prof, Head: h.prof})
+		}
+	}
+	return pairs, notes, outs
 }
 
 // isVerdictStatus says err is only the status of a comparison's verdict

@@ -244,7 +244,7 @@ func fileTail(f *os.File, n int64) string {
 
 // suiteStatus is the exit status of a suite whose runs ended as outs:
 // the status of the first run icount stopped, refused or failed on (124
-// for a timeout, 127 for a missing binary, ...: 'icount run”s own), else
+// for a timeout, 127 for a missing binary, ...: the status of that icount run), else
 // exitBenchmarkFailed when a program failed, else 0.
 func suiteStatus(outs []report.Outcome) int {
 	status := 0
