@@ -163,7 +163,8 @@ func TestABSamePath(t *testing.T) {
 // TestABWorkingTree: the head is the working tree as it is: an
 // uncommitted change that includes an untracked header counts (+15), and
 // an ignored, stale build output in the checkout is not copied (it would
-// be taken as built: a script icount refuses to run).
+// be taken as built: a script icount refuses to run); the repository's
+// hooks do not run; from a hook's environment, the index is left intact.
 func TestABWorkingTree(t *testing.T) {
 	dir := cwdRepo(t, staticCC(t))
 	p := filepath.Join(dir, "bench.c")
@@ -171,6 +172,10 @@ func TestABWorkingTree(t *testing.T) {
 	src := strings.Replace(string(b), "#define WORK 1000", "#include \"extra.h\"\n#define WORK (1000 + EXTRA)", 1)
 	write(t, p, src)
 	write(t, filepath.Join(dir, "extra.h"), "#define EXTRA 5\n")
+	// A post-checkout hook would run for the base's checkout alone.
+	hookRan := filepath.Join(t.TempDir(), "hook-ran")
+	write(t, filepath.Join(dir, ".git", "hooks", "post-checkout"), "#!/bin/sh\ntouch "+hookRan+"\n")
+	os.Chmod(filepath.Join(dir, ".git", "hooks", "post-checkout"), 0o755)
 	stale := filepath.Join(dir, "bench")
 	write(t, stale, "#!/bin/sh\nexit 1\n")
 	future := time.Now().Add(time.Hour)
@@ -190,6 +195,9 @@ func TestABWorkingTree(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(stale); string(got) != "#!/bin/sh\nexit 1\n" {
 		t.Error("the checkout's files were changed")
+	}
+	if _, err := os.Stat(hookRan); !os.IsNotExist(err) {
+		t.Errorf("the repository's post-checkout hook ran (%v)", err)
 	}
 	// From a git hook, which names the repository, its work tree and its
 	// index in the environment: the same count, the user's index intact.

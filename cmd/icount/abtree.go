@@ -158,7 +158,7 @@ func removeAll(dir string) error {
 
 // checkout puts commit at the fixed path as a detached worktree.
 func (t *abTree) checkout(ctx context.Context, commit string) error {
-	if _, err := gitWith(ctx, t.top, indexlessEnv(), "worktree", "add", "--detach", "--quiet", t.dir, commit); err != nil {
+	if _, err := gitWith(ctx, t.top, worktreeEnv(), "worktree", "add", "--detach", "--quiet", t.dir, commit); err != nil {
 		return &exitError{exitInternal, fmt.Errorf("checking out the base: %v", err)}
 	}
 	return nil
@@ -172,7 +172,7 @@ func (t *abTree) checkout(ctx context.Context, commit string) error {
 // from its sources, as the base is), nor are submodules' and nested
 // repositories' files (git worktree add checks none out).
 func (t *abTree) copyWorkingTree(ctx context.Context, commit string) error {
-	if _, err := gitWith(ctx, t.top, indexlessEnv(), "worktree", "add", "--detach", "--quiet", "--no-checkout", t.dir, commit); err != nil {
+	if _, err := gitWith(ctx, t.top, worktreeEnv(), "worktree", "add", "--detach", "--quiet", "--no-checkout", t.dir, commit); err != nil {
 		return &exitError{exitInternal, fmt.Errorf("making the head's worktree: %v", err)}
 	}
 	if _, err := gitWith(ctx, t.dir, treeEnv(), "read-tree", commit); err != nil {
@@ -237,9 +237,14 @@ func copyEntry(from, to string) error {
 	return out.Close()
 }
 
-// indexlessEnv is icount's environment without GIT_INDEX_FILE, which a
-// pre-commit hook sets: the new worktree has an index of its own.
-func indexlessEnv() []string { return envWithout("GIT_INDEX_FILE") }
+// worktreeEnv is the environment of 'git worktree add': icount's without
+// GIT_INDEX_FILE, which a pre-commit hook sets (the new worktree has an
+// index of its own), and with no hooks, which would run for the base's
+// checkout only (post-checkout; git 2.31's GIT_CONFIG_COUNT).
+func worktreeEnv() []string {
+	return append(envWithout("GIT_INDEX_FILE", "GIT_CONFIG_COUNT"),
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null")
+}
 
 // profiles is where the runs of a side write their Profiles: inside the
 // locked directory, so a killed ab leaves nothing the next one does not
