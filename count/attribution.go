@@ -4,54 +4,33 @@ import (
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/profile"
 )
-
-// CallNode is one node of the calling-context tree: a function reached by
-// one path of calls from the root (the function execution starts in).
-type CallNode struct {
-	Parent    int    `json:"parent"` // index in the tree; the root's is -1
-	Function  string `json:"function"`
-	Module    string `json:"module,omitempty"`
-	Self      uint64 `json:"self"`      // instructions in this context's own code
-	Inclusive uint64 `json:"inclusive"` // self plus every descendant's
-	Calls     uint64 `json:"calls"`
-	// Process is the entry of Profile.Processes whose tree this node is
-	// in: each entry's tree has its own root (Parent -1).
-	Process int `json:"process,omitempty"`
-}
-
-// Region says what --collect counted: only the dynamic extent of these
-// functions; the rest is reported apart.
-type Region struct {
-	Functions           []string `json:"functions"`
-	OutsideInstructions uint64   `json:"outside_instructions"`
-	OutsideBlocks       uint64   `json:"outside_blocks"`
-}
 
 // attribute turns the C calling-context tree into the Profile's tree and
 // per-function costs. A function's inclusive cost counts each instruction
 // once however deep it recurses: only its outermost contexts are summed.
-func attribute(nodes []emu.Node, mods *modules) ([]CallNode, []FunctionCount) {
-	tree := make([]CallNode, len(nodes))
+func attribute(nodes []emu.Node, mods *modules) ([]profile.CallNode, []profile.FunctionCount) {
+	tree := make([]profile.CallNode, len(nodes))
 	for i, n := range nodes {
 		parent := n.Parent
 		if i == 0 {
 			parent = -1
 		}
 		q := mods.nameOf(n.Func)
-		tree[i] = CallNode{Parent: parent, Function: q.name, Module: q.module,
+		tree[i] = profile.CallNode{Parent: parent, Function: q.name, Module: q.module,
 			Self: n.Instructions, Inclusive: n.Instructions, Calls: n.Calls}
 	}
 	// Parents come before their children: one backward pass sums subtrees.
 	for i := len(tree) - 1; i > 0; i-- {
 		tree[tree[i].Parent].Inclusive += tree[i].Inclusive
 	}
-	byFunc := map[uint64]*FunctionCount{}
+	byFunc := map[uint64]*profile.FunctionCount{}
 	var order []uint64
 	for i, n := range nodes {
 		f := byFunc[n.Func]
 		if f == nil {
-			f = &FunctionCount{Name: tree[i].Function, Module: tree[i].Module, Addr: n.Func}
+			f = &profile.FunctionCount{Name: tree[i].Function, Module: tree[i].Module, Addr: n.Func}
 			byFunc[n.Func] = f
 			order = append(order, n.Func)
 		}
@@ -61,7 +40,7 @@ func attribute(nodes []emu.Node, mods *modules) ([]CallNode, []FunctionCount) {
 			f.Inclusive += tree[i].Inclusive
 		}
 	}
-	funcs := make([]FunctionCount, 0, len(order))
+	funcs := make([]profile.FunctionCount, 0, len(order))
 	for _, entry := range order {
 		funcs = append(funcs, *byFunc[entry])
 	}
@@ -82,7 +61,7 @@ func hasAncestor(nodes []emu.Node, i int, entry uint64) bool {
 }
 
 // sortFunctions orders functions by self cost, then inclusive, then name.
-func sortFunctions(fs []FunctionCount) {
+func sortFunctions(fs []profile.FunctionCount) {
 	sort.Slice(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Self != b.Self {

@@ -2,20 +2,16 @@ package count
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/kernel"
+	"github.com/icount-dev/icount/profile"
 )
 
-// clockMeta describes the guest's time for the Profile.
-func clockMeta(c *fixedclock.Clock, info kernel.ClockInfo) Clock {
-	m := Clock{Mode: "host", Reads: info.Reads, CounterHz: info.HostHz}
-	if len(info.BySource) > 0 {
-		m.ReadsBySource = info.BySource
-	}
+// clockSettings says where the guest's time came from.
+func clockSettings(c *fixedclock.Clock, info kernel.ClockInfo) profile.Clock {
+	m := profile.Clock{Mode: "host", CounterHz: info.HostHz}
 	if c == nil {
 		return m
 	}
@@ -24,10 +20,17 @@ func clockMeta(c *fixedclock.Clock, info kernel.ClockInfo) Clock {
 	m.StartNs, m.StepNs = &start, c.Step()
 	if t := c.Table(); t != nil {
 		m.Table, m.TableSHA256, m.TableValues = t.Name, t.SHA256, len(t.Values)
-		m.TableRanOut = info.Stats.RanOut
 	}
-	m.Sleeps, m.SleptNs = info.Stats.Sleeps, info.Stats.SleptNs
 	return m
+}
+
+// clockUse says how the guest used its clock.
+func clockUse(info kernel.ClockInfo) profile.ClockUse {
+	u := profile.ClockUse{Reads: info.Reads, TableRanOut: info.Stats.RanOut, Sleeps: info.Stats.Sleeps, SleptNs: info.Stats.SleptNs}
+	if len(info.BySource) > 0 {
+		u.ReadsBySource = info.BySource
+	}
+	return u
 }
 
 // lateCounters hooks the counter reads (rdtsc, rdtscp) of a block seen for
@@ -65,31 +68,10 @@ func (l *lateCounters) check(addr uint64, size uint32) {
 
 // clockWarnings says when the count may depend on timing: the guest read
 // the host's clock, or a counter read the kernel's scans missed did.
-func clockWarnings(m Clock, late []string) []string {
-	if m.Mode != "host" || m.Reads == 0 {
+func clockWarnings(m profile.Meta, late []string) []string {
+	if m.Clock.Mode != "host" || m.ClockUse.Reads == 0 {
 		return late
 	}
 	return append(late, fmt.Sprintf("the guest read the host clock %d times (%s): its count may depend on timing; --fixed-clock pins it",
-		m.Reads, m.Sources()))
-}
-
-// Sources lists the reads by source, most first:
-// "clock_gettime(CLOCK_MONOTONIC) 4, rdtsc 2".
-func (m Clock) Sources() string {
-	keys := make([]string, 0, len(m.ReadsBySource))
-	for k := range m.ReadsBySource {
-		keys = append(keys, k)
-	}
-	by := m.ReadsBySource
-	sort.Slice(keys, func(i, j int) bool {
-		if by[keys[i]] != by[keys[j]] {
-			return by[keys[i]] > by[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, by[k])
-	}
-	return strings.Join(parts, ", ")
+		m.ClockUse.Reads, m.ClockUse.Sources()))
 }

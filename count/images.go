@@ -9,6 +9,7 @@ import (
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/profile"
 )
 
 // A run's processes. Each address space is one emu.CPU with its own block
@@ -31,9 +32,11 @@ type image struct {
 	// (kimg.Shared); it has no CPU, decoder or modules of its own.
 	owner *image
 
-	part     *Profile // what it counted, once it ended
-	exitNote string   // how a fault ended it, for a process other than the first
-	trace    []string
+	part     *profile.Profile // what it counted, once it ended
+	exitNote string           // how a fault ended it, for a process other than the first
+	// trace and traceMore are its backtrace there.
+	trace     []profile.Frame
+	traceMore int
 }
 
 // runner is one run: the kernel and every image.
@@ -189,7 +192,7 @@ func (r *runner) retire(ended []*kernel.Image, final bool) {
 	for _, ki := range r.ended {
 		if ki.Shared {
 			im := r.order[ki.ID]
-			im.part = &Profile{Syscalls: ki.Calls, Functions: []FunctionCount{}}
+			im.part = &profile.Profile{Syscalls: ki.Calls, Functions: []profile.FunctionCount{}}
 			for _, n := range ki.Calls {
 				im.part.Totals.Syscalls += n
 			}
@@ -219,7 +222,7 @@ func (r *runner) retire(ended []*kernel.Image, final bool) {
 	r.ended = waiting
 }
 
-func outside(p *Profile) uint64 {
+func outside(p *profile.Profile) uint64 {
 	if p.Region == nil {
 		return 0
 	}
@@ -229,7 +232,7 @@ func outside(p *Profile) uint64 {
 // read builds the image's part of the Profile from its CPU.
 func (im *image) read(opts Options) {
 	cpu := im.cpu
-	part := &Profile{Syscalls: im.kimg.Calls}
+	part := &profile.Profile{Syscalls: im.kimg.Calls}
 	cpu.FlushSiteCuts()
 	blocks := im.dec.ran(cpu.Blocks(), im.mods.entry)
 	fillCounts(part, blocks, im.mods, opts.HotBlocks)
@@ -239,7 +242,7 @@ func (im *image) read(opts Options) {
 	describe(part, cpu.Arch(), blocks, im.mods, opts.Lines)
 	if len(opts.Collect) > 0 {
 		insns, execs := cpu.Outside()
-		part.Region = &Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
+		part.Region = &profile.Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
 	}
 	for _, f := range im.dec.failed {
 		part.Warnings = append(part.Warnings, "count may be inexact: "+f)
@@ -253,28 +256,28 @@ func (im *image) read(opts Options) {
 	}
 	executed := part.Totals.Instructions + outside(part)
 	for _, t := range im.kimg.Threads(executed) {
-		part.Threads = append(part.Threads, ThreadCount(t))
+		part.Threads = append(part.Threads, profile.ThreadCount(t))
 	}
 	im.part = part
 }
 
 // entry is the image's entry of the Profile's process tree.
-func (im *image) entry() Process {
+func (im *image) entry() profile.Process {
 	ki, part := im.kimg, im.part
-	e := Process{PID: ki.PID, PPID: ki.PPID, Parent: ki.Parent, Exec: ki.Exec, Argv: nonNil(ki.Argv),
-		Binary: Binary{Path: ki.Exe.Path, Size: ki.Exe.Size, SHA256: ki.Exe.SHA256, BuildID: ki.Exe.BuildID, Base: ki.Exe.Base()},
+	e := profile.Process{PID: ki.PID, PPID: ki.PPID, Parent: ki.Parent, Exec: ki.Exec, Argv: nonNil(ki.Argv),
+		Binary: profile.Binary{Path: ki.Exe.Path, Size: ki.Exe.Size, SHA256: ki.Exe.SHA256, BuildID: ki.Exe.BuildID, Base: ki.Exe.Base()},
 		Totals: part.Totals, Syscalls: part.Syscalls, Threads: part.Threads, Functions: nonNilFunctions(part.Functions)}
-	e.Exit = ProcessExit{Status: ki.Exit.Status, Exec: ki.Exit.Exec, Running: ki.Exit.Running,
-		Message: im.exitNote, Backtrace: im.trace}
+	e.Exit = profile.ProcessExit{Status: ki.Exit.Status, Exec: ki.Exit.Exec, Running: ki.Exit.Running,
+		Message: im.exitNote, Backtrace: im.trace, FramesMore: im.traceMore}
 	if ki.Exit.Signal != 0 {
 		e.Exit.Signal = kernel.SignalName(ki.Exit.Signal)
 	}
 	return e
 }
 
-func nonNilFunctions(f []FunctionCount) []FunctionCount {
+func nonNilFunctions(f []profile.FunctionCount) []profile.FunctionCount {
 	if f == nil {
-		return []FunctionCount{}
+		return []profile.FunctionCount{}
 	}
 	return f
 }
@@ -283,20 +286,20 @@ func nonNilFunctions(f []FunctionCount) []FunctionCount {
 // totals, and the run's functions, mix and system calls merged by module
 // and name; call trees, hot blocks, lines, blocks and mappings side by
 // side, each naming its entry.
-func merge(prof *Profile, images []*image, hot int) {
+func merge(prof *profile.Profile, images []*image, hot int) {
 	if len(images) == 1 {
 		part := images[0].part
 		prof.Totals, prof.Syscalls, prof.Functions, prof.CallTree = part.Totals, part.Syscalls, part.Functions, part.CallTree
 		prof.Mix, prof.HotBlocks, prof.Mappings, prof.Lines, prof.Blocks = part.Mix, part.HotBlocks, part.Mappings, part.Lines, part.Blocks
 		prof.Region, prof.Threads, prof.Warnings = part.Region, part.Threads, part.Warnings
-		prof.Processes = []Process{images[0].entry()}
+		prof.Processes = []profile.Process{images[0].entry()}
 		return
 	}
 	prof.Syscalls = map[string]uint64{}
 	type fkey struct{ module, name string }
-	funcs := map[fkey]*FunctionCount{}
+	funcs := map[fkey]*profile.FunctionCount{}
 	var order []fkey
-	var mix Mix
+	var mix profile.Mix
 	seen := map[string]bool{}
 	for i, im := range images {
 		part := im.part
@@ -327,13 +330,13 @@ func merge(prof *Profile, images []*image, hot int) {
 			m.Blocks += f.Blocks
 			if f.Mix != nil {
 				if m.Mix == nil {
-					m.Mix = &Mix{}
+					m.Mix = &profile.Mix{}
 				}
-				m.Mix.plus(*f.Mix)
+				m.Mix.Add(*f.Mix)
 			}
 		}
 		if part.Mix != nil {
-			mix.plus(*part.Mix)
+			mix.Add(*part.Mix)
 		}
 		base := len(prof.CallTree)
 		for _, n := range part.CallTree {
@@ -361,7 +364,7 @@ func merge(prof *Profile, images []*image, hot int) {
 		}
 		if part.Region != nil {
 			if prof.Region == nil {
-				prof.Region = &Region{Functions: part.Region.Functions}
+				prof.Region = &profile.Region{Functions: part.Region.Functions}
 			}
 			prof.Region.OutsideInstructions += part.Region.OutsideInstructions
 			prof.Region.OutsideBlocks += part.Region.OutsideBlocks
@@ -376,23 +379,11 @@ func merge(prof *Profile, images []*image, hot int) {
 		}
 	}
 	prof.Mix = &mix
-	prof.Functions = make([]FunctionCount, 0, len(order))
+	prof.Functions = make([]profile.FunctionCount, 0, len(order))
 	for _, k := range order {
 		prof.Functions = append(prof.Functions, *funcs[k])
 	}
 	sortFunctions(prof.Functions)
 	sort.SliceStable(prof.HotBlocks, func(i, j int) bool { return prof.HotBlocks[i].Instructions > prof.HotBlocks[j].Instructions })
 	prof.HotBlocks = prof.HotBlocks[:min(len(prof.HotBlocks), hot)]
-}
-
-// plus adds o's counts to m's.
-func (m *Mix) plus(o Mix) {
-	m.Loads += o.Loads
-	m.Stores += o.Stores
-	m.Branches += o.Branches
-	m.Calls += o.Calls
-	m.Returns += o.Returns
-	m.Syscalls += o.Syscalls
-	m.SIMDFP += o.SIMDFP
-	m.Other += o.Other
 }

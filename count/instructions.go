@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/profile"
 )
 
 // ranBlock is a block that ran, with its decoding and where its executions
@@ -12,7 +13,7 @@ type ranBlock struct {
 	emu.Block
 	dec  *decodedBlock // nil if the decoder never saw it
 	fn   uint64        // entry of its function; its own address when no symbol covers it
-	cuts []Cut
+	cuts []profile.Cut
 }
 
 // ran pairs every block that ran with its decoding. The C table knows only
@@ -52,7 +53,7 @@ func (d *decoder) ran(blocks []emu.Block, funcOf func(uint64) uint64) []ranBlock
 // instruction it stopped at to the block's end (exact for one execution
 // cut short). When the decoder saw more than the C table counted, only the
 // total is known, and it is taken that way.
-func cutsOf(dec *decodedBlock, n int, cut uint64) []Cut {
+func cutsOf(dec *decodedBlock, n int, cut uint64) []profile.Cut {
 	if n == 0 {
 		return nil
 	}
@@ -75,33 +76,17 @@ func cutsOf(dec *decodedBlock, n int, cut uint64) []Cut {
 	if part := cut % uint64(n); part > 0 {
 		at[n-int(part)]++
 	}
-	var cuts []Cut
+	var cuts []profile.Cut
 	for i, k := range at {
-		cuts = append(cuts, Cut{Index: i, Executions: k})
+		cuts = append(cuts, profile.Cut{Index: i, Executions: k})
 	}
 	sort.Slice(cuts, func(i, j int) bool { return cuts[i].Index < cuts[j].Index })
 	return cuts
 }
 
-// Runs returns how many times each of the block's n instructions
-// completed: every execution ran it, except those cut short at or before
-// it.
-func (b *BlockRuns) Runs(n int) []uint64 {
-	runs := make([]uint64, n)
-	for i := range runs {
-		runs[i] = b.Executions
-	}
-	for _, c := range b.Cuts {
-		for i := max(c.Index, 0); i < n; i++ {
-			runs[i] -= min(runs[i], c.Executions)
-		}
-	}
-	return runs
-}
-
 // runs returns how many times each instruction of the block completed.
 func (r *ranBlock) runs() []uint64 {
-	br := BlockRuns{BlockCount: BlockCount{Executions: r.Executions}, Cuts: r.cuts}
+	br := profile.BlockRuns{BlockCount: profile.BlockCount{Executions: r.Executions}, Cuts: r.cuts}
 	return br.Runs(int(r.Instructions))
 }
 

@@ -3,6 +3,8 @@ package count
 import (
 	"reflect"
 	"testing"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // TestCuts checks where cut executions are taken from: the decoder's record,
@@ -12,16 +14,16 @@ func TestCuts(t *testing.T) {
 	dec := &decodedBlock{cuts: map[int]uint64{3: 2, 1: 1}} // 2 x 2 + 1 x 4 = 8
 	for _, c := range []struct {
 		cut  uint64
-		want []Cut
+		want []profile.Cut
 	}{
-		{8, []Cut{{1, 1}, {3, 2}}},
+		{8, []profile.Cut{{Index: 1, Executions: 1}, {Index: 3, Executions: 2}}},
 		{0, nil},
-		{3, []Cut{{2, 1}}},                          // outside a --collect region: one execution lost its last 3
-		{10, []Cut{{1, 1}, {3, 3}}},                 // and one cut the decoder did not see: the last 2
-		{19, []Cut{{0, 2}, {1, 1}, {3, 2}, {4, 1}}}, // and two whole executions and the last 1 of another
-		{20, []Cut{{0, 2}, {1, 1}, {3, 3}}},
+		{3, []profile.Cut{{Index: 2, Executions: 1}}},                                                                                   // outside a --collect region: one execution lost its last 3
+		{10, []profile.Cut{{Index: 1, Executions: 1}, {Index: 3, Executions: 3}}},                                                       // and one cut the decoder did not see: the last 2
+		{19, []profile.Cut{{Index: 0, Executions: 2}, {Index: 1, Executions: 1}, {Index: 3, Executions: 2}, {Index: 4, Executions: 1}}}, // and two whole executions and the last 1 of another
+		{20, []profile.Cut{{Index: 0, Executions: 2}, {Index: 1, Executions: 1}, {Index: 3, Executions: 3}}},
 	} {
-		var got []Cut
+		var got []profile.Cut
 		if c.cut > 0 {
 			got = cutsOf(dec, 5, c.cut)
 		}
@@ -29,22 +31,8 @@ func TestCuts(t *testing.T) {
 			t.Errorf("cut %d: %v, want %v", c.cut, got, c.want)
 		}
 	}
-	if got := cutsOf(nil, 5, 8); !reflect.DeepEqual(got, []Cut{{0, 1}, {2, 1}}) {
+	if got := cutsOf(nil, 5, 8); !reflect.DeepEqual(got, []profile.Cut{{Index: 0, Executions: 1}, {Index: 2, Executions: 1}}) {
 		t.Errorf("without a record: %v", got)
-	}
-}
-
-func TestRuns(t *testing.T) {
-	b := BlockRuns{BlockCount: BlockCount{Executions: 10}, Cuts: []Cut{{1, 1}, {3, 2}}}
-	if got := b.Runs(5); !reflect.DeepEqual(got, []uint64{10, 9, 9, 7, 7}) {
-		t.Errorf("runs %v", got)
-	}
-	var sum uint64
-	for _, n := range b.Runs(5) {
-		sum += n
-	}
-	if sum != 10*5-8 {
-		t.Errorf("runs sum to %d", sum)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/profile"
 )
 
 // describe adds to the Profile what the decoded blocks, the modules'
@@ -13,7 +14,7 @@ import (
 // source line and every block that ran. Without lines, only DWARF's
 // declarations are read, so a function without one (assembly) has no
 // position.
-func describe(prof *Profile, arch emu.Arch, blocks []ranBlock, mods *modules, lines bool) {
+func describe(prof *profile.Profile, arch emu.Arch, blocks []ranBlock, mods *modules, lines bool) {
 	prof.Mappings = mods.profileMappings(blocks)
 	total, mixes := instructionMix(arch, blocks)
 	prof.Mix = &total
@@ -34,16 +35,16 @@ func describe(prof *Profile, arch emu.Arch, blocks []ranBlock, mods *modules, li
 		return
 	}
 	prof.Lines = lineCosts(blocks, mods)
-	prof.Blocks = make([]BlockRuns, 0, len(blocks))
+	prof.Blocks = make([]profile.BlockRuns, 0, len(blocks))
 	for _, b := range blocks {
-		prof.Blocks = append(prof.Blocks, BlockRuns{BlockCount: BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
+		prof.Blocks = append(prof.Blocks, profile.BlockRuns{BlockCount: profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
 			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}, Cuts: b.cuts})
 	}
 }
 
 // lineCosts sums the instructions that completed by function, inlined
 // function and source line.
-func lineCosts(blocks []ranBlock, mods *modules) []LineCount {
+func lineCosts(blocks []ranBlock, mods *modules) []profile.LineCount {
 	type key struct {
 		fn        uint64
 		inl, file string
@@ -67,10 +68,10 @@ func lineCosts(blocks []ranBlock, mods *modules) []LineCount {
 			sums[key{b.fn, inl, pos.file, pos.line}] += n
 		}
 	}
-	out := make([]LineCount, 0, len(sums))
+	out := make([]profile.LineCount, 0, len(sums))
 	for k, n := range sums {
 		q := mods.nameOf(k.fn)
-		out = append(out, LineCount{Function: q.name, Module: q.module, Inlined: k.inl,
+		out = append(out, profile.LineCount{Function: q.name, Module: q.module, Inlined: k.inl,
 			File: k.file, Line: k.line, Self: n})
 	}
 	sort.Slice(out, func(i, j int) bool {

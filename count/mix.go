@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/profile"
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/x86/x86asm"
 )
@@ -21,8 +22,8 @@ const (
 	kSIMDFP
 )
 
-// add counts n executions of an instruction of kind k.
-func (m *Mix) add(k kind, n uint64) {
+// addKind counts in m n executions of an instruction of kind k.
+func addKind(m *profile.Mix, k kind, n uint64) {
 	if k == 0 {
 		m.Other += n
 		return
@@ -40,15 +41,15 @@ func (m *Mix) add(k kind, n uint64) {
 
 // instructionMix sums the kinds of every instruction that completed, in all
 // and by function entry.
-func instructionMix(arch emu.Arch, blocks []ranBlock) (Mix, map[uint64]*Mix) {
-	var total Mix
-	byFunc := map[uint64]*Mix{}
+func instructionMix(arch emu.Arch, blocks []ranBlock) (profile.Mix, map[uint64]*profile.Mix) {
+	var total profile.Mix
+	byFunc := map[uint64]*profile.Mix{}
 	for i := range blocks {
 		b := &blocks[i]
 		kinds := b.dec.kinds(arch)
 		m := byFunc[b.fn]
 		if m == nil {
-			m = &Mix{}
+			m = &profile.Mix{}
 			byFunc[b.fn] = m
 		}
 		for j, n := range b.runs() {
@@ -56,8 +57,8 @@ func instructionMix(arch emu.Arch, blocks []ranBlock) (Mix, map[uint64]*Mix) {
 			if j < len(kinds) {
 				k = kinds[j]
 			}
-			total.add(k, n)
-			m.add(k, n)
+			addKind(&total, k, n)
+			addKind(m, k, n)
 		}
 	}
 	return total, byFunc

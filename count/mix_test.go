@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/profile"
 )
 
 func TestClassifyX86(t *testing.T) {
@@ -80,11 +81,11 @@ func TestClassifyARM64(t *testing.T) {
 }
 
 func TestMixAdd(t *testing.T) {
-	var m Mix
-	m.add(kLoad|kSIMDFP, 3)
-	m.add(0, 2)
-	m.add(kCall, 1)
-	if m != (Mix{Loads: 3, SIMDFP: 3, Other: 2, Calls: 1}) {
+	var m profile.Mix
+	addKind(&m, kLoad|kSIMDFP, 3)
+	addKind(&m, 0, 2)
+	addKind(&m, kCall, 1)
+	if m != (profile.Mix{Loads: 3, SIMDFP: 3, Other: 2, Calls: 1}) {
 		t.Errorf("mix %+v", m)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/profile"
 )
 
 // anonModule names code in memory no file was mapped at (code a program
@@ -250,13 +251,12 @@ func (ms *modules) moduleAt(entry uint64) *module {
 	return m
 }
 
-// name returns "func+0xoff (module)" for addr, for messages.
-func (ms *modules) where(addr uint64) string {
+// where names the code at addr, for messages and backtraces.
+func (ms *modules) where(addr uint64) profile.Location {
 	m, _ := ms.at(addr)
-	if n := m.symbols().name(addr); n != "" {
-		return fmt.Sprintf("%s (%s)", n, m.name)
-	}
-	return fmt.Sprintf("%#x (%s)", addr, m.name)
+	loc := profile.Location{Addr: addr, Module: m.name}
+	loc.Function, loc.Offset, _ = m.symbols().name(addr)
+	return loc
 }
 
 // offsetName names code no symbol covers: module+0xoffset, the offset in
@@ -285,12 +285,12 @@ func (ms *modules) moduleOf(b *ranBlock) *module {
 // first seen outside any of them (there should be none) is counted in a
 // last, anonymous mapping, so that the mappings' instructions sum to the
 // total.
-func (ms *modules) profileMappings(blocks []ranBlock) []Mapping {
+func (ms *modules) profileMappings(blocks []ranBlock) []profile.Mapping {
 	var log []kernel.ExecMapping
 	if ms.maps != nil {
 		log = ms.maps.ExecMappings()
 	}
-	out := make([]Mapping, len(log))
+	out := make([]profile.Mapping, len(log))
 	for i, em := range log {
 		m := ms.byLog[i]
 		if m == nil {
@@ -299,13 +299,13 @@ func (ms *modules) profileMappings(blocks []ranBlock) []Mapping {
 				m = ms.module(em.Path, ms.biasOf(em))
 			}
 		}
-		mp := Mapping{Start: em.Start, Limit: em.End, Offset: em.Offset, Bias: m.bias, File: em.Path, Module: m.name}
+		mp := profile.Mapping{Start: em.Start, Limit: em.End, Offset: em.Offset, Bias: m.bias, File: em.Path, Module: m.name}
 		if o := m.file; o != nil {
 			mp.Size, mp.SHA256, mp.BuildID = o.size, o.sha256, o.buildID
 		}
 		out[i] = mp
 	}
-	var other *Mapping
+	var other *profile.Mapping
 	for i := range blocks {
 		b := &blocks[i]
 		n := b.Executions*uint64(b.Instructions) - b.Cut
@@ -319,7 +319,7 @@ func (ms *modules) profileMappings(blocks []ranBlock) []Mapping {
 			continue
 		}
 		if other == nil {
-			other = &Mapping{Start: b.Addr, Limit: b.Addr + uint64(b.Size), Module: anonModule}
+			other = &profile.Mapping{Start: b.Addr, Limit: b.Addr + uint64(b.Size), Module: anonModule}
 		}
 		other.Start, other.Limit = min(other.Start, b.Addr), max(other.Limit, b.Addr+uint64(b.Size))
 		other.Instructions += n

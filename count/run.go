@@ -12,6 +12,7 @@ import (
 	"github.com/icount-dev/icount/fixedclock"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/profile"
 )
 
 // Options say what to run and how.
@@ -83,7 +84,7 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 // still gives a complete Profile whose Exit names the signal. An error
 // with a Profile means icount stopped the guest early; an error without
 // one means the guest never started.
-func Run(opts Options) (*Profile, error) {
+func Run(opts Options) (*profile.Profile, error) {
 	exe, err := loader.Open(opts.Path)
 	if err != nil {
 		return nil, err
@@ -161,24 +162,31 @@ func Run(opts Options) (*Profile, error) {
 	}
 	r.retire(k.Images(), true)
 
-	prof := &Profile{
-		Schema: Schema,
-		Meta: Meta{
-			IcountVersion:  opts.Version,
-			UnicornVersion: emu.Version(),
-			Arch:           exe.Arch.String(),
-			CPUModel:       first.cpu.Model(),
-			Binary:         Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID, Base: exe.Base()},
-			Interpreter:    interpMeta(first.kimg),
-			Sysroot:        sysroot,
-			Tmp:            tmp,
-			Args:           argv,
-			Env:            nonNil(opts.Env),
-			Seed:           opts.Seed,
-			Clock:          clockMeta(opts.Clock, k.ClockInfo()),
-			CPUs:           cpus,
-			Quantum:        k.Quantum(),
-			FilesOpened:    k.FilesOpened(),
+	prof := &profile.Profile{
+		Schema: profile.Schema,
+		Meta: profile.Meta{
+			Settings: profile.Settings{
+				IcountVersion:  opts.Version,
+				UnicornVersion: emu.Version(),
+				Arch:           exe.Arch.String(),
+				CPUModel:       first.cpu.Model(),
+				Args:           argv,
+				Env:            nonNil(opts.Env),
+				Seed:           opts.Seed,
+				Clock:          clockSettings(opts.Clock, k.ClockInfo()),
+				CPUs:           cpus,
+				Quantum:        k.Quantum(),
+				Sysroot:        sysroot,
+				HostTmp:        opts.HostTmp,
+			},
+			Inputs: k.Inputs(),
+			Record: profile.Record{
+				Binary:      profile.Binary{Path: opts.Path, Size: exe.Size, SHA256: exe.SHA256, BuildID: exe.BuildID, Base: exe.Base()},
+				Interpreter: interpMeta(first.kimg),
+				Tmp:         tmp,
+				ClockUse:    clockUse(k.ClockInfo()),
+				CountOnly:   !opts.Attribution,
+			},
 		},
 	}
 	merge(prof, r.order, opts.HotBlocks)
@@ -188,7 +196,7 @@ func Run(opts Options) (*Profile, error) {
 			late = append(late, im.late.warnings...)
 		}
 	}
-	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta.Clock, late)...)
+	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta, late)...)
 	if n := k.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))
 	}
@@ -207,26 +215,26 @@ func Run(opts Options) (*Profile, error) {
 	var deadlock *kernel.DeadlockError
 	switch exited, status := k.Exited(); {
 	case k.Failure() != nil:
-		prof.Exit = Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure()),
-			Backtrace: backtrace(stack, failPC, where)}
-		return prof, &StoppedError{Err: k.Failure(), Where: where(failPC)}
+		prof.Exit = profile.Exit{Status: -1, Message: k.Failure().Error(), Reason: failureReason(k.Failure())}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, failPC, where)
+		return prof, &StoppedError{Err: k.Failure(), Where: where(failPC).String()}
 	case errors.Is(runErr, emu.ErrInstructionLimit):
 		err := fmt.Errorf("%w: stopped after exactly %d instructions (--max-instructions)", runErr, opts.MaxInstructions)
-		prof.Exit = Exit{Status: -1, Message: err.Error(), Reason: ReasonInstructionLimit,
-			Backtrace: backtrace(stack, pc, where)}
-		return prof, &StoppedError{Err: err, Where: where(pc)}
+		prof.Exit = profile.Exit{Status: -1, Message: err.Error(), Reason: profile.StopInstructionLimit}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, pc, where)
+		return prof, &StoppedError{Err: err, Where: where(pc).String()}
 	case errors.As(runErr, &intr):
-		prof.Exit = Exit{Status: -1, Message: intr.Msg, Reason: intr.Reason,
-			Backtrace: backtrace(stack, pc, where)}
-		return prof, &StoppedError{Err: runErr, Where: where(pc)}
+		prof.Exit = profile.Exit{Status: -1, Message: intr.Msg, Reason: intr.Reason}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, pc, where)
+		return prof, &StoppedError{Err: runErr, Where: where(pc).String()}
 	case fault != nil:
-		prof.Exit = Exit{Status: 128 + faultSig.num, Signal: faultSig.name, Complete: true,
-			Message:   fmt.Sprintf("%s: %s, in %s", faultSig.name, faultMsg, where(fault.PC)),
-			Backtrace: backtrace(stack, fault.PC, where)}
+		prof.Exit = profile.Exit{Status: 128 + faultSig.num, Signal: faultSig.name, Complete: true,
+			Message: fmt.Sprintf("%s: %s, in %s", faultSig.name, faultMsg, where(fault.PC))}
+		prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, fault.PC, where)
 		if fault.Kind == emu.FaultFetch && fault.PC == fault.Addr {
 			// Not code: no function holds the address jumped (or run) to.
 			prof.Exit.Message = fmt.Sprintf("%s: %s", faultSig.name, faultMsg)
-			prof.Exit.Backtrace = backtrace(stack, 0, where)
+			prof.Exit.Backtrace, prof.Exit.FramesMore = backtrace(stack, 0, where)
 		}
 		if threaded {
 			prof.Exit.Message += fmt.Sprintf(", thread %d", k.CurrentTID())
@@ -234,26 +242,26 @@ func Run(opts Options) (*Profile, error) {
 		return prof, nil
 	case errors.As(runErr, &deadlock):
 		msg := deadlockMessage(deadlock, r.whereIn)
-		prof.Exit = Exit{Status: -1, Message: msg, Reason: ReasonDeadlock}
+		prof.Exit = profile.Exit{Status: -1, Message: msg, Reason: profile.StopDeadlock}
 		return prof, &StoppedError{Err: &describedError{msg: msg, err: deadlock}}
 	case runErr != nil:
-		prof.Exit = Exit{Status: -1, Message: runErr.Error(), Reason: ReasonError}
-		return prof, &StoppedError{Err: runErr, Where: where(pc)}
+		prof.Exit = profile.Exit{Status: -1, Message: runErr.Error(), Reason: profile.StopError}
+		return prof, &StoppedError{Err: runErr, Where: where(pc).String()}
 	case exited:
-		prof.Exit = Exit{Status: status, Complete: true}
+		prof.Exit = profile.Exit{Status: status, Complete: true}
 		if e, killed := killedExit(k, status); killed {
 			prof.Exit = e
 		}
 		return prof, nil
 	default:
 		err := fmt.Errorf("the emulator stopped at pc %#x with no reason given", pc)
-		prof.Exit = Exit{Status: -1, Message: err.Error()}
-		return prof, &StoppedError{Err: err, Where: where(pc)}
+		prof.Exit = profile.Exit{Status: -1, Message: err.Error()}
+		return prof, &StoppedError{Err: err, Where: where(pc).String()}
 	}
 }
 
 // whereIn names an address in the process pid's program.
-func (r *runner) whereIn(pid int, addr uint64) string {
+func (r *runner) whereIn(pid int, addr uint64) profile.Location {
 	for i := len(r.order) - 1; i >= 0; i-- {
 		if im := r.order[i]; im.kimg.PID == pid {
 			if im.owner != nil {
@@ -262,7 +270,7 @@ func (r *runner) whereIn(pid int, addr uint64) string {
 			return im.mods.where(addr)
 		}
 	}
-	return fmt.Sprintf("%#x", addr)
+	return profile.Location{Addr: addr}
 }
 
 // loop runs the tasks of every process until the first process ends or a
@@ -292,7 +300,7 @@ func (r *runner) loop() error {
 				// A child dies of it; its parent sees the signal.
 				sig, msg := describeFault(cpu.Arch(), fault, cpu.Read)
 				im.exitNote = fmt.Sprintf("%s: %s, in %s", sig.name, msg, im.mods.where(fault.PC))
-				im.trace = backtrace(cpu.Stack(), fault.PC, im.mods.where)
+				im.trace, im.traceMore = backtrace(cpu.Stack(), fault.PC, im.mods.where)
 				k.KillCurrent(fs.Signo)
 				err, sliceEnd = nil, false
 			}
@@ -330,10 +338,10 @@ func pcOfFailure(err error, pc uint64) uint64 {
 }
 
 // fillCounts reads the block table back from C into the Profile.
-func fillCounts(prof *Profile, blocks []ranBlock, mods *modules, hot int) {
-	counts := make([]BlockCount, 0, len(blocks))
+func fillCounts(prof *profile.Profile, blocks []ranBlock, mods *modules, hot int) {
+	counts := make([]profile.BlockCount, 0, len(blocks))
 	for _, b := range blocks {
-		bc := BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
+		bc := profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
 			Instructions: b.Executions*uint64(b.Instructions) - b.Cut}
 		prof.Totals.Instructions += bc.Instructions
 		prof.Totals.Blocks += b.Executions
@@ -344,7 +352,7 @@ func fillCounts(prof *Profile, blocks []ranBlock, mods *modules, hot int) {
 	for _, n := range prof.Syscalls {
 		prof.Totals.Syscalls += n
 	}
-	slices.SortFunc(counts, func(a, b BlockCount) int {
+	slices.SortFunc(counts, func(a, b profile.BlockCount) int {
 		return cmp.Or(cmp.Compare(b.Instructions, a.Instructions), cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Size, b.Size))
 	})
 	counts = counts[:min(len(counts), hot)]
@@ -362,15 +370,15 @@ func fillCounts(prof *Profile, blocks []ranBlock, mods *modules, hot int) {
 
 // functionCounts sums the blocks by the function their first instruction
 // lies in, most instructions first: self costs without the call tree.
-func functionCounts(blocks []ranBlock, mods *modules) []FunctionCount {
+func functionCounts(blocks []ranBlock, mods *modules) []profile.FunctionCount {
 	self := map[uint64]uint64{}
 	for _, b := range blocks {
 		self[b.fn] += b.Executions*uint64(b.Instructions) - b.Cut
 	}
-	out := make([]FunctionCount, 0, len(self))
+	out := make([]profile.FunctionCount, 0, len(self))
 	for entry, n := range self {
 		q := mods.nameOf(entry)
-		out = append(out, FunctionCount{Name: q.name, Module: q.module, Addr: entry, Self: n})
+		out = append(out, profile.FunctionCount{Name: q.name, Module: q.module, Addr: entry, Self: n})
 	}
 	sortFunctions(out)
 	return out
@@ -378,10 +386,10 @@ func functionCounts(blocks []ranBlock, mods *modules) []FunctionCount {
 
 // interpMeta identifies the interpreter of a dynamically linked
 // executable, nil for a static one.
-func interpMeta(im *kernel.Image) *Binary {
+func interpMeta(im *kernel.Image) *profile.Binary {
 	interp := im.Interp
 	if interp == nil {
 		return nil
 	}
-	return &Binary{Path: interp.Path, Size: interp.Size, SHA256: interp.SHA256, BuildID: interp.BuildID, Base: im.InterpBase}
+	return &profile.Binary{Path: interp.Path, Size: interp.Size, SHA256: interp.SHA256, BuildID: interp.BuildID, Base: im.InterpBase}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
+	"github.com/icount-dev/icount/profile"
 	"golang.org/x/arch/x86/x86asm"
 )
 
@@ -196,12 +197,12 @@ const (
 )
 
 // killedExit is the Exit of a process a signal's default action ended.
-func killedExit(k *kernel.Kernel, status int) (Exit, bool) {
+func killedExit(k *kernel.Kernel, status int) (profile.Exit, bool) {
 	sig, ok := k.Killed()
 	if !ok {
-		return Exit{}, false
+		return profile.Exit{}, false
 	}
 	name := kernel.SignalName(sig)
-	return Exit{Status: status, Signal: name, Complete: true,
+	return profile.Exit{Status: status, Signal: name, Complete: true,
 		Message: fmt.Sprintf("%s: the program was sent %s and has no handler for it", name, name)}, true
 }

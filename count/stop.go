@@ -3,32 +3,24 @@ package count
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
+	"github.com/icount-dev/icount/profile"
 )
 
 // Interruption is why icount stopped a running guest from outside the
 // emulator: a timeout or a signal to icount. Sent on Options.Interrupt, it
 // ends the run at the next block with a Profile marked incomplete.
 type Interruption struct {
-	Reason string // the Profile's Exit.Reason: "timeout", "SIGINT", "SIGTERM"
-	Msg    string // what happened, in words
+	Reason profile.StopReason // the Profile's Exit.Reason: StopTimeout, StopSIGINT, StopSIGTERM
+	Msg    string             // what happened, in words
 }
 
 func (i *Interruption) Error() string { return i.Msg }
-
-// Reasons a Profile is incomplete (Exit.Reason) besides an Interruption's.
-const (
-	ReasonInstructionLimit = "max-instructions"
-	ReasonUnsupported      = "unsupported"
-	ReasonError            = "error"
-	ReasonDeadlock         = "deadlock"
-)
 
 // watch relays a reason from interrupt to the CPU, asking again every few
 // milliseconds, since a request can be lost to a race with the hook, until
@@ -69,7 +61,7 @@ const maxDeadlockCallers = 6
 
 // deadlockMessage lists the threads of a deadlocked guest and where each
 // waits: "thread 1001 waits for futex 0x4c6f0 in pthread_join+0x8c (prog)".
-func deadlockMessage(e *kernel.DeadlockError, whereIn func(pid int, addr uint64) string) string {
+func deadlockMessage(e *kernel.DeadlockError, whereIn func(pid int, addr uint64) profile.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "deadlock: every thread waits and none can wake another (%d waiting)", len(e.Threads))
 	procs := map[int]bool{}
@@ -77,14 +69,14 @@ func deadlockMessage(e *kernel.DeadlockError, whereIn func(pid int, addr uint64)
 		procs[t.PID] = true
 	}
 	for _, t := range e.Threads {
-		where := func(addr uint64) string { return whereIn(t.PID, addr) }
+		where := func(addr uint64) profile.Location { return whereIn(t.PID, addr) }
 		if len(procs) > 1 {
 			fmt.Fprintf(&b, "\n  pid %d thread %d waits for %s, in %s", t.PID, t.TID, t.What, where(t.PC))
 		} else {
 			fmt.Fprintf(&b, "\n  thread %d waits for %s, in %s", t.TID, t.What, where(t.PC))
 		}
 		// Its callers, as many as tell where in the program it waits.
-		calls := backtrace(t.Stack, t.PC, where)
+		calls, _ := backtrace(t.Stack, t.PC, where)
 		for _, c := range calls[:min(len(calls), maxDeadlockCallers)] {
 			fmt.Fprintf(&b, "\n    called from %s", c)
 		}
@@ -105,27 +97,19 @@ func (e *describedError) Unwrap() error { return e.err }
 const maxBacktrace = 12
 
 // backtrace names the callers on the shadow call stack, innermost first,
-// from the return address each call left: "main+0x2b (prog)", with ", N
-// times" for N identical frames in a row (recursion). at is the location
-// the guest stopped at, 0 for none (a jump into data); where names an
-// address.
-func backtrace(frames []emu.Frame, at uint64, where func(uint64) string) []string {
+// by the call before the return address each call left, with identical
+// frames in a row (recursion) as one, up to maxBacktrace; more counts the
+// frames left out. at is the location the guest stopped at, 0 for none (a
+// jump into data); where names an address.
+func backtrace(frames []emu.Frame, at uint64, where func(uint64) profile.Location) (out []profile.Frame, more int) {
 	if len(frames) == 0 {
-		return nil
-	}
-	var out []string
-	add := func(s string, repeat int) {
-		if repeat > 1 {
-			s += fmt.Sprintf(", %d times", repeat)
-		}
-		out = append(out, s)
+		return nil, 0
 	}
 	// A guest stopped outside the innermost frame's function (a jump or
 	// call into data, whose block never ran) was last in that function.
-	if fn := where(frames[0].Func); at == 0 || funcOf(fn) != funcOf(where(at)) {
-		add(fn, 1)
+	if fn := where(frames[0].Func); at == 0 || !sameFunction(fn, where(at)) {
+		out = append(out, profile.Frame{Location: fn})
 	}
-	more := 0
 	for i, f := range frames[:len(frames)-1] {
 		if len(out) == maxBacktrace {
 			for _, g := range frames[i : len(frames)-1] {
@@ -135,34 +119,29 @@ func backtrace(frames []emu.Frame, at uint64, where func(uint64) string) []strin
 		}
 		if f.Ret == 0 {
 			// Entered by a jump (a tail call): the caller's function.
-			add(where(frames[i+1].Func)+", by a jump", f.Repeat)
+			out = append(out, profile.Frame{Location: where(frames[i+1].Func), Jump: true, Repeat: f.Repeat})
 			continue
 		}
-		add(callSite(f.Ret, where), f.Repeat)
+		out = append(out, profile.Frame{Location: callSite(f.Ret, where), Repeat: f.Repeat})
 	}
-	if more > 0 {
-		out = append(out, fmt.Sprintf("... %d frames more", more))
-	}
-	return out
+	return out, more
 }
 
-// funcOf is the function of a location where names: "main+0x2b (prog)"
-// gives "main (prog)".
-func funcOf(loc string) string {
-	name, module, _ := strings.Cut(loc, " ")
-	if i := strings.LastIndex(name, "+0x"); i > 0 {
-		name = name[:i]
+// sameFunction says whether two locations lie in one function.
+func sameFunction(a, b profile.Location) bool {
+	if a.Function == "" || b.Function == "" {
+		return a.Function == b.Function && a.Module == b.Module && a.Addr == b.Addr
 	}
-	return name + " " + module
+	return a.Function == b.Function && a.Module == b.Module
 }
 
 // failureReason is the Exit.Reason of a run a system call stopped.
-func failureReason(err error) string {
+func failureReason(err error) profile.StopReason {
 	var u *kernel.UnsupportedError
 	if errors.As(err, &u) {
-		return ReasonUnsupported
+		return profile.StopUnsupported
 	}
-	return ReasonError
+	return profile.StopError
 }
 
 // sizeString writes a byte count in the largest binary unit dividing it.
@@ -188,19 +167,14 @@ func stackOverflow(arch emu.Arch, addr uint64) string {
 	return ""
 }
 
-// callSite names the return address ret as "f+0xoff (module)" with f the
-// function holding the call before it, as debuggers do: a call that ends
-// a function returns to the start of the next.
-func callSite(ret uint64, where func(uint64) string) string {
+// callSite names the return address ret by the function holding the call
+// before it, as debuggers do (a call that ends a function returns to the
+// start of the next), at the return address's offset.
+func callSite(ret uint64, where func(uint64) profile.Location) profile.Location {
 	loc := where(ret - 1)
-	name, module, _ := strings.Cut(loc, " ")
-	fn, off, ok := strings.Cut(name, "+0x")
-	if strings.HasPrefix(name, "0x") {
+	if loc.Function == "" {
 		return where(ret)
 	}
-	n, err := strconv.ParseUint(off, 16, 64)
-	if ok && err != nil {
-		return where(ret)
-	}
-	return fmt.Sprintf("%s+%#x %s", fn, n+1, module)
+	loc.Addr, loc.Offset = ret, loc.Offset+1
+	return loc
 }

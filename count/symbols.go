@@ -121,16 +121,14 @@ func (t *symtab) nameOf(entry uint64) string {
 	return fmt.Sprintf("%s+%#x", t.module, entry-t.base)
 }
 
-// name returns "func+0xoff" for addr, or "" when no symbol covers it.
-func (t *symtab) name(addr uint64) string {
+// name returns the function holding addr and the offset into it; ok is
+// false when no symbol covers it.
+func (t *symtab) name(addr uint64) (fn string, off uint64, ok bool) {
 	f, ok := t.lookup(addr)
-	switch {
-	case !ok:
-		return ""
-	case addr == f.start:
-		return f.name
+	if !ok {
+		return "", 0, false
 	}
-	return fmt.Sprintf("%s+%#x", f.name, addr-f.start)
+	return f.name, addr - f.start, true
 }
 
 // function returns the name of the function holding addr, without offset.

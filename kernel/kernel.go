@@ -120,9 +120,9 @@ type Kernel struct {
 	// cookies renumbers inotify's rename cookies (sys_inotify.go).
 	cookies inotifyCookies
 
-	failure    error    // set when the run must stop with an icount error
-	files      []string // files the guest opened, in order
-	memRefused uint64   // mappings --max-memory refused (sys_mem.go)
+	failure    error  // set when the run must stop with an icount error
+	in         inputs // what the guest read that icount does not pin (inputs.go)
+	memRefused uint64 // mappings --max-memory refused (sys_mem.go)
 }
 
 // New prepares the kernel of a run and its first process, which runs exe
@@ -134,7 +134,7 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 	}
 	k := &Kernel{host: host, opts: opts, clk: clockState{fixed: opts.Clock},
 		quantum: opts.Quantum, nextID: PID, procs: map[int]*Process{},
-		loaded: map[CPU]held{}, futexes: map[futexKey]*futexQueue{}, spaceUsers: map[CPU]int{}}
+		loaded: map[CPU]held{}, futexes: map[futexKey]*futexQueue{}, spaceUsers: map[CPU]int{}, in: newInputs()}
 	if k.quantum == 0 {
 		k.quantum = DefaultQuantum
 	}
@@ -194,9 +194,6 @@ func (k *Kernel) Killed() (int, bool) { return k.first.killedBy, k.first.killedB
 // any (an unsupported call, say).
 func (k *Kernel) Failure() error { return k.failure }
 
-// FilesOpened lists the files the guest opened, first open first, once each.
-func (k *Kernel) FilesOpened() []string { return k.files }
-
 // Images lists every program a process ran, in the order they started.
 func (k *Kernel) Images() []*Image { return k.images }
 
@@ -250,18 +247,6 @@ func (k *Kernel) fail(err error) {
 
 // stop stops the CPU running now.
 func (k *Kernel) stop() { k.cur.proc.cpu.Stop() }
-
-// noteOpen records a file the guest opened (one in the private /tmp by
-// the name the guest knows it by, the same in every run).
-func (k *Kernel) noteOpen(path string) {
-	path = k.tmpGuest(path)
-	for _, f := range k.files {
-		if f == path {
-			return
-		}
-	}
-	k.files = append(k.files, path)
-}
 
 // newID hands out the next pid or tid.
 func (k *Kernel) newID() int {

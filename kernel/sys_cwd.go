@@ -95,6 +95,7 @@ func sysFchdir(t *Task, a [6]uint64) (uint64, error) {
 
 func sysGetcwd(t *Task, a [6]uint64) (uint64, error) {
 	p := t.proc
+	p.k.in.cwdRead = true
 	wd := p.k.tmpGuest(p.cwdPath())
 	if wd == "" {
 		return 0, unix.ENOENT

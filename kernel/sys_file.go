@@ -302,7 +302,7 @@ func (p *Process) openPath(dir int, dirfd uint64, path string, flags, mode uint6
 		if err != nil {
 			return 0, err
 		}
-		p.k.noteOpen(path)
+		p.k.noteOpen(path, -1, 0, false)
 		gfd, err := p.fds.installFlags(f, 0, flags)
 		if err != nil {
 			unix.Close(f.host)
@@ -349,7 +349,7 @@ func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint6
 			events = unix.POLLOUT
 		}
 		return p.openFIFO(fifo, events, dir, host, hostFlags, fd, func(fd int) (uint64, error) {
-			return p.installOpened(dirfd, host, fd, hostFlags, flags)
+			return p.installOpened(dirfd, host, fd, hostFlags, flags, false)
 		})
 	}
 	if made {
@@ -365,18 +365,18 @@ func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint6
 	} else if hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, false, true)
 	}
-	return p.installOpened(dirfd, host, fd, hostFlags, flags)
+	return p.installOpened(dirfd, host, fd, hostFlags, flags, made)
 }
 
 // installOpened gives the guest a descriptor (the lowest free, with
 // O_CLOEXEC as flags say) of fd, which open gave for host relative to
-// the guest's dirfd with the host's hostFlags, and notes the file as
-// opened.
-func (p *Process) installOpened(dirfd uint64, host string, fd, hostFlags int, flags uint64) (uint64, error) {
+// the guest's dirfd with the host's hostFlags (made: creating it), and
+// notes the file as opened.
+func (p *Process) installOpened(dirfd uint64, host string, fd, hostFlags int, flags uint64, made bool) (uint64, error) {
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
 	}
-	p.k.noteOpen(host)
+	p.k.noteOpen(host, fd, hostFlags, made)
 	// O_NONBLOCK made the open itself not wait (a FIFO's for its other
 	// end); the transfers are icount's to make wait or not.
 	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0, stream: streamEvents(fd)}
@@ -748,6 +748,7 @@ func (p *Process) readlinkat(dirfd, pathAddr, buf, size uint64) (uint64, error) 
 		}
 	} else if q != nil && file == "cwd" {
 		target = p.k.tmpGuest(q.cwdPath()) // the guest's, not icount's
+		p.k.in.cwdRead = true
 	} else if d := q.procFDDirAt(file); d != nil {
 		target = "/proc/" + itoa(uint64(d.proc.pid)) + "/fd" // the guest's pid, not icount's
 		if d.tasks {

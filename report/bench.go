@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // goArch names a guest architecture as Go does.
@@ -21,7 +21,7 @@ var goArch = map[string]string{"x86_64": "amd64", "aarch64": "arm64"}
 // Profile.Processes), named as a sub-benchmark with benchstat's keys:
 // "BenchmarkNAME/process=I/pid=PID/cmd=NAME", I its index in the
 // Profile's processes (0 for the first), NAME its program's base name.
-func WriteBench(w io.Writer, p *count.Profile, name string) error {
+func WriteBench(w io.Writer, p *profile.Profile, name string) error {
 	name = benchWord(name)
 	arch := goArch[p.Meta.Arch]
 	if arch == "" {

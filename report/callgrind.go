@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // unknownFile names code without line information, as valgrind does.
@@ -30,7 +30,7 @@ const unknownFile = "???"
 // totals, as the format allows; KCachegrind reads each part, but
 // callgrind_annotate only the first: WriteCallgrindPart writes one part
 // alone.
-func WriteCallgrind(w io.Writer, p *count.Profile) error {
+func WriteCallgrind(w io.Writer, p *profile.Profile) error {
 	bw := bufio.NewWriter(w)
 	cw := &callgrindWriter{w: bw, ids: map[string]map[string]int{}}
 	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: icount %s\n", p.Meta.IcountVersion)
@@ -47,7 +47,7 @@ func WriteCallgrind(w io.Writer, p *count.Profile) error {
 
 // WriteCallgrindPart writes one program of the run, the entry process of
 // Profile.Processes, as a callgrind file of one part (see WriteCallgrind).
-func WriteCallgrindPart(w io.Writer, p *count.Profile, process int) error {
+func WriteCallgrindPart(w io.Writer, p *profile.Profile, process int) error {
 	procs := processes(p)
 	if process < 0 || process >= len(procs) {
 		return fmt.Errorf("no process %d: the run has %d", process, len(procs))
@@ -61,7 +61,7 @@ func WriteCallgrindPart(w io.Writer, p *count.Profile, process int) error {
 
 // part writes the part of the entry process: the whole run when the run
 // had one (own false), else that program's own header and costs.
-func (cw *callgrindWriter) part(p *count.Profile, process int, own bool) {
+func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 	bw := cw.w
 	fns, cmd, exit, total := p.Functions, p.Meta.Args, fmt.Sprintf("exit %d", p.Exit.Status), p.Totals.Instructions
 	if own {
@@ -75,7 +75,7 @@ func (cw *callgrindWriter) part(p *count.Profile, process int, own bool) {
 	fmt.Fprintf(bw, "summary: %d\n", total)
 
 	type fkey struct{ module, name string }
-	funcs := map[fkey]*count.FunctionCount{}
+	funcs := map[fkey]*profile.FunctionCount{}
 	for i := range fns {
 		f := &fns[i]
 		funcs[fkey{f.Module, f.Name}] = f
@@ -268,7 +268,7 @@ func (c *callgrindWriter) name(spec, kind, name string) {
 // objectFile is the file of the mapped object named module in the entry
 // process: the path of its mapping whose base name it is, else the module
 // name.
-func objectFile(p *count.Profile, process int, module string) string {
+func objectFile(p *profile.Profile, process int, module string) string {
 	for _, m := range p.Mappings {
 		if m.Process == process && path.Base(m.File) == module {
 			return m.File

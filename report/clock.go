@@ -5,36 +5,36 @@ import (
 	"io"
 	"time"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // clockLine says, under --fixed-clock, how the guest used the fixed clock:
 // how many reads, from which sources, and whether a table ran out.
-func clockLine(w io.Writer, p *count.Profile) {
-	c := p.Meta.Clock
+func clockLine(w io.Writer, p *profile.Profile) {
+	c, u := p.Meta.Clock, p.Meta.ClockUse
 	if c.Mode != "fixed" {
 		return
 	}
 	from := fmt.Sprintf("from %d ns by %v", startOf(c), time.Duration(c.StepNs))
 	if c.Table != "" {
 		from = fmt.Sprintf("from table %s (%d values", c.Table, c.TableValues)
-		if c.TableRanOut {
+		if u.TableRanOut {
 			from += fmt.Sprintf(", ran out: went on by its last step, %v", time.Duration(c.StepNs))
 		}
 		from += ")"
 	}
-	reads := fmt.Sprintf("%s reads", Group(c.Reads))
-	if c.Reads > 0 {
-		reads += " (" + c.Sources() + ")"
+	reads := fmt.Sprintf("%s reads", Group(u.Reads))
+	if u.Reads > 0 {
+		reads += " (" + u.Sources() + ")"
 	}
 	fmt.Fprintf(w, "%sfixed clock: %s %s", Prefix, reads, from)
-	if c.Sleeps > 0 {
-		fmt.Fprintf(w, "; %s sleeps advanced it %v", Group(c.Sleeps), time.Duration(c.SleptNs))
+	if u.Sleeps > 0 {
+		fmt.Fprintf(w, "; %s sleeps advanced it %v", Group(u.Sleeps), time.Duration(u.SleptNs))
 	}
 	fmt.Fprintln(w)
 }
 
-func startOf(c count.Clock) int64 {
+func startOf(c profile.Clock) int64 {
 	if c.StartNs == nil {
 		return 0
 	}

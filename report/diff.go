@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // DiffSchema names the version of the diff's JSON form.
@@ -30,13 +30,16 @@ const (
 type Side struct {
 	Label  string `json:"label"`            // "base.json", "HEAD~1", ...
 	Commit string `json:"commit,omitempty"` // the commit it was built from
+	// Tree is the directory the side's code was built and run in (icount
+	// ab's): a file under it that changed is code, not an input.
+	Tree string `json:"tree,omitempty"`
 }
 
 // Pair is one benchmark's two Profiles. Base is nil for a benchmark the
 // base does not have.
 type Pair struct {
 	Name       string // the benchmark; "" for a lone pair
-	Base, Head *count.Profile
+	Base, Head *profile.Profile
 }
 
 // Report is the comparison of one or more pairs of Profiles, with the
@@ -83,9 +86,6 @@ type Comparison struct {
 	// Inclusive and Calls say whether either Profile has those counts.
 	Inclusive bool `json:"has_inclusive"`
 	Calls     bool `json:"has_calls"`
-	// Schemas are the base's and the head's Profile schemas, when they
-	// differ (a note says so too).
-	Schemas []string `json:"profile_schemas,omitempty"`
 	// Identical: both binaries have the same SHA-256.
 	Identical bool `json:"identical_binaries"`
 	// Incomparable says why there is no verdict; empty when there is one.
@@ -109,8 +109,14 @@ type Delta struct {
 	Head uint64 `json:"head"`
 }
 
-// Change is head minus base.
-func (d Delta) Change() int64 { return int64(d.Head - d.Base) }
+// Change is head minus base. Counts are at most profile.MaxCount (a
+// Profile read is checked), so the difference fits; beyond, it saturates.
+func (d Delta) Change() int64 {
+	if d.Head >= d.Base {
+		return int64(min(d.Head-d.Base, math.MaxInt64))
+	}
+	return -int64(min(d.Base-d.Head, math.MaxInt64))
+}
 
 // Abs is the size of the change.
 func (d Delta) Abs() uint64 {
@@ -170,8 +176,12 @@ type Rename struct {
 func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
 	r := &Report{Schema: DiffSchema, Base: base, Head: head, Gates: summarize(g)}
 	used := map[string]bool{}
+	var roots []string
+	if base.Tree != "" && base.Tree == head.Tree {
+		roots = []string{base.Tree}
+	}
 	for _, p := range pairs {
-		c := compareOne(p, g)
+		c := compareOne(p, g, roots)
 		for _, f := range c.Functions {
 			used[f.Name] = used[f.Name] || f.Budget != ""
 		}
@@ -223,7 +233,7 @@ func (b Budget) String() string {
 	return strings.Join(parts, ", ")
 }
 
-func identify(p *count.Profile) ProfileID {
+func identify(p *profile.Profile) ProfileID {
 	exit := fmt.Sprintf("exit %d", p.Exit.Status)
 	switch {
 	case !p.Exit.Complete:
@@ -234,7 +244,7 @@ func identify(p *count.Profile) ProfileID {
 	return ProfileID{Binary: p.Meta.Binary.Path, SHA256: p.Meta.Binary.SHA256, Exit: exit}
 }
 
-func compareOne(p Pair, g *Gates) Comparison {
+func compareOne(p Pair, g *Gates, roots []string) Comparison {
 	c := Comparison{Name: p.Name, Head: identify(p.Head)}
 	if p.Base == nil {
 		c.Verdict = Verdict{Kind: VerdictNone, Line: "new benchmark: nothing to compare it with"}
@@ -252,20 +262,24 @@ func compareOne(p Pair, g *Gates) Comparison {
 		{"system calls", Delta{b.Totals.Syscalls, h.Totals.Syscalls}},
 	}
 	c.Processes = processRows(b, h)
-	c.Functions, c.Ignored = functionRows(b, h, g)
+	selfOnly := b.Meta.CountOnly || h.Meta.CountOnly
+	c.Functions, c.Ignored = functionRows(b, h, g, selfOnly)
+	if selfOnly {
+		c.Notes = append(c.Notes, fmt.Sprintf("the %s run was --count-only: the functions' self costs are compared, not their inclusive costs or calls", countOnlySides(b, h)))
+	}
 	for _, f := range append(slices.Clone(c.Functions), c.Ignored...) {
 		c.Inclusive = c.Inclusive || f.Inclusive.Base != 0 || f.Inclusive.Head != 0
 		c.Calls = c.Calls || f.Calls.Base != 0 || f.Calls.Head != 0
 	}
 	c.Renames = renames(c.Functions)
-	if schemas, note := schemaNote(b, h); note != "" {
-		c.Schemas = schemas
-		c.Notes = append(c.Notes, note)
-	}
-	c.Incomparable = Comparability(b, h)
-	if c.Identical && !sameCounts(c) {
+	var notes []string
+	c.Incomparable, notes = Comparability(b, h, roots)
+	c.Notes = append(c.Notes, notes...)
+	// A --count-only side finds functions only by their symbols, the
+	// other also by the calls it saw: only the totals must then agree.
+	if c.Identical && (selfOnly && !sameTotals(c) || !selfOnly && !sameCounts(c)) && len(c.Incomparable) == 0 && len(notes) == 0 {
 		c.Incomparable = append(c.Incomparable,
-			"the binaries are identical but the counts differ: the runs were not deterministic (an icount bug, or an input that changed)")
+			"the binaries, the settings and every input icount records are identical but the counts differ: the runs were not deterministic, an icount bug (please report it), unless an input icount cannot record changed (what a pipe, a socket or a device gave)")
 	}
 	c.applyGates(g)
 	c.Verdict = c.verdict(g)
@@ -274,17 +288,30 @@ func compareOne(p Pair, g *Gates) Comparison {
 
 // functionKey identifies a function across Profiles: its name, and its
 // module unless that is the main binary (whose file name may differ).
-func functionKey(p *count.Profile, f count.FunctionCount) (key, module string) {
+func functionKey(p *profile.Profile, f profile.FunctionCount) (key, module string) {
 	if f.Module == "" || f.Module == filepath.Base(p.Meta.Binary.Path) {
 		return f.Name, ""
 	}
 	return f.Module + "\x00" + f.Name, f.Module
 }
 
-func functionRows(b, h *count.Profile, g *Gates) (rows, ignored []FunctionRow) {
+// countOnlySides says which side was --count-only.
+func countOnlySides(b, h *profile.Profile) string {
+	switch {
+	case b.Meta.CountOnly && h.Meta.CountOnly:
+		return "base and the head"
+	case b.Meta.CountOnly:
+		return "base"
+	}
+	return "head"
+}
+
+// functionRows matches the functions of two runs; selfOnly compares only
+// their self costs (a side was --count-only).
+func functionRows(b, h *profile.Profile, g *Gates, selfOnly bool) (rows, ignored []FunctionRow) {
 	byKey := map[string]*FunctionRow{}
 	var order []string
-	add := func(p *count.Profile, f count.FunctionCount, head bool) {
+	add := func(p *profile.Profile, f profile.FunctionCount, head bool) {
 		key, mod := functionKey(p, f)
 		r := byKey[key]
 		if r == nil {
@@ -292,14 +319,18 @@ func functionRows(b, h *count.Profile, g *Gates) (rows, ignored []FunctionRow) {
 			byKey[key] = r
 			order = append(order, key)
 		}
+		incl, calls := f.Inclusive, f.Calls
+		if selfOnly {
+			incl, calls = 0, 0
+		}
 		if head {
 			r.Self.Head += f.Self
-			r.Inclusive.Head += f.Inclusive
-			r.Calls.Head += f.Calls
+			r.Inclusive.Head += incl
+			r.Calls.Head += calls
 		} else {
 			r.Self.Base += f.Self
-			r.Inclusive.Base += f.Inclusive
-			r.Calls.Base += f.Calls
+			r.Inclusive.Base += incl
+			r.Calls.Base += calls
 		}
 	}
 	inBase, inHead := map[string]bool{}, map[string]bool{}
@@ -391,11 +422,18 @@ func renames(rows []FunctionRow) []Rename {
 	return out
 }
 
-func sameCounts(c Comparison) bool {
+func sameTotals(c Comparison) bool {
 	for _, t := range c.Totals {
 		if t.Abs() != 0 {
 			return false
 		}
+	}
+	return true
+}
+
+func sameCounts(c Comparison) bool {
+	if !sameTotals(c) {
+		return false
 	}
 	for _, f := range append(slices.Clone(c.Functions), c.Ignored...) {
 		if f.Status != "unchanged" {
@@ -509,153 +547,4 @@ func overall(cs []Comparison) Verdict {
 func kindWord(k string) string {
 	return map[string]string{VerdictRegression: "regressed", VerdictNone: "no verdict",
 		VerdictChanged: "grew", VerdictImproved: "improved", VerdictUnchanged: "unchanged"}[k]
-}
-
-// Comparability lists why two Profiles' counts cannot be compared: the
-// settings in their metadata that differ (everything but the binary and
-// what the run did, compared field by field, so fields added to Meta are
-// compared too), a side not pinned (it read the host clock), a side that
-// was stopped early, or runs that ended differently.
-func Comparability(b, h *count.Profile) []string {
-	var why []string
-	bm, hm := metaMap(b.Meta), metaMap(h.Meta)
-	for _, k := range unionKeys(bm, hm) {
-		if metaOutcomes[k] {
-			continue
-		}
-		if k == "clock" {
-			why = append(why, clockDiffs(asMap(bm[k]), asMap(hm[k]), "clock")...)
-			continue
-		}
-		if k == "tmp" {
-			// Each run's own /tmp has a name of its own: only whether the
-			// guest had one or the host's (--host-tmp) is a setting.
-			if bt, ht := tmpWord(b.Meta.Tmp), tmpWord(h.Meta.Tmp); bt != ht {
-				why = append(why, fmt.Sprintf("the guests' /tmp differ: base %s, head %s", bt, ht))
-			}
-			continue
-		}
-		if !reflect.DeepEqual(bm[k], hm[k]) {
-			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", metaWords[k], show(bm[k]), show(hm[k])))
-		}
-	}
-	for _, s := range []struct {
-		side string
-		p    *count.Profile
-	}{{"base", b}, {"head", h}} {
-		if s.p.Meta.Clock.Mode == "host" && s.p.Meta.Clock.Reads > 0 {
-			why = append(why, fmt.Sprintf("the %s run is not pinned: it read the host clock %d times (use a fixed clock)", s.side, s.p.Meta.Clock.Reads))
-		}
-		if !s.p.Exit.Complete {
-			why = append(why, fmt.Sprintf("the %s run was stopped early: its counts are partial", s.side))
-		}
-	}
-	if b.Exit.Complete && h.Exit.Complete && (b.Exit.Status != h.Exit.Status || b.Exit.Signal != h.Exit.Signal) {
-		why = append(why, fmt.Sprintf("the runs ended differently: base %s, head %s", identify(b).Exit, identify(h).Exit))
-	}
-	return why
-}
-
-// tmpWord says which /tmp a run's guest had.
-func tmpWord(tmp string) string {
-	if tmp == "" {
-		return "the host's (--host-tmp)"
-	}
-	return "the run's own"
-}
-
-// metaOutcomes are Meta fields that describe what ran or what it did,
-// not how: they may differ between comparable runs.
-var metaOutcomes = map[string]bool{"binary": true, "files_opened": true}
-
-// clockOutcomes are clock fields that count what the run did.
-var clockOutcomes = map[string]bool{"reads": true, "by_source": true, "reads_by_source": true,
-	"ran_out": true, "table_ran_out": true, "sleeps": true, "slept_ns": true}
-
-// metaWords names Meta fields in messages; unknown fields go by their key.
-var metaWords = map[string]string{
-	"icount_version": "icount versions", "unicorn_version": "Unicorn versions", "arch": "guest architectures",
-	"cpu_model": "CPU models", "args": "arguments", "env": "environments", "seed": "seeds", "cpus": "CPU counts",
-	"quantum": "quanta (--quantum)",
-}
-
-// clockDiffs compares clock settings. A file's identity is its digest: a
-// key ending in "sha256" makes the other keys of its prefix (a table's
-// path or name) not compared, so the same table in two places compares
-// equal.
-func clockDiffs(b, h map[string]any, prefix string) []string {
-	var why []string
-	skip := map[string]bool{}
-	for _, k := range unionKeys(b, h) {
-		if stem, ok := strings.CutSuffix(k, "sha256"); ok {
-			stem = strings.TrimSuffix(stem, "_")
-			for _, other := range unionKeys(b, h) {
-				if other != k && (stem == "" && (other == "path" || other == "name" || other == "file") ||
-					stem != "" && (other == stem || strings.HasPrefix(other, stem+"_"))) {
-					skip[other] = true
-				}
-			}
-		}
-	}
-	for _, k := range unionKeys(b, h) {
-		if clockOutcomes[k] || skip[k] {
-			continue
-		}
-		bv, hv := b[k], h[k]
-		bm, bok := bv.(map[string]any)
-		hm, hok := hv.(map[string]any)
-		if bok && hok {
-			why = append(why, clockDiffs(bm, hm, prefix+"."+k)...)
-			continue
-		}
-		if !reflect.DeepEqual(bv, hv) {
-			what := prefix + "." + k
-			if k == "mode" {
-				what = "clock modes"
-			}
-			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", what, show(bv), show(hv)))
-		}
-	}
-	return why
-}
-
-func metaMap(m count.Meta) map[string]any {
-	b, _ := json.Marshal(m)
-	var out map[string]any
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
-func asMap(v any) map[string]any {
-	if m, ok := v.(map[string]any); ok {
-		return m
-	}
-	return map[string]any{}
-}
-
-func unionKeys(a, b map[string]any) []string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// show prints a metadata value briefly: JSON, cut at 80 characters.
-func show(v any) string {
-	if v == nil {
-		return "(none)"
-	}
-	b, _ := json.Marshal(v)
-	s := string(b)
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // ProcessRow is one program of the run on both sides: an entry of the
@@ -40,7 +40,7 @@ type ProcessSide struct {
 // vanished, and so are its descendants. The rows are in the tree's order,
 // depth first: each program, then its children matched, then the base's
 // unmatched, then the head's.
-func processRows(b, h *count.Profile) []ProcessRow {
+func processRows(b, h *profile.Profile) []ProcessRow {
 	bp, hp := processes(b), processes(h)
 	if len(bp) < 2 && len(hp) < 2 {
 		return nil
@@ -81,7 +81,7 @@ func processRows(b, h *count.Profile) []ProcessRow {
 }
 
 // childrenOf lists each entry's children in the order they started.
-func childrenOf(ps []count.Process) [][]int {
+func childrenOf(ps []profile.Process) [][]int {
 	out := make([][]int, len(ps))
 	for i, pr := range ps {
 		if i > 0 {
@@ -93,7 +93,7 @@ func childrenOf(ps []count.Process) [][]int {
 
 // matchChildren pairs base children with head children (see processRows):
 // base index to head index.
-func matchChildren(bp, hp []count.Process, bc, hc [][]int, bk, hk []int) map[int]int {
+func matchChildren(bp, hp []profile.Process, bc, hc [][]int, bk, hk []int) map[int]int {
 	pair := map[int]int{}
 	taken := map[int]bool{}
 	for _, sameArgv := range []bool{true, false} {
@@ -121,7 +121,7 @@ func matchChildren(bp, hp []count.Process, bc, hc [][]int, bk, hk []int) map[int
 // and its program's name and argv, followed by those of the programs it
 // exec'd in turn (a fork's copy of its parent is told apart by what it
 // runs next).
-func signature(ps []count.Process, children [][]int, i int) (name, argv string) {
+func signature(ps []profile.Process, children [][]int, i int) (name, argv string) {
 	names := []string{fmt.Sprint(ps[i].Exec)}
 	var argvs []string
 	for i >= 0 {
@@ -140,9 +140,9 @@ func signature(ps []count.Process, children [][]int, i int) (name, argv string) 
 }
 
 // processRow compares base entry bi with head entry hi; -1 for none.
-func processRow(bp, hp []count.Process, bi, hi, depth int) ProcessRow {
+func processRow(bp, hp []profile.Process, bi, hi, depth int) ProcessRow {
 	r := ProcessRow{Depth: depth}
-	side := func(pr count.Process, i int) *ProcessSide {
+	side := func(pr profile.Process, i int) *ProcessSide {
 		return &ProcessSide{Index: i, PID: pr.PID, Argv: pr.Argv, Exit: exitText(pr.Exit)}
 	}
 	if bi >= 0 {
@@ -166,18 +166,6 @@ func processRow(bp, hp []count.Process, bi, hi, depth int) ProcessRow {
 		r.Status = "unchanged"
 	}
 	return r
-}
-
-// schemaNote says when the two Profiles are of other schema versions.
-func schemaNote(b, h *count.Profile) (schemas []string, note string) {
-	if b.Schema == h.Schema {
-		return nil, ""
-	}
-	note = fmt.Sprintf("the Profiles' schemas differ: base %s, head %s", b.Schema, h.Schema)
-	if b.Schema == count.PreviousSchema || h.Schema == count.PreviousSchema {
-		note += fmt.Sprintf(" (a Profile of schema %s has no process tree: it reads as one process)", count.PreviousSchema)
-	}
-	return []string{b.Schema, h.Schema}, note
 }
 
 // maxProcessRows bounds the processes a text or markdown diff lists.

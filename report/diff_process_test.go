@@ -9,13 +9,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // resum makes a Profile's totals and functions its processes' summed and
 // merged, as the count side does.
-func resum(p *count.Profile) {
-	p.Totals, _ = sumTotals(p.Processes)
+func resum(p *profile.Profile) {
+	p.Totals = profile.Totals{}
+	for _, pr := range p.Processes {
+		p.Totals.Instructions += pr.Totals.Instructions
+		p.Totals.Blocks += pr.Totals.Blocks
+		p.Totals.DistinctBlocks += pr.Totals.DistinctBlocks
+		p.Totals.Syscalls += pr.Totals.Syscalls
+	}
 	type key struct{ module, name string }
 	at := map[key]int{}
 	p.Functions = nil
@@ -26,7 +32,7 @@ func resum(p *count.Profile) {
 			if !ok {
 				i = len(p.Functions)
 				at[k] = i
-				p.Functions = append(p.Functions, count.FunctionCount{Name: f.Name, Module: f.Module, Addr: f.Addr, File: f.File, Line: f.Line})
+				p.Functions = append(p.Functions, profile.FunctionCount{Name: f.Name, Module: f.Module, Addr: f.Addr, File: f.File, Line: f.Line})
 			}
 			g := &p.Functions[i]
 			g.Self += f.Self
@@ -40,7 +46,7 @@ func resum(p *count.Profile) {
 
 // treeHead is tree() one commit later: true runs 100 instructions more,
 // the subshell exits 4 instead of 3, and a third child runs echo.
-func treeHead() *count.Profile {
+func treeHead() *profile.Profile {
 	p := tree()
 	p.Meta.Binary.SHA256 = "5h2"
 	tr := &p.Processes[2]
@@ -50,21 +56,21 @@ func treeHead() *count.Profile {
 	tr.Functions[0].Inclusive += 100
 	p.Processes[3].Exit.Status = 4
 	fork := p.Processes[3]
-	fork.PID, fork.Exit = 1003, count.ProcessExit{Exec: true}
-	fork.Totals = count.Totals{Instructions: 400, Blocks: 100, DistinctBlocks: 20, Syscalls: 1}
-	fork.Functions = []count.FunctionCount{{Name: "shellexec", Module: "sh", Addr: 0x403000, Self: 400, Inclusive: 400, Calls: 1, Blocks: 100}}
-	echo := count.Process{PID: 1003, PPID: 1000, Parent: 4, Exec: true, Argv: []string{"/bin/echo", "hi"},
-		Binary: count.Binary{Path: "/bin/echo", SHA256: "ec"}, Exit: count.ProcessExit{Status: 0},
-		Totals:    count.Totals{Instructions: 900, Blocks: 200, DistinctBlocks: 30, Syscalls: 3},
-		Functions: []count.FunctionCount{{Name: "main", Module: "echo", Addr: 0x401000, Self: 900, Inclusive: 900, Calls: 1, Blocks: 200}}}
+	fork.PID, fork.Exit = 1003, profile.ProcessExit{Exec: true}
+	fork.Totals = profile.Totals{Instructions: 400, Blocks: 100, DistinctBlocks: 20, Syscalls: 1}
+	fork.Functions = []profile.FunctionCount{{Name: "shellexec", Module: "sh", Addr: 0x403000, Self: 400, Inclusive: 400, Calls: 1, Blocks: 100}}
+	echo := profile.Process{PID: 1003, PPID: 1000, Parent: 4, Exec: true, Argv: []string{"/bin/echo", "hi"},
+		Binary: profile.Binary{Path: "/bin/echo", SHA256: "ec"}, Exit: profile.ProcessExit{Status: 0},
+		Totals:    profile.Totals{Instructions: 900, Blocks: 200, DistinctBlocks: 30, Syscalls: 3},
+		Functions: []profile.FunctionCount{{Name: "main", Module: "echo", Addr: 0x401000, Self: 900, Inclusive: 900, Calls: 1, Blocks: 200}}}
 	p.Processes = append(p.Processes, fork, echo)
-	p.CallTree = append(p.CallTree, count.CallNode{Parent: -1, Function: "shellexec", Module: "sh", Self: 400, Inclusive: 400, Calls: 1, Process: 4},
-		count.CallNode{Parent: -1, Function: "main", Module: "echo", Self: 900, Inclusive: 900, Calls: 1, Process: 5})
+	p.CallTree = append(p.CallTree, profile.CallNode{Parent: -1, Function: "shellexec", Module: "sh", Self: 400, Inclusive: 400, Calls: 1, Process: 4},
+		profile.CallNode{Parent: -1, Function: "main", Module: "echo", Self: 900, Inclusive: 900, Calls: 1, Process: 5})
 	p.CallTree[5].Self += 100
 	p.CallTree[5].Inclusive += 100
 	p.CallTree[4].Inclusive += 100
-	p.Mappings = append(p.Mappings, count.Mapping{Start: 0x400000, Limit: 0x420000, File: "/bin/sh", Module: "sh", Instructions: 400, Blocks: 100, Process: 4},
-		count.Mapping{Start: 0x400000, Limit: 0x408000, File: "/bin/echo", Module: "echo", Instructions: 900, Blocks: 200, Process: 5})
+	p.Mappings = append(p.Mappings, profile.Mapping{Start: 0x400000, Limit: 0x420000, File: "/bin/sh", Module: "sh", Instructions: 400, Blocks: 100, Process: 4},
+		profile.Mapping{Start: 0x400000, Limit: 0x408000, File: "/bin/echo", Module: "echo", Instructions: 900, Blocks: 200, Process: 5})
 	resum(p)
 	return p
 }
@@ -74,11 +80,7 @@ func processScenarios() map[string]*Report {
 	base, head := Side{Label: "base.json"}, Side{Label: "head.json"}
 	// A process tree that changed.
 	tree := Compare(base, head, []Pair{{Base: tree(), Head: treeHead()}}, nil)
-	// A saved run of the schema before processes against one of today's.
-	old := profile(shaA, fn("main", 1000), fn("helper", 234))
-	old.Schema = count.PreviousSchema
-	schemas := Compare(base, head, []Pair{{Base: old, Head: profile(shaA, fn("main", 1000), fn("helper", 234))}}, nil)
-	return map[string]*Report{"processes": tree, "schemas": schemas}
+	return map[string]*Report{"processes": tree}
 }
 
 func TestDiffProcessesGolden(t *testing.T) {
@@ -146,7 +148,7 @@ func TestDiffProcesses(t *testing.T) {
 	// One process more and nothing else: not "unchanged".
 	h := tree()
 	h.Meta.Binary.SHA256 = "5h2"
-	h.Processes = append(h.Processes, count.Process{PID: 1003, PPID: 1000, Parent: 0, Argv: []string{"sh"}})
+	h.Processes = append(h.Processes, profile.Process{PID: 1003, PPID: 1000, Parent: 0, Argv: []string{"sh"}})
 	if v := Compare(Side{}, Side{}, []Pair{{Base: tree(), Head: h}}, nil).Verdict; v.Kind != VerdictChanged {
 		t.Errorf("a process more: %+v", v)
 	}
@@ -164,12 +166,12 @@ func mustLimitOf(s string) *Limit {
 // then in the order they started; fork and exec do not pair, nor forks
 // that exec other programs.
 func TestMatchChildren(t *testing.T) {
-	pr := func(parent int, exec bool, argv ...string) count.Process {
-		return count.Process{Parent: parent, Exec: exec, Argv: argv}
+	pr := func(parent int, exec bool, argv ...string) profile.Process {
+		return profile.Process{Parent: parent, Exec: exec, Argv: argv}
 	}
-	b := []count.Process{pr(-1, false, "sh"), pr(0, false, "sort", "-n"), pr(0, false, "sort", "-r"), pr(0, false, "cc", "-O1", "a.c"),
+	b := []profile.Process{pr(-1, false, "sh"), pr(0, false, "sort", "-n"), pr(0, false, "sort", "-r"), pr(0, false, "cc", "-O1", "a.c"),
 		pr(0, false, "cc", "-O1", "b.c"), pr(0, true, "tr"), pr(0, false, "sh"), pr(0, false, "sh"), pr(7, true, "tr")}
-	h := []count.Process{pr(-1, false, "sh"), pr(0, false, "sort", "-r"), pr(0, false, "cc", "-O2", "a.c"), pr(0, false, "cc", "-O2", "b.c"),
+	h := []profile.Process{pr(-1, false, "sh"), pr(0, false, "sort", "-r"), pr(0, false, "cc", "-O2", "a.c"), pr(0, false, "cc", "-O2", "b.c"),
 		pr(0, false, "tr"), pr(0, false, "sh"), pr(5, true, "tr")}
 	bc, hc := childrenOf(b), childrenOf(h)
 	got := matchChildren(b, h, bc, hc, bc[0], hc[0])

@@ -4,27 +4,32 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/diff")
 
 // profile builds a Profile of the binary "bench" with the given functions
 // (name, self) and a total that is their sum.
-func profile(sha string, fns ...count.FunctionCount) *count.Profile {
-	p := &count.Profile{
-		Schema: count.Schema,
-		Meta: count.Meta{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64",
-			Binary: count.Binary{Path: "build/bench", Size: 4096, SHA256: sha},
-			Args:   []string{"bench", "-n", "3"}, Env: []string{}, Clock: count.Clock{Mode: "host"}},
+func newProfile(sha string, fns ...profile.FunctionCount) *profile.Profile {
+	p := &profile.Profile{
+		Schema: profile.Schema,
+		Meta: profile.Meta{
+			Settings: profile.Settings{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64", Args: []string{"bench", "-n", "3"}, Env: []string{}, Clock: profile.Clock{Mode: "host"}},
+			Inputs: profile.Inputs{Cwd: "/w/base", Stdio: []string{"pipe", "pipe", "pipe"}, Files: []profile.InputFile{
+				{Path: "/w/base/bench.py", Size: 3, SHA256: "ab34"}, {Path: "/etc/bench.conf", Size: 10, SHA256: "ab12"}}},
+			Record: profile.Record{Binary: profile.Binary{Path: "build/bench", Size: 4096, SHA256: sha}}},
 		Syscalls:  map[string]uint64{"write": 1, "exit_group": 1},
 		Functions: fns,
-		Exit:      count.Exit{Status: 0, Complete: true},
+		Exit:      profile.Exit{Status: 0, Complete: true},
 	}
 	for _, f := range fns {
 		p.Totals.Instructions += f.Self
@@ -35,8 +40,8 @@ func profile(sha string, fns ...count.FunctionCount) *count.Profile {
 	return p
 }
 
-func fn(name string, self uint64) count.FunctionCount {
-	return count.FunctionCount{Name: name, Module: "bench", Self: self}
+func fn(name string, self uint64) profile.FunctionCount {
+	return profile.FunctionCount{Name: name, Module: "bench", Self: self}
 }
 
 const shaA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -58,29 +63,29 @@ func scenarios(t *testing.T) map[string]*Report {
 
 	// A regression: one function grew over its budget and past the total
 	// limit, one was renamed, one improved, the rest did not move.
-	b := profile(shaA, fn("main", 6_089_550), fn("merge_sort", 711_238), fn("push", 75_076),
+	b := newProfile(shaA, fn("main", 6_089_550), fn("merge_sort", 711_238), fn("push", 75_076),
 		fn("old_name", 16_193), fn("__memcpy_fwd", 71_412), fn("_start", 20))
-	h := profile(shaB, fn("main", 6_089_750), fn("merge_sort", 711_000), fn("push", 75_076),
+	h := newProfile(shaB, fn("main", 6_089_750), fn("merge_sort", 711_000), fn("push", 75_076),
 		fn("new_name", 16_193), fn("__memcpy_fwd", 71_512), fn("_start", 20))
 	gates := &Gates{FailAbove: mustLimit(t, "0.0001%"), Ignore: []string{"__memcpy*"},
 		Budgets: map[string]Budget{"main": {Self: mustLimit(t, "+100")}, "push": {Self: mustLimit(t, "+1%")}}}
 	regression := Compare(base, head, []Pair{{Base: b, Head: h}}, gates)
 
 	// The same binary on both sides.
-	same := profile(shaA, fn("main", 1000), fn("helper", 234))
+	same := newProfile(shaA, fn("main", 1000), fn("helper", 234))
 	unchanged := Compare(base, head, []Pair{{Base: same, Head: same}}, nil)
 
 	// An improvement, with inclusive counts and calls (attribution).
-	bi := profile(shaA, count.FunctionCount{Name: "main", Self: 500, Inclusive: 10_500, Calls: 1},
-		count.FunctionCount{Name: "work", Self: 10_000, Inclusive: 10_000, Calls: 100})
-	hi := profile(shaB, count.FunctionCount{Name: "main", Self: 500, Inclusive: 9_500, Calls: 1},
-		count.FunctionCount{Name: "work", Self: 9_000, Inclusive: 9_000, Calls: 90})
+	bi := newProfile(shaA, profile.FunctionCount{Name: "main", Self: 500, Inclusive: 10_500, Calls: 1},
+		profile.FunctionCount{Name: "work", Self: 10_000, Inclusive: 10_000, Calls: 100})
+	hi := newProfile(shaB, profile.FunctionCount{Name: "main", Self: 500, Inclusive: 9_500, Calls: 1},
+		profile.FunctionCount{Name: "work", Self: 9_000, Inclusive: 9_000, Calls: 90})
 	improved := Compare(Side{Label: "base.json"}, Side{Label: "head.json"}, []Pair{{Base: bi, Head: hi}}, nil)
 
 	// Not comparable: other arguments, and the head read the host clock.
-	hn := profile(shaB, fn("main", 1000), fn("helper", 300))
+	hn := newProfile(shaB, fn("main", 1000), fn("helper", 300))
 	hn.Meta.Args = []string{"bench", "-n", "4"}
-	hn.Meta.Clock.Reads = 3
+	hn.Meta.ClockUse.Reads = 3
 	incomparable := Compare(base, head, []Pair{{Base: same, Head: hn}}, gates)
 
 	// A suite: one regressed, one unchanged, one new.
@@ -157,7 +162,7 @@ func TestDiffVerdicts(t *testing.T) {
 // TestDiffNoGateNoFailure: growth with no gate set is reported, not failed;
 // an improvement never fails, even at fail_above 0.
 func TestDiffNoGateNoFailure(t *testing.T) {
-	b, h := profile(shaA, fn("main", 100)), profile(shaB, fn("main", 101))
+	b, h := newProfile(shaA, fn("main", 100)), newProfile(shaB, fn("main", 101))
 	if v := Compare(Side{}, Side{}, []Pair{{Base: b, Head: h}}, nil).Verdict; v.Kind != VerdictChanged || !strings.Contains(v.Line, "no gate") {
 		t.Errorf("no gates: %+v", v)
 	}
@@ -170,64 +175,140 @@ func TestDiffNoGateNoFailure(t *testing.T) {
 	}
 }
 
-// TestComparability: each setting that differs is named, and nothing
-// else is.
+// TestComparability: each setting or input that differs is named, and
+// nothing else is.
 func TestComparability(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		change func(p *count.Profile)
+		change func(p *profile.Profile)
 		want   string
 	}{
-		{"args", func(p *count.Profile) { p.Meta.Args = []string{"bench", "-n", "4"} }, `arguments differ: base ["bench","-n","3"], head ["bench","-n","4"]`},
-		{"env", func(p *count.Profile) { p.Meta.Env = []string{"A=1"} }, "environments differ"},
-		{"arch", func(p *count.Profile) { p.Meta.Arch = "aarch64" }, `guest architectures differ: base "x86_64", head "aarch64"`},
-		{"version", func(p *count.Profile) { p.Meta.IcountVersion = "1.1" }, "icount versions differ"},
-		{"unicorn", func(p *count.Profile) { p.Meta.UnicornVersion = "2.1.2" }, "Unicorn versions differ"},
-		{"seed", func(p *count.Profile) { p.Meta.Seed = 7 }, "seeds differ: base 0, head 7"},
-		{"quantum", func(p *count.Profile) { p.Meta.Quantum = 5000 }, "quanta (--quantum) differ: base (none), head 5000"},
-		{"clock mode", func(p *count.Profile) { p.Meta.Clock.Mode = "fixed" }, `clock modes differ: base "host", head "fixed"`},
-		{"not pinned", func(p *count.Profile) { p.Meta.Clock.Reads = 2 }, "the head run is not pinned: it read the host clock 2 times"},
-		{"partial", func(p *count.Profile) { p.Exit.Complete = false }, "the head run was stopped early"},
-		{"exit", func(p *count.Profile) { p.Exit.Status = 1 }, "the runs ended differently: base exit 0, head exit 1"},
-		{"tmp", func(p *count.Profile) { p.Meta.Tmp = "/tmp/icount-tmp-1" }, "the guests' /tmp differ: base the host's (--host-tmp), head the run's own"},
+		{"args", func(p *profile.Profile) { p.Meta.Args = []string{"bench", "-n", "4"} }, `arguments differ: base ["bench","-n","3"], head ["bench","-n","4"]`},
+		{"env", func(p *profile.Profile) { p.Meta.Env = []string{"A=1"} }, "environments (--env) differ"},
+		{"arch", func(p *profile.Profile) { p.Meta.Arch = "aarch64" }, `guest architectures differ: base "x86_64", head "aarch64"`},
+		{"version", func(p *profile.Profile) { p.Meta.IcountVersion = "1.1" }, `icount versions differ: base "1.0", head "1.1"`},
+		{"unicorn", func(p *profile.Profile) { p.Meta.UnicornVersion = "2.1.2" }, "Unicorn versions differ"},
+		{"cpu model", func(p *profile.Profile) { p.Meta.CPUModel = "max" }, "CPU models differ"},
+		{"seed", func(p *profile.Profile) { p.Meta.Seed = 7 }, "seeds (--seed) differ: base 0, head 7"},
+		{"cpus", func(p *profile.Profile) { p.Meta.CPUs = 4 }, "CPU counts (--cpus) differ: base 0, head 4"},
+		{"quantum", func(p *profile.Profile) { p.Meta.Quantum = 5000 }, "quanta (--quantum) differ: base 0, head 5000"},
+		{"sysroot", func(p *profile.Profile) { p.Meta.Sysroot = "/usr/aarch64-linux-gnu" }, `sysroots (--sysroot) differ: base "", head "/usr/aarch64-linux-gnu"`},
+		{"tmp", func(p *profile.Profile) { p.Meta.HostTmp = true }, "guests' /tmp (--host-tmp) differ: base false, head true"},
+		{"clock mode", func(p *profile.Profile) { p.Meta.Clock.Mode = "fixed" }, `clock modes differ: base "host", head "fixed"`},
+		{"clock step", func(p *profile.Profile) { p.Meta.Clock.StepNs = 5 }, "clock steps (--clock-step) differ: base 0, head 5"},
+		{"clock table", func(p *profile.Profile) { p.Meta.Clock.TableSHA256 = "22" }, `clock tables (by SHA-256) differ: base "", head "22"`},
+		{"counter", func(p *profile.Profile) { p.Meta.Clock.CounterHz = 1e9 }, "counter frequencies differ"},
+		{"collect", func(p *profile.Profile) { p.Region = &profile.Region{Functions: []string{"work"}} }, `the regions collected (--collect) differ: base (none), head ["work"]`},
+		{"not pinned", func(p *profile.Profile) { p.Meta.ClockUse.Reads = 2 }, "the head run is not pinned: it read the host clock 2 times"},
+		{"partial", func(p *profile.Profile) { p.Exit.Complete, p.Exit.Reason = false, profile.StopTimeout }, "the head run was stopped early (timeout)"},
+		{"exit", func(p *profile.Profile) { p.Exit.Status = 1 }, "the runs ended differently: base exit 0, head exit 1"},
+		{"stdout", func(p *profile.Profile) { p.Meta.Stdio = []string{"pipe", "terminal", "pipe"} }, "stdout differs: base a pipe, head a terminal"},
+		{"cwd read", func(p *profile.Profile) { p.Meta.Cwd, p.Meta.CwdRead = "/w/head", true }, "the working directories differ and the program read its own (getcwd): base /w/base, head /w/head"},
+		{"input", func(p *profile.Profile) { p.Meta.Files[1].SHA256 = "ef56" }, "input file the program read changed: /etc/bench.conf (base 10 bytes, SHA-256 ab12; head 10 bytes, ef56)"},
 	} {
-		b, h := profile(shaA, fn("main", 1)), profile(shaB, fn("main", 1))
+		b, h := newProfile(shaA, fn("main", 1)), newProfile(shaB, fn("main", 1))
 		c.change(h)
-		why := Comparability(b, h)
-		if len(why) != 1 || !strings.Contains(why[0], c.want) {
-			t.Errorf("%s: got %q, want one reason with %q", c.name, why, c.want)
+		why, notes := Comparability(b, h, nil)
+		if len(why) != 1 || !strings.Contains(why[0], c.want) || len(notes) != 0 {
+			t.Errorf("%s: got %q (notes %q), want one reason with %q", c.name, why, notes, c.want)
 		}
 		if r := Compare(Side{}, Side{}, []Pair{{Base: b, Head: h}}, nil); r.Verdict.Kind != VerdictNone {
 			t.Errorf("%s: verdict %+v, want none", c.name, r.Verdict)
 		}
 	}
-	// Outcomes may differ: the binary, the files opened, how often a
-	// pinned clock was read, the name of each run's own /tmp.
-	b, h := profile(shaA, fn("main", 1)), profile(shaB, fn("main", 1))
-	h.Meta.Binary.Path, h.Meta.FilesOpened = "/elsewhere/bench", []string{"in.txt"}
+	// Facts may differ: the binary, the files only one side opened, how
+	// often a pinned clock was read, the name of each run's own /tmp and
+	// of its clock table, the working directory when the program did not
+	// read it.
+	b, h := newProfile(shaA, fn("main", 1)), newProfile(shaB, fn("main", 1))
+	h.Meta.Binary.Path = "/elsewhere/bench"
+	h.Meta.Files = append(h.Meta.Files, profile.InputFile{Path: "/etc/other", Size: 1, SHA256: "99"})
 	b.Meta.Tmp, h.Meta.Tmp = "/tmp/icount-tmp-1", "/tmp/icount-tmp-2"
-	b.Meta.Clock.Mode, h.Meta.Clock.Mode, h.Meta.Clock.Reads = "fixed", "fixed", 9
-	if why := Comparability(b, h); len(why) != 0 {
-		t.Errorf("outcomes counted as settings: %q", why)
+	b.Meta.Clock.Mode, h.Meta.Clock.Mode, h.Meta.ClockUse.Reads = "fixed", "fixed", 9
+	b.Meta.Clock.Table, h.Meta.Clock.Table = "a/t.txt", "b/t.txt"
+	h.Meta.Cwd = "/w/head"
+	if why, notes := Comparability(b, h, nil); len(why) != 0 || len(notes) != 0 {
+		t.Errorf("facts counted as settings: %q, notes %q", why, notes)
+	}
+	// A file under the code compared (the working directory both ran in,
+	// or ab's tree) that changed is code: a note, and a verdict.
+	b, h = newProfile(shaA, fn("main", 1)), newProfile(shaA, fn("main", 2))
+	h.Meta.Files[0].SHA256 = "cd34"
+	r := Compare(Side{}, Side{}, []Pair{{Base: b, Head: h}}, nil)
+	if c := r.Comparisons[0]; r.Verdict.Kind != VerdictChanged || len(c.Notes) != 1 || c.Notes[0] != "1 file of the code compared changed: /w/base/bench.py" {
+		t.Errorf("code changed: %+v, notes %q", r.Verdict, c.Notes)
+	}
+	b.Meta.Cwd, h.Meta.Cwd = "/w/b", "/w/h"
+	b.Meta.Files[0].Path, h.Meta.Files[0].Path = "/tree/bench.py", "/tree/bench.py"
+	tree := Side{Tree: "/tree"}
+	if r := Compare(tree, tree, []Pair{{Base: b, Head: h}}, nil); r.Verdict.Kind != VerdictChanged {
+		t.Errorf("code in ab's tree changed: %+v", r.Verdict)
+	}
+	// Identical binaries and inputs whose counts differ: icount's fault.
+	b, h = newProfile(shaA, fn("main", 1)), newProfile(shaA, fn("main", 2))
+	if r := Compare(Side{}, Side{}, []Pair{{Base: b, Head: h}}, nil); r.Verdict.Kind != VerdictNone ||
+		!strings.Contains(r.Verdict.Line, "the runs were not deterministic, an icount bug") {
+		t.Errorf("nondeterminism: %+v", r.Verdict)
 	}
 }
 
-// TestClockTableDiffers: clock settings are compared generically, a table
-// by its digest whatever its path.
-func TestClockTableDiffers(t *testing.T) {
-	b := map[string]any{"mode": "fixed", "table": "a/t.txt", "table_sha256": "11", "reads": 3.0}
-	h := map[string]any{"mode": "fixed", "table": "b/t.txt", "table_sha256": "11", "reads": 5.0}
-	if why := clockDiffs(b, h, "clock"); len(why) != 0 {
-		t.Errorf("same table in two places: %q", why)
+// TestSettingsAllCompared: every field of the settings is compared (or
+// named as not compared), so that a setting added later is too.
+func TestSettingsAllCompared(t *testing.T) {
+	for _, c := range []struct {
+		typ  reflect.Type
+		keys []string
+	}{
+		{reflect.TypeOf(profile.Settings{}), func() (k []string) {
+			for _, s := range settings {
+				k = append(k, s.key)
+			}
+			return
+		}()},
+		{reflect.TypeOf(profile.Clock{}), func() (k []string) {
+			for _, s := range clockSettings {
+				k = append(k, s.key)
+			}
+			return
+		}()},
+	} {
+		var tags []string
+		for i := range c.typ.NumField() {
+			tags = append(tags, strings.Split(c.typ.Field(i).Tag.Get("json"), ",")[0])
+		}
+		if !slices.Equal(tags, c.keys) {
+			t.Errorf("%s: fields %q, compared %q", c.typ, tags, c.keys)
+		}
 	}
-	h["table_sha256"] = "22"
-	if why := clockDiffs(b, h, "clock"); len(why) != 1 || !strings.Contains(why[0], "clock.table_sha256 differ") {
-		t.Errorf("other table: %q", why)
+}
+
+// TestCountOnlySide: a --count-only run against a full one compares the
+// self costs both have, not the inclusive costs one lacks.
+func TestCountOnlySide(t *testing.T) {
+	b := newProfile(shaA, profile.FunctionCount{Name: "main", Module: "bench", Self: 10, Inclusive: 30, Calls: 1}, fn("work", 20))
+	h := newProfile(shaA, fn("main", 10), fn("work", 20))
+	h.Meta.CountOnly = true
+	r := Compare(Side{}, Side{}, []Pair{{Base: b, Head: h}}, nil)
+	if c := r.Comparisons[0]; r.Verdict.Kind != VerdictUnchanged || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "the head run was --count-only") {
+		t.Errorf("count-only: %+v, notes %q", r.Verdict, c.Notes)
 	}
-	nb := map[string]any{"table": map[string]any{"path": "x", "sha256": "1"}, "step": 1.0}
-	nh := map[string]any{"table": map[string]any{"path": "y", "sha256": "1"}, "step": 2.0}
-	if why := clockDiffs(nb, nh, "clock"); len(why) != 1 || !strings.Contains(why[0], "clock.step differ: base 1, head 2") {
-		t.Errorf("nested table, other step: %q", why)
+}
+
+// TestDeltaNoWrap: a change near 2^64 neither wraps nor changes sign.
+func TestDeltaNoWrap(t *testing.T) {
+	for _, c := range []struct {
+		d    Delta
+		want int64
+	}{
+		{Delta{0, profile.MaxCount}, profile.MaxCount},
+		{Delta{profile.MaxCount, 0}, -profile.MaxCount},
+		{Delta{0, math.MaxUint64}, math.MaxInt64},
+		{Delta{math.MaxUint64, 0}, -math.MaxInt64},
+		{Delta{5, 3}, -2},
+	} {
+		if got := c.d.Change(); got != c.want {
+			t.Errorf("%+v: change %d, want %d", c.d, got, c.want)
+		}
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
-	"github.com/icount-dev/icount/count"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // attributed is a Profile with everything the formats show: a call tree
@@ -22,8 +23,8 @@ import (
 //	    │   └── leaf (self 300, 30 calls)
 //	    └── _ZN3foo3barEi = foo::bar(int) (self 80, 2 calls)
 //	        └── leaf (self 10, 1 call)
-func attributed() *count.Profile {
-	tree := []count.CallNode{
+func attributed() *profile.Profile {
+	tree := []profile.CallNode{
 		{Parent: -1, Function: "_start", Module: "prog", Self: 10, Inclusive: 1000, Calls: 1},
 		{Parent: 0, Function: "main", Module: "prog", Self: 100, Inclusive: 990, Calls: 1},
 		{Parent: 1, Function: "work", Module: "prog", Self: 500, Inclusive: 800, Calls: 4},
@@ -32,16 +33,17 @@ func attributed() *count.Profile {
 		{Parent: 4, Function: "leaf", Module: "prog", Self: 10, Inclusive: 10, Calls: 1},
 	}
 	src := "/src/prog.c"
-	mix := func(loads, other uint64) *count.Mix { return &count.Mix{Loads: loads, Other: other} }
-	return &count.Profile{
-		Schema: count.Schema,
-		Meta: count.Meta{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64",
-			Binary: count.Binary{Path: "build/prog", Size: 8192, SHA256: "cc", BuildID: "0123abcd"},
-			Args:   []string{"prog", "--fast"}, Env: []string{}, Clock: count.Clock{Mode: "host"}},
-		Mappings: []count.Mapping{{Start: 0x401000, Limit: 0x402000, Offset: 0x1000, File: "build/prog", BuildID: "0123abcd"}},
-		Totals:   count.Totals{Instructions: 1000, Blocks: 260, DistinctBlocks: 9, Syscalls: 1},
+	mix := func(loads, other uint64) *profile.Mix { return &profile.Mix{Loads: loads, Other: other} }
+	return &profile.Profile{
+		Schema: profile.Schema,
+		Meta: profile.Meta{
+			Settings: profile.Settings{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64", Args: []string{"prog", "--fast"}, Env: []string{}, Clock: profile.Clock{Mode: "host"}},
+			Inputs:   profile.Inputs{Stdio: []string{"pipe", "pipe", "pipe"}},
+			Record:   profile.Record{Binary: profile.Binary{Path: "build/prog", Size: 8192, SHA256: "cc", BuildID: "0123abcd"}}},
+		Mappings: []profile.Mapping{{Start: 0x401000, Limit: 0x402000, Offset: 0x1000, File: "build/prog", BuildID: "0123abcd"}},
+		Totals:   profile.Totals{Instructions: 1000, Blocks: 260, DistinctBlocks: 9, Syscalls: 1},
 		Syscalls: map[string]uint64{"exit_group": 1},
-		Functions: []count.FunctionCount{
+		Functions: []profile.FunctionCount{
 			{Name: "work", Module: "prog", Addr: 0x401100, File: src, Line: 10, Self: 500, Inclusive: 800, Calls: 4, Blocks: 120, Mix: mix(100, 400)},
 			{Name: "leaf", Module: "prog", Addr: 0x401200, File: src, Line: 3, Self: 310, Inclusive: 310, Calls: 31, Blocks: 62, Mix: mix(0, 310)},
 			{Name: "main", Module: "prog", Addr: 0x401300, File: src, Line: 20, Self: 100, Inclusive: 990, Calls: 1, Blocks: 50, Mix: mix(10, 90)},
@@ -49,8 +51,8 @@ func attributed() *count.Profile {
 			{Name: "_start", Module: "prog", Addr: 0x401000, Self: 10, Inclusive: 1000, Calls: 1, Blocks: 8, Mix: mix(0, 10)},
 		},
 		CallTree: tree,
-		Mix:      &count.Mix{Loads: 110, Stores: 40, Branches: 200, Calls: 38, Returns: 37, Syscalls: 1, SIMDFP: 5, Other: 590},
-		Lines: []count.LineCount{
+		Mix:      &profile.Mix{Loads: 110, Stores: 40, Branches: 200, Calls: 38, Returns: 37, Syscalls: 1, SIMDFP: 5, Other: 590},
+		Lines: []profile.LineCount{
 			{Function: "work", Module: "prog", File: src, Line: 11, Self: 300},
 			{Function: "work", Module: "prog", File: src, Line: 12, Self: 150},
 			{Function: "work", Module: "prog", Inlined: "square", File: "/src/util.h", Line: 2, Self: 50},
@@ -59,13 +61,13 @@ func attributed() *count.Profile {
 			{Function: "_ZN3foo3barEi", Module: "prog", File: "/src/foo.cc", Line: 8, Self: 80},
 			{Function: "_start", Module: "prog", Self: 10},
 		},
-		HotBlocks: []count.BlockCount{},
-		Exit:      count.Exit{Status: 0, Complete: true},
+		HotBlocks: []profile.BlockCount{},
+		Exit:      profile.Exit{Status: 0, Complete: true},
 	}
 }
 
 // countOnly is the same run under --count-only: self costs, no tree.
-func countOnly() *count.Profile {
+func countOnly() *profile.Profile {
 	p := attributed()
 	p.CallTree, p.Lines = nil, nil
 	for i := range p.Functions {
@@ -98,7 +100,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestSummaryGolden(t *testing.T) {
-	for name, p := range map[string]*count.Profile{"summary.golden": attributed(), "summary-count-only.golden": countOnly()} {
+	for name, p := range map[string]*profile.Profile{"summary.golden": attributed(), "summary-count-only.golden": countOnly()} {
 		var b bytes.Buffer
 		Summary(&b, p, 3)
 		MixSummary(&b, p)
@@ -112,7 +114,7 @@ func TestSummaryGolden(t *testing.T) {
 }
 
 func TestCallgrindGolden(t *testing.T) {
-	for name, p := range map[string]*count.Profile{"callgrind.golden": attributed(), "callgrind-count-only.golden": countOnly()} {
+	for name, p := range map[string]*profile.Profile{"callgrind.golden": attributed(), "callgrind-count-only.golden": countOnly()} {
 		var b bytes.Buffer
 		if err := WriteCallgrind(&b, p); err != nil {
 			t.Fatal(err)
@@ -133,7 +135,7 @@ func TestBenchGolden(t *testing.T) {
 // parser and compares its text form; and checks the sums: each sample type
 // totals the Profile's, and each function's flat cost is its self cost.
 func TestPprofGolden(t *testing.T) {
-	for name, p := range map[string]*count.Profile{"pprof.golden": attributed(), "pprof-count-only.golden": countOnly()} {
+	for name, p := range map[string]*profile.Profile{"pprof.golden": attributed(), "pprof-count-only.golden": countOnly()} {
 		var b bytes.Buffer
 		if err := WritePprof(&b, p); err != nil {
 			t.Fatal(err)
@@ -184,7 +186,7 @@ func TestDisplayName(t *testing.T) {
 }
 
 func TestShareBlocks(t *testing.T) {
-	tree := []count.CallNode{
+	tree := []profile.CallNode{
 		{Parent: -1, Function: "a", Self: 1},
 		{Parent: 0, Function: "b", Self: 1},
 		{Parent: 0, Function: "b", Self: 1},

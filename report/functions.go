@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
-	"github.com/icount-dev/icount/count"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // DisplayName is how reports show a function: C++ and Rust names
@@ -18,12 +19,12 @@ func DisplayName(name string) string {
 
 // hasTree says whether the Profile has inclusive costs: a run without
 // --count-only keeps the call tree.
-func hasTree(p *count.Profile) bool { return len(p.CallTree) > 0 }
+func hasTree(p *profile.Profile) bool { return len(p.CallTree) > 0 }
 
 // topFunctions writes the top functions by self cost and, with a call tree,
 // by inclusive cost: each with its share of the total, its calls and its
 // module.
-func topFunctions(w io.Writer, p *count.Profile, top int) {
+func topFunctions(w io.Writer, p *profile.Profile, top int) {
 	total := p.Totals.Instructions
 	n := min(top, len(p.Functions))
 	if n <= 0 || total == 0 {
@@ -32,10 +33,10 @@ func topFunctions(w io.Writer, p *count.Profile, top int) {
 	bySelf := p.Functions[:n] // the Profile keeps them by self cost
 	tables := []struct {
 		title string
-		fs    []count.FunctionCount
+		fs    []profile.FunctionCount
 	}{{"self", bySelf}}
 	if hasTree(p) {
-		byIncl := append([]count.FunctionCount(nil), p.Functions...)
+		byIncl := append([]profile.FunctionCount(nil), p.Functions...)
 		sort.SliceStable(byIncl, func(i, j int) bool {
 			a, b := byIncl[i], byIncl[j]
 			if a.Inclusive != b.Inclusive {
@@ -45,7 +46,7 @@ func topFunctions(w io.Writer, p *count.Profile, top int) {
 		})
 		tables = append(tables, struct {
 			title string
-			fs    []count.FunctionCount
+			fs    []profile.FunctionCount
 		}{"inclusive", byIncl[:n]})
 	}
 	width := len("module")
@@ -75,7 +76,7 @@ func topFunctions(w io.Writer, p *count.Profile, top int) {
 
 // MixSummary writes the run's instruction mix on one line, each property as
 // a share of all instructions (they overlap: a load may also be SIMD/FP).
-func MixSummary(w io.Writer, p *count.Profile) {
+func MixSummary(w io.Writer, p *profile.Profile) {
 	m, total := p.Mix, p.Totals.Instructions
 	if m == nil || total == 0 {
 		return

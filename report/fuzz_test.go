@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // FuzzParseConfig: no gate file makes the parser panic, every error names
@@ -65,22 +67,22 @@ func FuzzParseSuite(f *testing.F) {
 	})
 }
 
-// FuzzParseJSON: no saved Profile makes the reader panic, every error
+// FuzzProfile: no saved Profile makes the reader panic, every error
 // names the file, and every Profile it accepts can be diffed against
 // itself and written in every format without a panic.
-func FuzzParseJSON(f *testing.F) {
-	f.Add([]byte(`{"schema":"icount/1","meta":{"arch":"x86_64"},"totals":{"instructions":5},"functions":[{"name":"main","self":5,"inclusive":5}],` +
+func FuzzProfile(f *testing.F) {
+	f.Add([]byte(`{"schema":"icount/3","meta":{"arch":"x86_64"},"totals":{"instructions":5},"functions":[{"name":"main","self":5,"inclusive":5}],` +
 		`"call_tree":[{"parent":-1,"function":"_start","self":1,"inclusive":5,"calls":1},{"parent":0,"function":"main","self":4,"inclusive":4,"calls":1}],` +
 		`"hot_blocks":[{"addr":4096,"size":4,"executions":1,"instructions":1}],"exit":{"status":0,"complete":true}}`))
-	f.Add([]byte(`{"schema":"icount/1","call_tree":[{"parent":5}]}`))
-	f.Add([]byte(`{"schema":"icount/1","blocks":[{"addr":1,"size":2,"executions":3,"cuts":[{"index":-1,"executions":9}]}],"lines":[{"function":"f","self":1}]}`))
+	f.Add([]byte(`{"schema":"icount/3","call_tree":[{"parent":5}]}`))
+	f.Add([]byte(`{"schema":"icount/3","blocks":[{"addr":1,"size":2,"executions":3,"cuts":[{"index":-1,"executions":9}]}],"lines":[{"function":"f","self":1}]}`))
 	f.Add([]byte(`{"schema":"icount/0"}`))
 	if b, err := json.Marshal(tree()); err == nil {
 		f.Add(b)
 	}
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParseJSON("fuzz.json", data)
+		p, err := profile.Parse("fuzz.json", data)
 		if err != nil {
 			namesFile(t, err, "fuzz.json")
 			return

@@ -5,7 +5,7 @@ import (
 	"io"
 	"sort"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // Object is what ran in one mapped object: the executable, its
@@ -20,7 +20,7 @@ type Object struct {
 // Objects sums the Profile's mappings by object, most instructions first
 // (then in the order they were mapped). Their instructions sum to the
 // total.
-func Objects(p *count.Profile) []Object {
+func Objects(p *profile.Profile) []Object {
 	type key struct{ module, file string }
 	var out []Object
 	at := map[key]int{}
@@ -45,7 +45,7 @@ func Objects(p *count.Profile) []Object {
 
 // objectLines writes the instructions of each object that ran code, when
 // more than one did (a dynamically linked program, code it generated).
-func objectLines(w io.Writer, p *count.Profile) {
+func objectLines(w io.Writer, p *profile.Profile) {
 	var ran []Object
 	for _, o := range Objects(p) {
 		if o.Instructions > 0 {

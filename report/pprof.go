@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
-	"github.com/icount-dev/icount/count"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // Pprof converts the Profile to pprof's profile.proto: sample types
@@ -27,7 +28,7 @@ import (
 // function; icount's tree does not count them per context, so a function
 // with several contexts has its block executions shared among them in
 // proportion to their instructions (the comments say so).
-func Pprof(p *count.Profile) (*pprofile.Profile, error) {
+func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 	out := &pprofile.Profile{
 		SampleType:        []*pprofile.ValueType{{Type: "instructions", Unit: "count"}, {Type: "blocks", Unit: "count"}},
 		DefaultSampleType: "instructions",
@@ -59,13 +60,13 @@ func Pprof(p *count.Profile) (*pprofile.Profile, error) {
 		module, name string
 	}
 	type nkey struct{ module, name string }
-	own := map[fkey]count.FunctionCount{} // each process's own counts
+	own := map[fkey]profile.FunctionCount{} // each process's own counts
 	for i, pr := range procs {
 		for _, f := range pr.Functions {
 			own[fkey{i, f.Module, f.Name}] = f
 		}
 	}
-	merged := map[nkey]count.FunctionCount{}
+	merged := map[nkey]profile.FunctionCount{}
 	for _, f := range p.Functions {
 		merged[nkey{f.Module, f.Name}] = f
 	}
@@ -153,7 +154,7 @@ func Pprof(p *count.Profile) (*pprofile.Profile, error) {
 // its contexts there in proportion to their instructions, by largest
 // remainder, so that the shares of a function sum to its block executions
 // exactly.
-func shareBlocks(tree []count.CallNode, blocksOf func(process int, module, name string) uint64) []uint64 {
+func shareBlocks(tree []profile.CallNode, blocksOf func(process int, module, name string) uint64) []uint64 {
 	type fkey struct {
 		process      int
 		module, name string
@@ -208,7 +209,7 @@ func mulDiv(a, b, c uint64) (q, r uint64) {
 }
 
 // WritePprof writes the Profile as a gzipped profile.proto (see Pprof).
-func WritePprof(w io.Writer, p *count.Profile) error {
+func WritePprof(w io.Writer, p *profile.Profile) error {
 	out, err := Pprof(p)
 	if err != nil {
 		return fmt.Errorf("building the pprof profile: %w", err)

@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
-	"github.com/icount-dev/icount/count"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // tree is a run of four programs in three processes:
@@ -26,49 +27,51 @@ import (
 // sh and true are both mapped at 0x400000: sh's main and true's _start
 // have one address. The run's functions, syscalls, totals are the
 // entries' merged or summed.
-func tree() *count.Profile {
+func tree() *profile.Profile {
 	argv := []string{"sh", "-c", "/bin/true; (exit 3)"}
-	sh := count.Binary{Path: "/bin/sh", Size: 125560, SHA256: "5h"}
-	tr := count.Binary{Path: "/bin/true", Size: 35336, SHA256: "7e"}
-	fc := func(module, name string, addr, self, incl, blocks uint64) count.FunctionCount {
-		f := count.FunctionCount{Name: name, Module: module, Addr: addr, Self: self, Inclusive: incl, Calls: 1, Blocks: blocks}
+	sh := profile.Binary{Path: "/bin/sh", Size: 125560, SHA256: "5h"}
+	tr := profile.Binary{Path: "/bin/true", Size: 35336, SHA256: "7e"}
+	fc := func(module, name string, addr, self, incl, blocks uint64) profile.FunctionCount {
+		f := profile.FunctionCount{Name: name, Module: module, Addr: addr, Self: self, Inclusive: incl, Calls: 1, Blocks: blocks}
 		if module == "true" && name == "main" {
 			f.File, f.Line = "/src/true.c", 4
 		}
 		return f
 	}
-	procs := []count.Process{
-		{PID: 1000, Parent: -1, Argv: argv, Binary: sh, Exit: count.ProcessExit{Status: 0},
-			Totals:    count.Totals{Instructions: 10000, Blocks: 2500, DistinctBlocks: 300, Syscalls: 20},
+	procs := []profile.Process{
+		{PID: 1000, Parent: -1, Argv: argv, Binary: sh, Exit: profile.ProcessExit{Status: 0},
+			Totals:    profile.Totals{Instructions: 10000, Blocks: 2500, DistinctBlocks: 300, Syscalls: 20},
 			Syscalls:  map[string]uint64{"clone": 2, "wait4": 2, "exit_group": 1, "rt_sigaction": 15},
-			Functions: []count.FunctionCount{fc("sh", "evaltree", 0x402000, 6000, 6000, 1500), fc("sh", "main", 0x401000, 4000, 10000, 1000)}},
-		{PID: 1001, PPID: 1000, Parent: 0, Argv: argv, Binary: sh, Exit: count.ProcessExit{Exec: true},
-			Totals:    count.Totals{Instructions: 1500, Blocks: 400, DistinctBlocks: 50, Syscalls: 3},
+			Functions: []profile.FunctionCount{fc("sh", "evaltree", 0x402000, 6000, 6000, 1500), fc("sh", "main", 0x401000, 4000, 10000, 1000)}},
+		{PID: 1001, PPID: 1000, Parent: 0, Argv: argv, Binary: sh, Exit: profile.ProcessExit{Exec: true},
+			Totals:    profile.Totals{Instructions: 1500, Blocks: 400, DistinctBlocks: 50, Syscalls: 3},
 			Syscalls:  map[string]uint64{"execve": 1, "rt_sigaction": 2},
-			Functions: []count.FunctionCount{fc("sh", "evaltree", 0x402000, 1000, 1500, 250), fc("sh", "shellexec", 0x403000, 500, 500, 150)}},
-		{PID: 1001, PPID: 1000, Parent: 1, Exec: true, Argv: []string{"/bin/true"}, Binary: tr, Exit: count.ProcessExit{Status: 0},
-			Totals:    count.Totals{Instructions: 800, Blocks: 200, DistinctBlocks: 40, Syscalls: 2},
+			Functions: []profile.FunctionCount{fc("sh", "evaltree", 0x402000, 1000, 1500, 250), fc("sh", "shellexec", 0x403000, 500, 500, 150)}},
+		{PID: 1001, PPID: 1000, Parent: 1, Exec: true, Argv: []string{"/bin/true"}, Binary: tr, Exit: profile.ProcessExit{Status: 0},
+			Totals:    profile.Totals{Instructions: 800, Blocks: 200, DistinctBlocks: 40, Syscalls: 2},
 			Syscalls:  map[string]uint64{"brk": 1, "exit_group": 1},
-			Functions: []count.FunctionCount{fc("true", "_start", 0x401000, 500, 800, 120), fc("true", "main", 0x401100, 300, 300, 80)}},
-		{PID: 1002, PPID: 1000, Parent: 0, Argv: argv, Binary: sh, Exit: count.ProcessExit{Status: 3},
-			Totals:    count.Totals{Instructions: 700, Blocks: 180, DistinctBlocks: 30, Syscalls: 1},
+			Functions: []profile.FunctionCount{fc("true", "_start", 0x401000, 500, 800, 120), fc("true", "main", 0x401100, 300, 300, 80)}},
+		{PID: 1002, PPID: 1000, Parent: 0, Argv: argv, Binary: sh, Exit: profile.ProcessExit{Status: 3},
+			Totals:    profile.Totals{Instructions: 700, Blocks: 180, DistinctBlocks: 30, Syscalls: 1},
 			Syscalls:  map[string]uint64{"exit_group": 1},
-			Functions: []count.FunctionCount{fc("sh", "evaltree", 0x402000, 700, 700, 180)}},
+			Functions: []profile.FunctionCount{fc("sh", "evaltree", 0x402000, 700, 700, 180)}},
 	}
-	return &count.Profile{
-		Schema: count.Schema,
-		Meta: count.Meta{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64",
-			Binary: sh, Args: argv, Env: []string{}, Clock: count.Clock{Mode: "host"}},
-		Totals:   count.Totals{Instructions: 13000, Blocks: 3280, DistinctBlocks: 420, Syscalls: 26},
+	return &profile.Profile{
+		Schema: profile.Schema,
+		Meta: profile.Meta{
+			Settings: profile.Settings{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64", Args: argv, Env: []string{}, Clock: profile.Clock{Mode: "host"}},
+			Inputs:   profile.Inputs{Stdio: []string{"pipe", "pipe", "pipe"}},
+			Record:   profile.Record{Binary: sh}},
+		Totals:   profile.Totals{Instructions: 13000, Blocks: 3280, DistinctBlocks: 420, Syscalls: 26},
 		Syscalls: map[string]uint64{"clone": 2, "wait4": 2, "exit_group": 3, "rt_sigaction": 17, "execve": 1, "brk": 1},
-		Functions: []count.FunctionCount{
+		Functions: []profile.FunctionCount{
 			{Name: "evaltree", Module: "sh", Addr: 0x402000, Self: 7700, Inclusive: 8200, Calls: 3, Blocks: 1930},
 			fc("sh", "main", 0x401000, 4000, 10000, 1000),
 			fc("true", "_start", 0x401000, 500, 800, 120),
 			fc("sh", "shellexec", 0x403000, 500, 500, 150),
 			fc("true", "main", 0x401100, 300, 300, 80),
 		},
-		CallTree: []count.CallNode{
+		CallTree: []profile.CallNode{
 			{Parent: -1, Function: "main", Module: "sh", Self: 4000, Inclusive: 10000, Calls: 1},
 			{Parent: 0, Function: "evaltree", Module: "sh", Self: 6000, Inclusive: 6000, Calls: 1},
 			{Parent: -1, Function: "evaltree", Module: "sh", Self: 1000, Inclusive: 1500, Calls: 1, Process: 1},
@@ -77,18 +80,18 @@ func tree() *count.Profile {
 			{Parent: 4, Function: "main", Module: "true", Self: 300, Inclusive: 300, Calls: 1, Process: 2},
 			{Parent: -1, Function: "evaltree", Module: "sh", Self: 700, Inclusive: 700, Calls: 1, Process: 3},
 		},
-		Mappings: []count.Mapping{
+		Mappings: []profile.Mapping{
 			{Start: 0x400000, Limit: 0x420000, File: "/bin/sh", Module: "sh", Instructions: 10000, Blocks: 2500},
 			{Start: 0x400000, Limit: 0x420000, File: "/bin/sh", Module: "sh", Instructions: 1500, Blocks: 400, Process: 1},
 			{Start: 0x400000, Limit: 0x408000, File: "/bin/true", Module: "true", Instructions: 800, Blocks: 200, Process: 2},
 			{Start: 0x400000, Limit: 0x420000, File: "/bin/sh", Module: "sh", Instructions: 700, Blocks: 180, Process: 3},
 		},
-		Lines: []count.LineCount{
+		Lines: []profile.LineCount{
 			{Function: "main", Module: "true", File: "/src/true.c", Line: 5, Self: 300, Process: 2},
 		},
-		HotBlocks: []count.BlockCount{{Addr: 0x401000, Size: 8, Executions: 10, Instructions: 30, Function: "_start", Process: 2}},
+		HotBlocks: []profile.BlockCount{{Addr: 0x401000, Size: 8, Executions: 10, Instructions: 30, Function: "_start", Process: 2}},
 		Processes: procs,
-		Exit:      count.Exit{Status: 0, Complete: true},
+		Exit:      profile.Exit{Status: 0, Complete: true},
 	}
 }
 
@@ -127,11 +130,11 @@ func TestProcessSummaryRest(t *testing.T) {
 	p := tree()
 	first := p.Processes[0]
 	p.Processes = nil
-	p.Totals = count.Totals{}
+	p.Totals = profile.Totals{}
 	for i := range 10 {
 		pr := first
-		pr.PID, pr.Parent, pr.Exit = 1000+i, i-1, count.ProcessExit{Status: i}
-		pr.Totals = count.Totals{Instructions: uint64(100 * (i + 1))}
+		pr.PID, pr.Parent, pr.Exit = 1000+i, i-1, profile.ProcessExit{Status: i}
+		pr.Totals = profile.Totals{Instructions: uint64(100 * (i + 1))}
 		p.Processes = append(p.Processes, pr)
 		p.Totals.Instructions += pr.Totals.Instructions
 	}
@@ -306,10 +309,14 @@ func TestPprofTool(t *testing.T) {
 // TestProcessTreeRoundTrip: a Profile of processes reads back as written.
 func TestProcessTreeRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tree.json")
-	if err := WriteJSON(path, tree()); err != nil {
+	var b bytes.Buffer
+	if err := profile.Encode(&b, tree()); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadJSON(path)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := profile.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,56 +325,31 @@ func TestProcessTreeRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReadPreviousSchema: a Profile of schema icount/1 reads as one
-// process made of the run's fields, and keeps its schema.
-func TestReadPreviousSchema(t *testing.T) {
-	p := sample()
-	p.Schema = count.PreviousSchema
-	p.Threads = []count.ThreadCount{{TID: 1000, Instructions: 1234567}}
-	b, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := ParseJSON("old.json", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []count.Process{{PID: 1000, Parent: -1, Argv: p.Meta.Args, Binary: p.Meta.Binary, Exit: count.ProcessExit{},
-		Totals: p.Totals, Syscalls: p.Syscalls, Threads: p.Threads, Functions: p.Functions}}
-	if back.Schema != count.PreviousSchema || !reflect.DeepEqual(back.Processes, want) {
-		t.Errorf("read %s with processes %+v, want %+v", back.Schema, back.Processes, want)
-	}
-	p.Processes = want
-	b, _ = json.Marshal(p)
-	if _, err := ParseJSON("old.json", b); err == nil || err.Error() != "old.json: not a valid icount profile: schema icount/1 has no processes" {
-		t.Errorf("icount/1 with processes: %v", err)
-	}
-}
-
 // TestProcessTreeRejects: a process tree icount would not write is
 // refused, with the file and what is wrong.
 func TestProcessTreeRejects(t *testing.T) {
 	for _, c := range []struct {
-		change func(p *count.Profile)
+		change func(p *profile.Profile)
 		msg    string
 	}{
-		{func(p *count.Profile) { p.Processes[0].Parent = 0 }, "processes entry 0 (pid 1000) has parent 0"},
-		{func(p *count.Profile) { p.Processes[2].Parent = 2 }, "processes entry 2 (pid 1001) has parent 2"},
-		{func(p *count.Profile) { p.Processes[3].Parent = -1 }, "processes entry 3 (pid 1002) has parent -1"},
-		{func(p *count.Profile) { p.Processes[3].Totals.Instructions++ }, "the processes' totals (13001 instructions, 3280 block executions, 420 distinct blocks, 26 system calls) do not sum to the run's (13000 instructions, 3280 block executions, 420 distinct blocks, 26 system calls)"},
-		{func(p *count.Profile) {
-			p.Processes[1].Totals.Syscalls = 1 << 63
-			p.Processes[2].Totals.Syscalls = 1 << 63
-		}, "the processes' totals (overflowing) do not sum"},
-		{func(p *count.Profile) { p.CallTree[3].Process = 2 }, "call_tree node 3 is in process 2, its parent 2 in process 1"},
-		{func(p *count.Profile) { p.CallTree[6].Process = 4 }, "call_tree node 6 names process 4 of 4"},
-		{func(p *count.Profile) { p.CallTree[4].Process = 1 }, "call_tree node 4 has parent -1"},
-		{func(p *count.Profile) { p.CallTree[1].Parent = 1 }, "call_tree node 1 has parent 1"},
-		{func(p *count.Profile) { p.HotBlocks[0].Process = 7 }, "hot_blocks[0] names process 7 of 4"},
-		{func(p *count.Profile) { p.Blocks = []count.BlockRuns{{BlockCount: count.BlockCount{Process: 4}}} }, "blocks[0] names process 4 of 4"},
-		{func(p *count.Profile) { p.Lines[0].Process = 4 }, "lines[0] names process 4 of 4"},
-		{func(p *count.Profile) { p.Mappings[1].Process = -1 }, "mappings[1] names process -1 of 4"},
-		{func(p *count.Profile) { p.Processes = nil }, "call_tree node 2 names process 1 of 1"},
+		{func(p *profile.Profile) { p.Processes[0].Parent = 0 }, "processes entry 0 (pid 1000) has parent 0"},
+		{func(p *profile.Profile) { p.Processes[2].Parent = 2 }, "processes entry 2 (pid 1001) has parent 2"},
+		{func(p *profile.Profile) { p.Processes[3].Parent = -1 }, "processes entry 3 (pid 1002) has parent -1"},
+		{func(p *profile.Profile) { p.Processes[3].Totals.Instructions++ }, "the processes' totals (13001 instructions, 3280 block executions, 420 distinct blocks, 26 system calls) do not sum to the run's (13000 instructions, 3280 block executions, 420 distinct blocks, 26 system calls)"},
+		{func(p *profile.Profile) {
+			p.Processes[1].Totals.Syscalls = 1 << 61
+			p.Processes[2].Totals.Syscalls = 1 << 62
+		}, "the processes' totals (13000 instructions, 3280 block executions, 420 distinct blocks, 6917529027641081877 system calls) do not sum"},
+		{func(p *profile.Profile) { p.Processes[1].Totals.Syscalls = 1 << 63 }, "processes[1]: a count of 9223372036854775808 is over 4611686018427387904"},
+		{func(p *profile.Profile) { p.CallTree[3].Process = 2 }, "call_tree node 3 is in process 2, its parent 2 in process 1"},
+		{func(p *profile.Profile) { p.CallTree[6].Process = 4 }, "call_tree node 6 names process 4 of 4"},
+		{func(p *profile.Profile) { p.CallTree[4].Process = 1 }, "call_tree node 4 has parent -1"},
+		{func(p *profile.Profile) { p.CallTree[1].Parent = 1 }, "call_tree node 1 has parent 1"},
+		{func(p *profile.Profile) { p.HotBlocks[0].Process = 7 }, "hot_blocks[0] names process 7 of 4"},
+		{func(p *profile.Profile) { p.Blocks = []profile.BlockRuns{{BlockCount: profile.BlockCount{Process: 4}}} }, "blocks[0] names process 4 of 4"},
+		{func(p *profile.Profile) { p.Lines[0].Process = 4 }, "lines[0] names process 4 of 4"},
+		{func(p *profile.Profile) { p.Mappings[1].Process = -1 }, "mappings[1] names process -1 of 4"},
+		{func(p *profile.Profile) { p.Processes = nil }, "it has no processes"},
 	} {
 		p := tree()
 		c.change(p)
@@ -375,7 +357,7 @@ func TestProcessTreeRejects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ParseJSON("tree.json", b)
+		_, err = profile.Parse("tree.json", b)
 		if err == nil || !strings.HasPrefix(err.Error(), "tree.json: not a valid icount profile: "+c.msg) {
 			t.Errorf("got %v, want %q", err, c.msg)
 		}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // Prefix starts every line icount prints on stderr, so that its own output
@@ -16,7 +16,7 @@ const Prefix = "icount: "
 // Summary writes the short human summary of a run, with the top functions
 // by instructions executed in their own code and, when the run kept the
 // call tree, by inclusive cost (see topFunctions).
-func Summary(w io.Writer, p *count.Profile, top int) {
+func Summary(w io.Writer, p *profile.Profile, top int) {
 	t := p.Totals
 	end := fmt.Sprintf("exit %d", p.Exit.Status)
 	if p.Exit.Signal != "" {
@@ -45,7 +45,7 @@ const maxProcessLines = 8
 // more than one, most instructions first (then in the order they started):
 // each with its share, pid, how it ended and its command line; those past
 // maxProcessLines summed on one line.
-func processLines(w io.Writer, p *count.Profile) {
+func processLines(w io.Writer, p *profile.Profile) {
 	ps := processes(p)
 	if len(ps) < 2 {
 		return
@@ -87,7 +87,7 @@ func processLines(w io.Writer, p *count.Profile) {
 const maxThreadLines = 8
 
 // threadLines lists a multi-threaded program's threads with their shares.
-func threadLines(w io.Writer, p *count.Profile) {
+func threadLines(w io.Writer, p *profile.Profile) {
 	if len(p.Threads) == 0 {
 		return
 	}

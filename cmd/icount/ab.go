@@ -27,6 +27,7 @@ type abFlags struct {
 	bin   string
 	suite string
 	jobs  int
+	clock clockFlags // run's clock flags, --host-clock among them
 	gate  gateFlags
 }
 
@@ -78,7 +79,7 @@ when icount stopped or refused it).`,
 	fl.StringVar(&f.bin, "bin", "", "the benchmark binary's `PATH` in each tree")
 	fl.StringVar(&f.suite, "suite", "", "a suite `FILE` of benchmarks instead of --bin")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "run up to `N` benchmarks at once")
-	fl.Bool("host-clock", false, "let the programs read the host's clock (by default ab pins it, as --fixed-clock does)")
+	f.clock.register(fl)
 	f.gate.register(fl, true)
 	// Every flag of run that says how to run the program, so that ab takes
 	// the run flags added later too.
@@ -108,10 +109,10 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	flags, err := pinnedRunFlags(cmd.Flags())
-	if err != nil {
-		return err
+	if _, err := f.clock.clock(cmd.Flags(), true); err != nil {
+		return &exitError{exitUsage, err}
 	}
+	flags := append(passThrough(cmd.Flags()), f.clock.pinArgs(cmd.Flags(), true)...)
 	var suite *report.Suite
 	if f.suite != "" {
 		if suite, err = report.ReadSuite(f.suite); err != nil {

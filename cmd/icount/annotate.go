@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
 )
@@ -41,7 +42,7 @@ binary's SHA-256 is no longer the one the run recorded (then no disassembly).`,
   icount annotate prof.json main crc32`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := report.ReadJSON(args[0])
+			p, err := profile.Read(args[0])
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
@@ -63,12 +64,12 @@ binary's SHA-256 is no longer the one the run recorded (then no disassembly).`,
 
 // annotation is a saved run with the functions chosen.
 type annotation struct {
-	p     *count.Profile
+	p     *profile.Profile
 	total uint64
 	want  map[string]bool // raw names of the functions chosen; nil for all
 }
 
-func annotate(w io.Writer, p *count.Profile, path string, funcs []string, f annotateFlags) error {
+func annotate(w io.Writer, p *profile.Profile, path string, funcs []string, f annotateFlags) error {
 	a := &annotation{p: p, total: p.Totals.Instructions}
 	if len(funcs) > 0 {
 		a.want = map[string]bool{}
@@ -212,7 +213,7 @@ func (a *annotation) disassembly(w io.Writer, top int) {
 		return
 	}
 	codes := map[string]*moduleCode{}
-	var fns []count.FunctionCount
+	var fns []profile.FunctionCount
 	for _, f := range a.p.Functions {
 		if a.want != nil && a.want[f.Name] || a.want == nil && len(fns) < top && f.Self > 0 {
 			fns = append(fns, f)
@@ -275,7 +276,7 @@ type moduleCode struct {
 // the blocks that ran in its mappings.
 func (a *annotation) openModule(module string) *moduleCode {
 	bin := a.p.Meta.Binary
-	var ranges []count.Mapping
+	var ranges []profile.Mapping
 	for _, m := range a.p.Mappings {
 		// (Profiles from before mappings named their module name none.)
 		if m.Module == module || m.Module == "" && filepath.Base(m.File) == module {
@@ -289,7 +290,7 @@ func (a *annotation) openModule(module string) *moduleCode {
 			sum = ranges[0].SHA256
 		}
 		// The processes that mapped the file where the first did.
-		ranges = slices.DeleteFunc(ranges, func(m count.Mapping) bool { return m.File != path || m.Bias != bias })
+		ranges = slices.DeleteFunc(ranges, func(m profile.Mapping) bool { return m.File != path || m.Bias != bias })
 	}
 	what := "the binary " + path
 	if path != bin.Path {

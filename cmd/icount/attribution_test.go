@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // checkTree asserts the invariants of attribution: function self costs sum
 // to the total, the root's inclusive cost is the total, and every node's
 // inclusive cost is its self cost plus its children's inclusive costs.
-func checkTree(t *testing.T, p *count.Profile) {
+func checkTree(t *testing.T, p *profile.Profile) {
 	t.Helper()
 	var self uint64
 	for _, f := range p.Functions {
@@ -42,13 +42,13 @@ func checkTree(t *testing.T, p *count.Profile) {
 	}
 }
 
-func functionByName(p *count.Profile, name string) (count.FunctionCount, bool) {
+func functionByName(p *profile.Profile, name string) (profile.FunctionCount, bool) {
 	for _, f := range p.Functions {
 		if f.Name == name {
 			return f, true
 		}
 	}
-	return count.FunctionCount{}, false
+	return profile.FunctionCount{}, false
 }
 
 var functionLine = regexp.MustCompile(`(?m)^# function: (\S+) self=(\d+) inclusive=(\d+) calls=(\d+)$`)

@@ -89,12 +89,12 @@ func TestFixedClockCalibration(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", want, first.stdout)
 				}
 			}
-			c := first.profile.Meta.Clock
+			c, u := first.profile.Meta.Clock, first.profile.Meta.ClockUse
 			counter := map[string]string{"amd64": "rdtsc", "arm64": "CNTVCT_EL0"}[p.arch]
-			if c.Mode != "fixed" || c.Reads != 8 || c.ReadsBySource[counter] != 2 ||
-				c.ReadsBySource["clock_gettime(CLOCK_MONOTONIC)"] != 4 || c.StepNs != int64(time.Second) ||
+			if c.Mode != "fixed" || u.Reads != 8 || u.ReadsBySource[counter] != 2 ||
+				u.ReadsBySource["clock_gettime(CLOCK_MONOTONIC)"] != 4 || c.StepNs != int64(time.Second) ||
 				c.StartNs == nil || *c.StartNs != 0 {
-				t.Errorf("clock metadata %+v", c)
+				t.Errorf("clock metadata %+v %+v", c, u)
 			}
 			for _, w := range first.profile.Warnings {
 				if strings.Contains(w, "clock") {
@@ -119,12 +119,12 @@ func TestHostClockWarns(t *testing.T) {
 			if r.status != 0 || r.profile == nil {
 				t.Fatalf("exit %d\n%s", r.status, r.stderr)
 			}
-			c := r.profile.Meta.Clock
+			c, u := r.profile.Meta.Clock, r.profile.Meta.ClockUse
 			counter := map[string]string{"amd64": "rdtsc", "arm64": "CNTVCT_EL0"}[p.arch]
-			if c.Mode != "host" || c.Reads < 6 || c.ReadsBySource[counter] != 2 {
-				t.Errorf("clock metadata %+v", c)
+			if c.Mode != "host" || u.Reads < 6 || u.ReadsBySource[counter] != 2 {
+				t.Errorf("clock metadata %+v %+v", c, u)
 			}
-			want := fmt.Sprintf("icount: warning: the guest read the host clock %d times (", c.Reads)
+			want := fmt.Sprintf("icount: warning: the guest read the host clock %d times (", u.Reads)
 			if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "its count may depend on timing") {
 				t.Errorf("no warning %q in:\n%s", want, r.stderr)
 			}
@@ -173,10 +173,10 @@ func TestCounterReadsFromTable(t *testing.T) {
 				if !reflect.DeepEqual(got, tc.want) {
 					t.Errorf("values %v, want %v", got, tc.want)
 				}
-				c := r.profile.Meta.Clock
-				if c.Mode != "fixed" || c.Table != table || c.TableValues != 3 || !c.TableRanOut || c.Reads != 4 ||
+				c, u := r.profile.Meta.Clock, r.profile.Meta.ClockUse
+				if c.Mode != "fixed" || c.Table != table || c.TableValues != 3 || !u.TableRanOut || u.Reads != 4 ||
 					c.StepNs != 100 || len(c.TableSHA256) != 64 {
-					t.Errorf("clock metadata %+v", c)
+					t.Errorf("clock metadata %+v %+v", c, u)
 				}
 				if !strings.Contains(r.stderr, "3 values, ran out: went on by its last step, 100ns") {
 					t.Errorf("summary does not say the table ran out:\n%s", r.stderr)
@@ -351,7 +351,7 @@ func TestSleepReturnsAtOnce(t *testing.T) {
 				if wall > 5*time.Second {
 					t.Errorf("run %d took %v of wall time for 10 s of sleep", i+1, wall)
 				}
-				c := r.profile.Meta.Clock
+				c := r.profile.Meta.ClockUse
 				if c.Sleeps != 3 || c.SleptNs != 10e9 || c.Reads != 3 {
 					t.Errorf("clock metadata %+v", c)
 				}
@@ -437,7 +437,7 @@ func TestCounterReadInWrittenCode(t *testing.T) {
 			!strings.Contains(r.stderr, "in code the program wrote itself, read the host's counter on its first execution") {
 			t.Errorf("no warning about the first read:\n%s", r.stderr)
 		}
-		if c := r.profile.Meta.Clock; c.Reads != 1 || c.ReadsBySource["rdtsc"] != 1 {
+		if c := r.profile.Meta.ClockUse; c.Reads != 1 || c.ReadsBySource["rdtsc"] != 1 {
 			t.Errorf("clock metadata %+v", c)
 		}
 		if i == 0 {

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -31,10 +31,14 @@ type gateFlags struct {
 	config    string
 	format    string
 	output    string
+	// allowNoVerdict: a comparison with no verdict exits 0, not
+	// exitNoVerdict.
+	allowNoVerdict bool
 }
 
 func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
 	fl.StringVar(&g.failAbove, "fail-above", "", "fail when total instructions grow by more than `PCT` percent (0: any growth)")
+	fl.BoolVar(&g.allowNoVerdict, "allow-no-verdict", false, "exit 0, not 4, when the runs cannot be compared (the report still says why)")
 	fl.StringVar(&g.config, "config", "", "gate file with per-function budgets (default: ./"+defaultConfig+" if it exists)")
 	if withOutput {
 		fl.StringVar(&g.format, "format", "text", "report format: text, markdown or json")
@@ -75,7 +79,7 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 }
 
 // emit writes the report where --output says and turns its verdict into
-// an exit status: a regression is exitRegression; anything else is 0.
+// an exit status (see verdictStatus).
 func (g *gateFlags) emit(r *report.Report) error {
 	var b bytes.Buffer
 	if err := report.WriteDiff(&b, r, g.format); err != nil {
@@ -86,20 +90,34 @@ func (g *gateFlags) emit(r *report.Report) error {
 	} else if err := os.WriteFile(g.output, b.Bytes(), 0o644); err != nil {
 		return &exitError{exitUsage, fmt.Errorf("writing the report: %w", err)}
 	}
-	return verdictStatus(r, g.output != "" || g.format != "text")
+	return g.verdictStatus(r, g.output != "" || g.format != "text")
 }
 
 // verdictStatus prints the verdict on stderr (when the report went
-// elsewhere or in another format) and returns exitRegression for a
-// regression.
-func verdictStatus(r *report.Report, say bool) error {
+// elsewhere or in another format) and returns its exit status.
+func (g *gateFlags) verdictStatus(r *report.Report, say bool) error {
 	if say {
 		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, r.Verdict.Line)
 	}
-	if r.Verdict.Kind == report.VerdictRegression {
-		return &exitError{status: exitRegression}
+	if status := g.exitStatus(r); status != 0 {
+		return &exitError{status: status}
 	}
 	return nil
+}
+
+// exitStatus is a comparison's exit status: exitRegression for a
+// regression, exitNoVerdict when the runs could not be compared (unless
+// --allow-no-verdict), else 0.
+func (g *gateFlags) exitStatus(r *report.Report) int {
+	switch r.Verdict.Kind {
+	case report.VerdictRegression:
+		return exitRegression
+	case report.VerdictNone:
+		if !g.allowNoVerdict {
+			return exitNoVerdict
+		}
+	}
+	return 0
 }
 
 func newDiffCmd() *cobra.Command {
@@ -155,7 +173,7 @@ func loadPairs(base, head string) ([]report.Pair, []string, error) {
 		return nil, nil, fmt.Errorf("%s and %s: compare two Profiles or two directories of them, not one of each", base, head)
 	}
 	if !bi.IsDir() {
-		b, h, err := both(report.ReadJSON, base, head)
+		b, h, err := both(profile.Read, base, head)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -192,18 +210,18 @@ func both[T any](read func(string) (T, error), base, head string) (T, T, error) 
 }
 
 // readProfileDir reads every NAME.json of a directory.
-func readProfileDir(dir string) (map[string]*count.Profile, error) {
+func readProfileDir(dir string) (map[string]*profile.Profile, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]*count.Profile{}
+	out := map[string]*profile.Profile{}
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || e.IsDir() {
 			continue
 		}
-		p, err := report.ReadJSON(filepath.Join(dir, e.Name()))
+		p, err := profile.Read(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
@@ -265,46 +283,51 @@ func (c *ciFlags) register(cmd *cobra.Command, f *runFlags) {
 	}
 }
 
+// compares says whether the run is kept or compared (--save, --baseline):
+// its clock is then pinned by default.
+func (c *ciFlags) compares() bool { return c.save != "" || c.baseline != "" }
+
 // afterRun saves and compares a lone run's Profile. It is called once the
-// guest has run to its end; regressed says a gate failed.
-func (c *ciFlags) afterRun(prof *count.Profile, quiet bool) (regressed bool, err error) {
+// guest has run to its end; verdict is the comparison's exit status (see
+// exitStatus), 0 without --baseline.
+func (c *ciFlags) afterRun(prof *profile.Profile, quiet bool) (verdict int, err error) {
 	if c.baseline != "" {
 		gates, err := c.gate.gates()
 		if err != nil {
-			return false, err
+			return 0, err
 		}
 		file := filepath.Join(baselineDir, c.baseline+".json")
-		base, err := report.ReadJSON(file)
+		base, err := profile.Read(file)
 		if errors.Is(err, fs.ErrNotExist) {
-			return false, &exitError{exitUsage, fmt.Errorf("no baseline %q: %s does not exist (keep one with --save %s)", c.baseline, file, c.baseline)}
+			return 0, &exitError{exitUsage, fmt.Errorf("no baseline %q: %s does not exist (keep one with --save %s)", c.baseline, file, c.baseline)}
 		} else if err != nil {
-			return false, &exitError{exitUsage, err}
+			return 0, &exitError{exitUsage, err}
 		}
 		r := report.Compare(report.Side{Label: "baseline " + c.baseline}, report.Side{Label: "this run"},
 			[]report.Pair{{Base: base, Head: prof}}, gates)
 		printReport(os.Stderr, r, quiet)
-		regressed = r.Verdict.Kind == report.VerdictRegression
+		verdict = c.gate.exitStatus(r)
 	}
 	if c.save != "" {
 		if err := os.MkdirAll(baselineDir, 0o755); err != nil {
-			return regressed, &exitError{exitInternal, err}
+			return verdict, &exitError{exitInternal, err}
 		}
 		file := filepath.Join(baselineDir, c.save+".json")
-		if err := report.WriteJSON(file, prof); err != nil {
-			return regressed, &exitError{exitInternal, fmt.Errorf("%s: %w", file, err)}
+		if err := writeProfile(file, prof); err != nil {
+			return verdict, &exitError{exitInternal, fmt.Errorf("%s: %w", file, err)}
 		}
 		if !quiet {
 			fmt.Fprintf(os.Stderr, "%ssaved as baseline %s (%s)\n", report.Prefix, c.save, file)
 		}
 	}
-	return regressed, nil
+	return verdict, nil
 }
 
 // printReport writes a text diff on stderr, every line under icount's
-// prefix; quiet leaves only a regression's verdict.
+// prefix; quiet leaves only the verdict of a regression or of none.
 func printReport(w io.Writer, r *report.Report, quiet bool) {
 	if quiet {
-		if r.Verdict.Kind == report.VerdictRegression {
+		if r.Verdict.Kind == report.VerdictRegression || r.Verdict.Kind == report.VerdictNone {
 			fmt.Fprintf(w, "%s%s\n", report.Prefix, r.Verdict.Line)
 		}
 		return

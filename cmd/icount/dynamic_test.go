@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 )
 
@@ -159,7 +159,7 @@ func TestDateIgnoresHostClock(t *testing.T) {
 		r := runIcount(t, nil, []string{"-q", "--clock-start", start}, date, "-u", "+%FT%TZ")
 		t0, _ := time.Parse(time.RFC3339, start)
 		got, err := time.Parse(time.RFC3339, strings.TrimSpace(r.stdout))
-		reads := int64(r.profile.Meta.Clock.Reads)
+		reads := int64(r.profile.Meta.ClockUse.Reads)
 		if d := got.Sub(t0); err != nil || d < 0 || d%time.Second != 0 || int64(d/time.Second) >= reads {
 			t.Errorf("date -u under --clock-start %s printed %q after %d clock reads; stderr %s", start, r.stdout, reads, r.stderr)
 		}
@@ -175,7 +175,7 @@ func TestDateIgnoresHostClock(t *testing.T) {
 // the functions of each module sum to its objects' instructions; with it,
 // the call tree is checked, and code no symbol or unwind entry names is
 // charged to the function running it, which may lie in another module.
-func checkObjects(t *testing.T, p *count.Profile) map[string]uint64 {
+func checkObjects(t *testing.T, p *profile.Profile) map[string]uint64 {
 	t.Helper()
 	byModule := map[string]uint64{}
 	var sum uint64
@@ -450,7 +450,7 @@ func TestAnnotateLibraries(t *testing.T) {
 	if status, _, stderr := icountIn(t, "", "run", "-q", "--count-only", "--lines", "--json", prof, testProgram(t, "dynamic/wordfreq")); status != 0 {
 		t.Fatalf("run: %d %s", status, stderr)
 	}
-	p, err := report.ReadJSON(prof)
+	p, err := profile.Read(prof)
 	if err != nil {
 		t.Fatal(err)
 	}

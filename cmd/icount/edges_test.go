@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // edgesPrograms are the builds of a program of testdata/c for the edge
@@ -109,9 +109,9 @@ access /tmp/privtmp-abs after: No such file or directory
 // startPrivtmp starts `icount run --json PROFILE flags... privtmp NAME
 // args...` with a pipe on its stdin, and returns it once the program has
 // made its two files (its first two lines), with all it printed so far.
-func startPrivtmp(t *testing.T, bin, profile string, flags []string, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, string) {
+func startPrivtmp(t *testing.T, bin, profilePath string, flags []string, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, string) {
 	t.Helper()
-	argv := append(append([]string{"run", "-q", "--json", profile}, flags...), bin)
+	argv := append(append([]string{"run", "-q", "--json", profilePath}, flags...), bin)
 	cmd := exec.Command(icountBin, append(argv, args...)...)
 	cmd.Dir = t.TempDir()
 	cmd.Stderr = os.Stderr
@@ -140,18 +140,18 @@ func startPrivtmp(t *testing.T, bin, profile string, flags []string, args ...str
 
 // finishPrivtmp ends a run startPrivtmp started: stdin closed, the rest of
 // its output read, its exit status and Profile.
-func finishPrivtmp(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, r *bufio.Reader, head, profile string) (string, *count.Profile) {
+func finishPrivtmp(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, r *bufio.Reader, head, profilePath string) (string, *profile.Profile) {
 	t.Helper()
 	stdin.Close()
 	rest, _ := io.ReadAll(r)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("icount: %v; output:\n%s%s", err, head, rest)
 	}
-	b, err := os.ReadFile(profile)
+	b, err := os.ReadFile(profilePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prof count.Profile
+	var prof profile.Profile
 	if err := json.Unmarshal(b, &prof); err != nil {
 		t.Fatal(err)
 	}

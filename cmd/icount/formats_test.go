@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 )
 
@@ -32,7 +32,7 @@ func parseCount(s string) uint64 {
 // topBySelf returns the first n functions of a Profile (they are kept by
 // self cost) whose self cost differs from the next one's, so that their
 // order is the same in any tool.
-func topBySelf(p *count.Profile, n int) []count.FunctionCount {
+func topBySelf(p *profile.Profile, n int) []profile.FunctionCount {
 	fs := p.Functions
 	n = min(n, len(fs))
 	for n > 0 && n < len(fs) && fs[n-1].Self == fs[n].Self {
@@ -182,7 +182,7 @@ func TestMixExact(t *testing.T) {
 	for i := range v {
 		v[i] = parseCount(m[i+1])
 	}
-	want := count.Mix{Loads: v[0], Stores: v[1], Branches: v[2], Calls: v[3], Returns: v[4], Syscalls: v[5], SIMDFP: v[6], Other: v[7]}
+	want := profile.Mix{Loads: v[0], Stores: v[1], Branches: v[2], Calls: v[3], Returns: v[4], Syscalls: v[5], SIMDFP: v[6], Other: v[7]}
 	for _, variant := range []string{"mix", "mix-pie"} {
 		for _, flags := range [][]string{nil, {"--count-only"}} {
 			r := runIcount(t, nil, append([]string{"--mix"}, flags...), testProgram(t, "amd64/"+variant))
@@ -192,7 +192,7 @@ func TestMixExact(t *testing.T) {
 			if *r.profile.Mix != want {
 				t.Errorf("%s %v: mix %+v, want %+v", variant, flags, *r.profile.Mix, want)
 			}
-			var sum count.Mix
+			var sum profile.Mix
 			for _, f := range r.profile.Functions {
 				if f.Mix != nil {
 					sum.Loads += f.Mix.Loads
@@ -426,7 +426,7 @@ func TestAnnotate(t *testing.T) {
 	if status, _, stderr := icountIn(t, "", "run", "-q", "--lines", "--json", prof, bin); status != 0 {
 		t.Fatalf("run: %d %s", status, stderr)
 	}
-	p, err := report.ReadJSON(prof)
+	p, err := profile.Read(prof)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,11 @@ func TestGoProgram(t *testing.T) {
 			// fixes, and no control group (/proc/self/cgroup is absent,
 			// so nothing under /sys/fs/cgroup is read).
 			want := []string{"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"}
-			if got := first.profile.Meta.FilesOpened; fmt.Sprint(got) != fmt.Sprint(want) {
+			var got []string
+			for _, f := range first.profile.Meta.Files {
+				got = append(got, f.Path)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("files opened: %q, want %q", got, want)
 			}
 			for _, call := range []string{"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2", "clone"} {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icount-dev/icount/report"
+	"github.com/icount-dev/icount/profile"
 )
 
 // hostile is a guest from testdata/hostile and how its run must end.
@@ -20,10 +20,10 @@ type hostile struct {
 	flags  []string
 	args   []string
 	status int
-	stderr []string // each on stderr
-	stdout string   // on stdout
-	insns  uint64   // the exact total, when not 0
-	reason string   // Exit.Reason of a run icount stopped
+	stderr []string           // each on stderr
+	stdout string             // on stdout
+	insns  uint64             // the exact total, when not 0
+	reason profile.StopReason // Exit.Reason of a run icount stopped
 }
 
 var hostileGuests = []hostile{
@@ -199,11 +199,11 @@ func TestSignalStops(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := report.ParseJSON(jsonPath, b)
+			p, err := profile.Parse(jsonPath, b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Exit.Complete || p.Exit.Reason != c.name || p.Totals.Instructions == 0 || p.Totals.Instructions%2 != 0 {
+			if p.Exit.Complete || string(p.Exit.Reason) != c.name || p.Totals.Instructions == 0 || p.Totals.Instructions%2 != 0 {
 				t.Errorf("profile: exit %+v, %d instructions", p.Exit, p.Totals.Instructions)
 			}
 		})

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 var (
@@ -62,7 +62,7 @@ type result struct {
 	status  int
 	stdout  string
 	stderr  string
-	profile *count.Profile
+	profile *profile.Profile
 }
 
 // runIcount runs `icount run --json ... prog args...` with stdin.
@@ -104,7 +104,7 @@ func runIcountWith(t *testing.T, setup func(*exec.Cmd), flags []string, prog str
 		t.Fatalf("running icount: %v", err)
 	}
 	if b, err := os.ReadFile(jsonPath); err == nil {
-		r.profile = &count.Profile{}
+		r.profile = &profile.Profile{}
 		if err := json.Unmarshal(b, r.profile); err != nil {
 			t.Fatalf("profile JSON: %v", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -122,7 +123,7 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 			timer = nil
 			if stopping == 0 {
 				stopping = exitTimeout
-				c.interrupt <- &count.Interruption{Reason: "timeout", Msg: fmt.Sprintf("stopped by --timeout %v (wall clock)", timeout)}
+				c.interrupt <- &count.Interruption{Reason: profile.StopTimeout, Msg: fmt.Sprintf("stopped by --timeout %v (wall clock)", timeout)}
 				grace = time.After(stopGrace)
 			}
 		case sig := <-sigs:
@@ -144,7 +145,7 @@ func (c *runControl) watch(timeout time.Duration, sigs chan os.Signal) {
 				exitNow(status, fmt.Sprintf("%s again: exiting at once, nothing written", name))
 			}
 			stopping = status
-			c.interrupt <- &count.Interruption{Reason: name, Msg: fmt.Sprintf("stopped by %s", name)}
+			c.interrupt <- &count.Interruption{Reason: profile.StopReason(name), Msg: fmt.Sprintf("stopped by %s", name)}
 			grace = time.After(stopGrace)
 		case <-grace:
 			select {
@@ -221,22 +222,22 @@ func limitStatus(err error) (int, bool) {
 		return 0, false
 	}
 	switch intr.Reason {
-	case "timeout":
+	case profile.StopTimeout:
 		return exitTimeout, true
-	case "SIGINT":
+	case profile.StopSIGINT:
 		return exitSIGINT, true
-	case "SIGTERM":
+	case profile.StopSIGTERM:
 		return exitSIGTERM, true
 	}
 	return exitInternal, true
 }
 
 // printBacktrace writes the callers where the guest faulted or stopped.
-func printBacktrace(p *count.Profile) {
+func printBacktrace(p *profile.Profile) {
 	for _, f := range p.Exit.Backtrace {
-		if !strings.HasPrefix(f, "...") {
-			f = "called from " + f
-		}
-		fmt.Fprintf(os.Stderr, "%s  %s\n", report.Prefix, f)
+		fmt.Fprintf(os.Stderr, "%s  called from %s\n", report.Prefix, f)
+	}
+	if n := p.Exit.FramesMore; n > 0 {
+		fmt.Fprintf(os.Stderr, "%s  ... %d frames more\n", report.Prefix, n)
 	}
 }

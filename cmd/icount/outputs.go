@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/pflag"
 )
@@ -51,7 +51,7 @@ func (o *outputFlags) needLines() bool {
 
 // forJSON is the Profile as --json writes it: per-line costs and blocks
 // only with --lines, even when another format needed them.
-func (o *outputFlags) forJSON(p *count.Profile) *count.Profile {
+func (o *outputFlags) forJSON(p *profile.Profile) *profile.Profile {
 	if o.lines {
 		return p
 	}
@@ -61,7 +61,7 @@ func (o *outputFlags) forJSON(p *count.Profile) *count.Profile {
 }
 
 // write writes every format asked for.
-func (o *outputFlags) write(p *count.Profile) error {
+func (o *outputFlags) write(p *profile.Profile) error {
 	if o.pprof != "" {
 		if err := writeFile(o.pprof, "pprof profile", func(w io.Writer) error { return report.WritePprof(w, p) }); err != nil {
 			return err
@@ -88,10 +88,15 @@ func (o *outputFlags) write(p *count.Profile) error {
 }
 
 // summary adds to the summary what the output flags ask for.
-func (o *outputFlags) summary(w io.Writer, p *count.Profile) {
+func (o *outputFlags) summary(w io.Writer, p *profile.Profile) {
 	if o.mix {
 		report.MixSummary(w, p)
 	}
+}
+
+// writeProfile writes the Profile as JSON to path.
+func writeProfile(path string, p *profile.Profile) error {
+	return writeFile(path, "profile", func(w io.Writer) error { return profile.Encode(w, p) })
 }
 
 // writeFile writes what a format produces to path, whole or not at all.

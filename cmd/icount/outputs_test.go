@@ -6,20 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // TestCallgrindParts: of a run of two programs, --callgrind FILE holds
 // both parts, and FILE.1 and FILE.2 each one alone.
 func TestCallgrindParts(t *testing.T) {
-	fns := func(name string, n uint64) []count.FunctionCount {
-		return []count.FunctionCount{{Name: name, Module: name, Self: n}}
+	fns := func(name string, n uint64) []profile.FunctionCount {
+		return []profile.FunctionCount{{Name: name, Module: name, Self: n}}
 	}
-	p := &count.Profile{Schema: count.Schema, Meta: count.Meta{IcountVersion: "t", Args: []string{"sh", "-c", "true"}},
-		Totals: count.Totals{Instructions: 30}, Functions: append(fns("sh", 20), fns("true", 10)...),
-		Processes: []count.Process{
-			{PID: 1000, Parent: -1, Argv: []string{"sh", "-c", "true"}, Totals: count.Totals{Instructions: 20}, Functions: fns("sh", 20)},
-			{PID: 1000, Parent: 0, Exec: true, Argv: []string{"true"}, Totals: count.Totals{Instructions: 10}, Functions: fns("true", 10)},
+	p := &profile.Profile{Schema: profile.Schema, Meta: profile.Meta{
+		Settings: profile.Settings{IcountVersion: "t", Args: []string{"sh", "-c", "true"}},
+		Inputs:   profile.Inputs{Stdio: []string{"pipe", "pipe", "pipe"}},
+		Record:   profile.Record{}},
+		Totals: profile.Totals{Instructions: 30}, Functions: append(fns("sh", 20), fns("true", 10)...),
+		Processes: []profile.Process{
+			{PID: 1000, Parent: -1, Argv: []string{"sh", "-c", "true"}, Totals: profile.Totals{Instructions: 20}, Functions: fns("sh", 20)},
+			{PID: 1000, Parent: 0, Exec: true, Argv: []string{"true"}, Totals: profile.Totals{Instructions: 10}, Functions: fns("true", 10)},
 		}}
 	file := filepath.Join(t.TempDir(), "cg.out")
 	if err := (&outputFlags{callgrind: file}).write(p); err != nil {

@@ -45,7 +45,7 @@ func TestPipeThreads(t *testing.T) {
 			}
 			// The poll's 50 ms timeout and main's 200 ms sleep pass in
 			// guest time: the fixed clock is never read.
-			if c := first.profile.Meta.Clock; c.Reads != 0 || c.SleptNs != 200_000_000 {
+			if c := first.profile.Meta.ClockUse; c.Reads != 0 || c.SleptNs != 200_000_000 {
 				t.Errorf("clock: %d reads, slept %d ns; want 0 reads, 200 ms slept", c.Reads, c.SleptNs)
 			}
 		})

@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // procCase is one command run natively and under icount.
@@ -179,7 +179,7 @@ func checkProcessTree(t *testing.T, r result) {
 	if len(p.Processes) == 0 {
 		t.Fatal("the Profile has no processes")
 	}
-	var sum count.Totals
+	var sum profile.Totals
 	calls := map[string]uint64{}
 	last, execs := 0, map[int]int{}
 	for i, e := range p.Processes {
@@ -293,7 +293,7 @@ type aloneCheck struct {
 // checkAlone compares a's entry in r with a run of a alone.
 func checkAlone(t *testing.T, r result, dir string, a aloneCheck) {
 	t.Helper()
-	var found []count.Process
+	var found []profile.Process
 	var argvs []string
 	for _, e := range r.profile.Processes {
 		if e.Exec && reflect.DeepEqual(e.Argv, a.argv) {
@@ -322,8 +322,8 @@ func checkAlone(t *testing.T, r result, dir string, a aloneCheck) {
 }
 
 // entries returns the entries of p that match.
-func entries(p *count.Profile, match func(count.Process) bool) []count.Process {
-	var m []count.Process
+func entries(p *profile.Profile, match func(profile.Process) bool) []profile.Process {
+	var m []profile.Process
 	for _, e := range p.Processes {
 		if match(e) {
 			m = append(m, e)
@@ -401,7 +401,7 @@ func checkSpawnTree(t *testing.T, r result, same, other string) {
 	for _, e := range p.Processes {
 		pids[e.PID] = true
 	}
-	execd := entries(p, func(e count.Process) bool { return e.Exec })
+	execd := entries(p, func(e profile.Process) bool { return e.Exec })
 	byPath := map[string]int{}
 	for _, e := range execd {
 		byPath[e.Binary.Path]++
@@ -410,14 +410,14 @@ func checkSpawnTree(t *testing.T, r result, same, other string) {
 	if len(pids) != 31 || len(execd) != 10 || !reflect.DeepEqual(byPath, wantPaths) {
 		t.Errorf("%d processes, %d execs %v; want 31, 10 %v", len(pids), len(execd), byPath, wantPaths)
 	}
-	script := entries(p, func(e count.Process) bool {
+	script := entries(p, func(e profile.Process) bool {
 		return e.Exec && reflect.DeepEqual(e.Argv, []string{"/bin/sh", "./script", "an argument"}) && e.Exit.Status == 6
 	})
 	if len(script) != 1 {
 		t.Errorf("%d entries ran ./script as /bin/sh ./script 'an argument' and exited 6, want 1", len(script))
 	}
 	for sig, n := range map[string]int{"SIGSEGV": 2, "SIGTERM": 1, "SIGKILL": 2} {
-		killed := entries(p, func(e count.Process) bool { return e.Exit.Signal == sig })
+		killed := entries(p, func(e profile.Process) bool { return e.Exit.Signal == sig })
 		ok := len(killed) == n
 		var who []string
 		for _, e := range killed {
@@ -430,7 +430,7 @@ func checkSpawnTree(t *testing.T, r result, same, other string) {
 	}
 	// Every failed exec (./missing by posix_spawn and execve, ., two
 	// files that are no programs) leaves its child to exit 127.
-	if n := len(entries(p, func(e count.Process) bool { return !e.Exec && e.Exit.Status == 127 })); n != 5 {
+	if n := len(entries(p, func(e profile.Process) bool { return !e.Exec && e.Exit.Status == 127 })); n != 5 {
 		t.Errorf("%d processes exited 127 without exec'ing, want 5", n)
 	}
 }
@@ -504,7 +504,7 @@ func TestProcessForkBomb(t *testing.T) {
 			start := time.Now()
 			r := c.runIcount(t, dir)
 			procMatch(t, r, want, 0)
-			children := entries(r.profile, func(e count.Process) bool { return e.PID != 1000 })
+			children := entries(r.profile, func(e profile.Process) bool { return e.PID != 1000 })
 			for _, e := range children {
 				if e.Exit.Status != 0 || e.Exit.Signal != "" || e.Exec {
 					t.Errorf("child %d: %+v, exec %v; want exit 0", e.PID, e.Exit, e.Exec)
@@ -539,7 +539,7 @@ func TestProcessForkMany(t *testing.T) {
 			r := c.runIcount(t, dir)
 			procLog(t, prog, r, start)
 			procMatch(t, r, want, 0)
-			children := entries(r.profile, func(e count.Process) bool { return e.PID != 1000 })
+			children := entries(r.profile, func(e profile.Process) bool { return e.PID != 1000 })
 			if len(children) != 1000 {
 				t.Fatalf("%d children, want 1000", len(children))
 			}
@@ -585,7 +585,7 @@ func TestProcessShellPipeline(t *testing.T) {
 	r := c.runIcount(t, dir)
 	procMatch(t, r, want, status)
 	progs := map[string]int{}
-	for _, e := range entries(r.profile, func(e count.Process) bool { return e.Exec }) {
+	for _, e := range entries(r.profile, func(e profile.Process) bool { return e.Exec }) {
 		progs[e.Binary.Path]++
 	}
 	if w := map[string]int{"/usr/bin/seq": 1, "/usr/bin/sort": 1, "/usr/bin/head": 1}; !reflect.DeepEqual(progs, w) {
@@ -677,7 +677,7 @@ func TestProcessMake(t *testing.T) {
 		}
 	}
 	progs := map[string]bool{}
-	for _, e := range entries(r.profile, func(e count.Process) bool { return e.Exec }) {
+	for _, e := range entries(r.profile, func(e profile.Process) bool { return e.Exec }) {
 		progs[filepath.Base(e.Binary.Path)] = true
 	}
 	for _, p := range []string{"gcc", "cc1", "as", "collect2", "ld"} {

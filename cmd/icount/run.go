@@ -75,7 +75,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 }
 
 func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
-	clock, err := f.clock.clock(cmd.Flags())
+	clock, err := f.clock.clock(cmd.Flags(), f.ci.compares())
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
@@ -108,7 +108,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		return &exitError{startStatus(err), err}
 	}
 	if f.jsonPath != "" {
-		if werr := report.WriteJSON(f.jsonPath, f.out.forJSON(prof)); werr != nil {
+		if werr := writeProfile(f.jsonPath, f.out.forJSON(prof)); werr != nil {
 			return &exitError{exitInternal, werr}
 		}
 	}
@@ -129,15 +129,15 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, prof.Exit.Message)
 		printBacktrace(prof)
 	}
-	regressed, err := f.ci.afterRun(prof, f.quiet)
+	verdict, err := f.ci.afterRun(prof, f.quiet)
 	if err != nil {
 		return err
 	}
 	if prof.Exit.Status != 0 {
 		return &exitError{status: prof.Exit.Status}
 	}
-	if regressed {
-		return &exitError{status: exitRegression}
+	if verdict != 0 {
+		return &exitError{status: verdict}
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 )
 
@@ -94,7 +95,7 @@ func soakOnce(t *testing.T, prog, cwd string, countOnly bool, stdin []byte) (soa
 	if err != nil {
 		return r, fmt.Errorf("status %d, no profile: %v\n%s", r.status, err, s)
 	}
-	p, err := report.ParseJSON(jsonPath, b)
+	p, err := profile.Parse(jsonPath, b)
 	if err != nil {
 		return r, err
 	}

@@ -24,7 +24,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -76,31 +76,6 @@ func passThrough(fl *pflag.FlagSet) []string {
 	return out
 }
 
-// clockFlagNames are the run flags that choose the guest's clock.
-var clockFlagNames = []string{"fixed-clock", "clock-table", "clock-step", "clock-start"}
-
-// pinnedRunFlags are the flags of each run of a comparison (ab, a suite
-// saved or compared): the run flags given, and --fixed-clock unless a
-// clock flag or --host-clock was, since a run that reads the host's clock
-// cannot be compared.
-func pinnedRunFlags(fl *pflag.FlagSet) ([]string, error) {
-	flags := passThrough(fl)
-	host := fl.Lookup("host-clock")
-	hostClock := host != nil && host.Value.String() == "true"
-	for _, name := range clockFlagNames {
-		if fl.Changed(name) {
-			if hostClock {
-				return nil, &exitError{exitUsage, fmt.Errorf("--host-clock and --%s: choose one clock", name)}
-			}
-			return flags, nil
-		}
-	}
-	if !hostClock {
-		flags = append(flags, "--fixed-clock")
-	}
-	return flags, nil
-}
-
 // exitBenchmarkFailed is a suite's status when a benchmark's program
 // failed (exited other than 0, or a signal killed it) and icount stopped
 // or refused none: the program's own status would read as one of
@@ -111,7 +86,7 @@ const exitBenchmarkFailed = 5
 // (nil when icount did not start it).
 type ran struct {
 	out  report.Outcome
-	prof *count.Profile
+	prof *profile.Profile
 }
 
 // runMembers runs each member as 'icount run -q --json' with flags, up to
@@ -202,14 +177,14 @@ func runMember(ctx context.Context, self, base string, m member, flags []string)
 		return ran{out: o}
 	}
 	tail := lastLines(fileTail(stderr, maxStderr), 5)
-	p, _ := report.ReadJSON(jsonPath)
+	p, _ := profile.Read(jsonPath)
 	switch {
 	case p == nil && (o.Status == 0 || o.Status == exitInternal):
 		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, tail
 	case p == nil:
 		o.Class, o.Message = report.OutcomeRefused, tail
 	case !p.Exit.Complete:
-		o.Class, o.Reason, o.Message = report.OutcomeStopped, p.Exit.Reason, firstOf(p.Exit.Message, tail)
+		o.Class, o.Reason, o.Message = report.OutcomeStopped, string(p.Exit.Reason), firstOf(p.Exit.Message, tail)
 	case p.Exit.Signal != "":
 		o.Class, o.Signal, o.Message = report.OutcomeSignal, p.Exit.Signal, firstOf(p.Exit.Message, tail)
 	case p.Exit.Status != 0:
@@ -332,7 +307,7 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		return &exitError{exitUsage, err}
 	}
 	var gates *report.Gates
-	var base map[string]*count.Profile
+	var base map[string]*profile.Profile
 	var baseOuts []report.Outcome
 	if c.baseline != "" {
 		if gates, err = c.gate.gates(); err != nil {
@@ -354,12 +329,10 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		return &exitError{exitInternal, err}
 	}
 	defer done()
-	flags := passThrough(cmd.Flags())
-	if c.save != "" || c.baseline != "" {
-		if flags, err = pinnedRunFlags(cmd.Flags()); err != nil {
-			return err
-		}
+	if _, err := f.clock.clock(cmd.Flags(), c.compares()); err != nil {
+		return &exitError{exitUsage, err}
 	}
+	flags := append(passThrough(cmd.Flags()), f.clock.pinArgs(cmd.Flags(), c.compares())...)
 	ms := suiteMembers(s, "", filepath.Dir(c.suite), "")
 	runs, err := runMembers(ctx, ms, flags, c.jobs, tmp)
 	if err != nil {
@@ -373,7 +346,7 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		printSuiteTable(runs)
 	}
 	reportFailures(outs)
-	var verdict error
+	verdict := 0
 	if c.baseline != "" {
 		var pairs []report.Pair
 		var notes []string
@@ -392,7 +365,7 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		r := report.Compare(report.Side{Label: "baseline " + c.baseline}, report.Side{Label: "this run"}, pairs, gates)
 		r.Notes = append(r.Notes, notes...)
 		printReport(os.Stderr, r, f.quiet)
-		verdict = verdictStatus(r, false)
+		verdict = c.gate.exitStatus(r)
 	}
 	if c.save != "" {
 		dir := filepath.Join(baselineDir, c.save)
@@ -406,7 +379,10 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 	if status := suiteStatus(outs); status != 0 {
 		return &exitError{status: status}
 	}
-	return verdict
+	if verdict != 0 {
+		return &exitError{status: verdict}
+	}
+	return nil
 }
 
 // printSuiteTable prints a row for each run on stderr: its counts (of a
@@ -448,7 +424,7 @@ func saveSuite(dir string, runs []ran) error {
 	for _, r := range runs {
 		outs = append(outs, r.out)
 		if r.out.OK() {
-			if err := report.WriteJSON(filepath.Join(tmp, r.out.Name+".json"), r.prof); err != nil {
+			if err := writeProfile(filepath.Join(tmp, r.out.Name+".json"), r.prof); err != nil {
 				return err
 			}
 		}

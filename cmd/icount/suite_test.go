@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 )
 
@@ -59,7 +60,7 @@ args = ["a", "b"]
 		"empty":    runIcount(t, nil, []string{"--seed", "5"}, empty, "a", "b"),
 	}
 	for name, r := range separate {
-		saved, err := report.ReadJSON(filepath.Join(dir, ".icount", "s", name+".json"))
+		saved, err := profile.Read(filepath.Join(dir, ".icount", "s", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +179,7 @@ stdin = "no-such-input"
 	if !reflect.DeepEqual(names, []string{"ok.json", report.OutcomesFile}) {
 		t.Errorf("saved %q, want the good entry's Profile and the outcomes", names)
 	}
-	if p, err := report.ReadJSON(filepath.Join(dir, ".icount", "x", "ok.json")); err != nil || p.Totals.Instructions != 596 || !p.Exit.Complete {
+	if p, err := profile.Read(filepath.Join(dir, ".icount", "x", "ok.json")); err != nil || p.Totals.Instructions != 596 || !p.Exit.Complete {
 		t.Errorf("ok.json: %v %+v", err, p)
 	}
 	outs, err := report.ReadOutcomes(filepath.Join(dir, ".icount", "x", report.OutcomesFile))
@@ -273,7 +274,7 @@ func TestBaseline(t *testing.T) {
 	if status != 0 || !strings.Contains(stderr, "icount: saved as baseline main (.icount/main.json)") {
 		t.Fatalf("--save: status %d\n%s", status, stderr)
 	}
-	saved, err := report.ReadJSON(filepath.Join(dir, ".icount", "main.json"))
+	saved, err := profile.Read(filepath.Join(dir, ".icount", "main.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestBaseline(t *testing.T) {
 	if status != 0 || !strings.Contains(stderr, "no gate is set") {
 		t.Errorf("no gate: status %d\n%s", status, stderr)
 	}
-	if again, _ := report.ReadJSON(filepath.Join(dir, ".icount", "main.json")); !reflect.DeepEqual(again, saved) {
+	if again, _ := profile.Read(filepath.Join(dir, ".icount", "main.json")); !reflect.DeepEqual(again, saved) {
 		t.Error("--baseline rewrote the baseline")
 	}
 	for _, c := range []struct {
@@ -337,7 +338,7 @@ func TestDiffIncomparable(t *testing.T) {
 			t.Fatalf("%s: no profile\n%s", name, r.stderr)
 		}
 		p := filepath.Join(dir, name+".json")
-		if err := report.WriteJSON(p, r.profile); err != nil {
+		if err := writeProfile(p, r.profile); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -351,15 +352,15 @@ func TestDiffIncomparable(t *testing.T) {
 	}{
 		{"args", save("a1", nil, loop), save("a2", nil, loop, "x"), `arguments differ: base ["loop"], head ["loop","x"]`},
 		{"clock table", save("t1", []string{"--fixed-clock", "--clock-table", filepath.Join(dir, "t1")}, rdtsc),
-			save("t2", []string{"--fixed-clock", "--clock-table", filepath.Join(dir, "t2")}, rdtsc), "clock.table_sha256 differ"},
+			save("t2", []string{"--fixed-clock", "--clock-table", filepath.Join(dir, "t2")}, rdtsc), "clock tables (by SHA-256) differ"},
 		{"not pinned", save("pinned", []string{"--fixed-clock"}, rdtsc), save("host", nil, rdtsc),
 			"the head run is not pinned: it read the host clock 4 times"},
 	} {
 		status, out, stderr := icountIn(t, dir, "diff", "--fail-above", "0", c.base, c.head)
-		if status != 0 || !strings.Contains(out, "warning: cannot compare: "+c.want) || !strings.Contains(out, "verdict: no verdict: the profiles cannot be compared") {
+		if status != exitNoVerdict || !strings.Contains(out, "warning: cannot compare: "+c.want) || !strings.Contains(out, "verdict: no verdict: the profiles cannot be compared") {
 			t.Errorf("%s: status %d\n%s%s", c.name, status, out, stderr)
 		}
-		status, out, _ = icountIn(t, dir, "diff", "--format", "json", c.base, c.head)
+		status, out, _ = icountIn(t, dir, "diff", "--format", "json", "--allow-no-verdict", c.base, c.head)
 		var d diffJSON
 		if d = parseDiff(t, out); status != 0 || d.Verdict.Kind != "none" || len(d.Benches[0].Incomparable) == 0 {
 			t.Errorf("%s (json): status %d, verdict %+v", c.name, status, d.Verdict)
@@ -371,7 +372,7 @@ func TestDiffIncomparable(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"diff", "junk.json", "a1.json"}, `junk.json: profile schema ""`},
+		{[]string{"diff", "junk.json", "a1.json"}, `junk.json: not an icount profile: it has no schema`},
 		{[]string{"diff", "nope.json", "a1.json"}, "nope.json: no such file"},
 		{[]string{"diff", "--config", "t1", "a1.json", "a1.json"}, "t1: "},
 		{[]string{"diff", "a1.json", "."}, "compare two Profiles or two directories"},
@@ -415,8 +416,8 @@ func TestSuitePinnedClock(t *testing.T) {
 	if status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--save", "p"); status != 0 {
 		t.Fatalf("--save: status %d\n%s", status, stderr)
 	}
-	p, err := report.ReadJSON(filepath.Join(dir, ".icount", "p", "dyn.json"))
-	if err != nil || p.Meta.Clock.Mode != "fixed" || p.Meta.Clock.Reads == 0 {
+	p, err := profile.Read(filepath.Join(dir, ".icount", "p", "dyn.json"))
+	if err != nil || p.Meta.Clock.Mode != "fixed" || p.Meta.ClockUse.Reads == 0 {
 		t.Fatalf("saved: %v, clock %+v", err, p.Meta.Clock)
 	}
 	status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--baseline", "p", "--fail-above", "0")

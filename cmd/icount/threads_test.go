@@ -19,7 +19,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/icount-dev/icount/count"
+	"github.com/icount-dev/icount/profile"
 )
 
 // busyHost keeps the host's CPUs busy with spinning goroutines until the
@@ -58,7 +58,7 @@ func sameThreads(a, b result) string {
 
 // checkThreadTable checks a run's per-thread counts: tids 1000, 1001, ...
 // in creation order, each thread having run, summing to the total.
-func checkThreadTable(t *testing.T, p *count.Profile, n int) {
+func checkThreadTable(t *testing.T, p *profile.Profile, n int) {
 	t.Helper()
 	var sum uint64
 	for i, th := range p.Threads {

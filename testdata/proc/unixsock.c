@@ -389,6 +389,11 @@ static void rights(void) {
 	close(sv[0]);
 }
 
+/* The abstract name the tests bind: unique to the process, since the
+ * abstract namespace is the host's for every native run (other builds of
+ * this program, other test runs at once), shown with its pid part masked. */
+static char abstract[15];
+
 static void showname(const char *what, int fd, int peer) {
 	struct sockaddr_un a;
 	memset(&a, 'x', sizeof a);
@@ -399,6 +404,8 @@ static void showname(const char *what, int fd, int peer) {
 		return;
 	}
 	printf("%s: len %u family %d", what, len, a.sun_family);
+	if (len - 2 == sizeof abstract - 1 && memcmp(a.sun_path, abstract, sizeof abstract - 1) == 0)
+		memcpy(a.sun_path + 8, "PPPPPP", 6);
 	if (len > 2 && len <= sizeof a)
 		printdata(" name", a.sun_path, len - 2);
 	else
@@ -424,7 +431,8 @@ static int peerpid(int fd) {
  * autobind, datagrams between names, the backlog. */
 static void named(void) {
 	struct sockaddr_un a, b;
-	socklen_t alen = mkaddr(&a, "\0icount-test", 12), blen;
+	snprintf(abstract + 1, sizeof abstract - 1, "icount-%06d", (int)(getpid() % 1000000));
+	socklen_t alen = mkaddr(&a, abstract, sizeof abstract - 1), blen;
 	printf("== named\n");
 	show("socket 999", socket(999, SOCK_STREAM, 0));
 	show("socket type 99", socket(AF_UNIX, 99, 0));

@@ -1,11 +1,13 @@
-package count
+package profile
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Schema names the version of the Profile's JSON form.
-const Schema = "icount/2"
-
-// PreviousSchema is the version before processes were recorded: a
-// Profile of it reads as one process (ReadProfile fills Processes in).
-const PreviousSchema = "icount/1"
+const Schema = "icount/3"
 
 // Profile is everything one run produced: counts and the metadata needed
 // to tell whether two runs can be compared. It is immutable once built;
@@ -81,8 +83,9 @@ type ProcessExit struct {
 	Running bool `json:"running,omitempty"`
 	// Message and Backtrace say how a fault killed it (a process other
 	// than the first: its parent sees the signal, the run goes on).
-	Message   string   `json:"message,omitempty"`
-	Backtrace []string `json:"backtrace,omitempty"`
+	Message    string  `json:"message,omitempty"`
+	Backtrace  []Frame `json:"backtrace,omitempty"`
+	FramesMore int     `json:"frames_more,omitempty"`
 }
 
 // ThreadCount is one guest thread's share of the run.
@@ -172,13 +175,24 @@ type Mix struct {
 	Other    uint64 `json:"other"`
 }
 
-// Meta describes what ran, where and how.
+// Meta describes what ran, where and how, in three parts: the Settings
+// two runs must share for their counts to be compared, the Inputs the
+// program read that icount cannot pin (compared too, and named when they
+// differ), and the Record of facts that may differ between comparable
+// runs (which binary ran, what it did).
 type Meta struct {
+	Settings `json:"settings"`
+	Inputs   `json:"inputs"`
+	Record   `json:"record"`
+}
+
+// Settings are how icount ran the program: two runs are comparable only if
+// every one of them is equal (see Differences).
+type Settings struct {
 	IcountVersion  string   `json:"icount_version"`
 	UnicornVersion string   `json:"unicorn_version"`
 	Arch           string   `json:"arch"`
 	CPUModel       string   `json:"cpu_model"`
-	Binary         Binary   `json:"binary"`
 	Args           []string `json:"args"` // argv as the guest saw it
 	Env            []string `json:"env"`
 	Seed           uint64   `json:"seed"`
@@ -186,18 +200,70 @@ type Meta struct {
 	CPUs           int      `json:"cpus"` // the CPU count the guest was told
 	// Quantum is the instructions a thread runs before the next one's
 	// turn (--quantum): the count of a program with threads depends on it.
-	Quantum     uint64   `json:"quantum,omitempty"`
-	FilesOpened []string `json:"files_opened,omitempty"`
-	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked
-	// executable ran under, as loaded; nil for a static one.
-	Interpreter *Binary `json:"interpreter,omitempty"`
+	Quantum uint64 `json:"quantum,omitempty"`
 	// Sysroot is the directory the interpreter and the guest's files were
 	// taken from where it had them (--sysroot, or the arm64 default).
 	Sysroot string `json:"sysroot,omitempty"`
+	// HostTmp says that the guest saw the host's own /tmp and /var/tmp
+	// (--host-tmp) rather than the run's own empty ones.
+	HostTmp bool `json:"host_tmp,omitempty"`
+}
+
+// Inputs are what the program read that icount does not pin: the working
+// directory, what its standard descriptors were, and the files it opened.
+type Inputs struct {
+	// Cwd is the working directory the first process started in; CwdRead
+	// says whether the guest learnt it (getcwd, /proc/self/cwd), so that a
+	// count may depend on it.
+	Cwd     string `json:"cwd"`
+	CwdRead bool   `json:"cwd_read,omitempty"`
+	// Stdio is what descriptors 0, 1 and 2 were when the run started
+	// (see the Stdio* kinds): glibc, for one, buffers a terminal's output
+	// by lines and a file's by blocks.
+	Stdio []string `json:"stdio"`
+	// Files are the files the guest opened that existed before it did,
+	// first open first, once each, with their contents' digest as they
+	// were opened.
+	Files []InputFile `json:"files,omitempty"`
+}
+
+// Kinds of a standard descriptor.
+const (
+	StdioTerminal  = "terminal"
+	StdioPipe      = "pipe"
+	StdioSocket    = "socket"
+	StdioFile      = "file"
+	StdioDevNull   = "/dev/null"
+	StdioDevice    = "device" // another character or block device
+	StdioDirectory = "directory"
+	StdioClosed    = "closed"
+)
+
+// InputFile is a file the guest opened: its host path and what it held
+// when the guest first opened it. SHA256 is empty for what is not a
+// regular file (a directory, a device).
+type InputFile struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// Record are the facts of the run that comparable runs need not share.
+type Record struct {
+	Binary Binary `json:"binary"`
+	// Interpreter is the dynamic linker (PT_INTERP) a dynamically linked
+	// executable ran under, as loaded; nil for a static one.
+	Interpreter *Binary `json:"interpreter,omitempty"`
 	// Tmp is the host directory of the run whose tmp and var/tmp the guest
 	// saw as /tmp and /var/tmp, removed when the run ended; "" when the
 	// guest saw the host's own (--host-tmp).
 	Tmp string `json:"tmp,omitempty"`
+	// ClockUse is how the guest used its clock.
+	ClockUse ClockUse `json:"clock_use"`
+	// CountOnly says that the run counted without the call tree
+	// (--count-only): its functions have self costs only, no inclusive
+	// costs or calls, and it has no call tree.
+	CountOnly bool `json:"count_only,omitempty"`
 }
 
 // Mapping is an executable segment of a mapped object: [Start, Limit)
@@ -236,29 +302,33 @@ type Binary struct {
 	Base    uint64 `json:"base,omitempty"` // the load bias: a PIE's or an interpreter's fixed base
 }
 
-// Clock says where the guest's time came from and how often it read it.
+// Clock says where the guest's time came from.
 type Clock struct {
 	Mode string `json:"mode"` // "host" or "fixed" (--fixed-clock)
 	// Under a fixed clock: the first value and the step in nanoseconds (a
-	// table's last step), or the table's file, SHA-256 and length, and
-	// whether the guest read past its end.
+	// table's last step), or the table's file, SHA-256 and length.
 	StartNs     *int64 `json:"start_ns,omitempty"`
 	StepNs      int64  `json:"step_ns,omitempty"`
 	Table       string `json:"table,omitempty"`
 	TableSHA256 string `json:"table_sha256,omitempty"`
 	TableValues int    `json:"table_values,omitempty"`
-	TableRanOut bool   `json:"table_ran_out,omitempty"`
+	// CounterHz is the nominal frequency of the CPU's counter (rdtsc on
+	// x86-64, CNTVCT_EL0 on arm64).
+	CounterHz uint64 `json:"counter_hz"`
+}
+
+// ClockUse is how often the guest read its clock and slept.
+type ClockUse struct {
 	// Reads of any clock, in all and by source: a system call (with the
 	// clock id for clock_gettime) or a counter instruction (rdtsc, ...).
 	Reads         uint64            `json:"reads"`
 	ReadsBySource map[string]uint64 `json:"reads_by_source,omitempty"`
+	// TableRanOut says that the guest read past a clock table's end.
+	TableRanOut bool `json:"table_ran_out,omitempty"`
 	// Sleeps the guest made and the virtual time they advanced the fixed
 	// clock by.
 	Sleeps  uint64 `json:"sleeps,omitempty"`
 	SleptNs int64  `json:"slept_ns,omitempty"`
-	// CounterHz is the nominal frequency of the CPU's counter (rdtsc on
-	// x86-64, CNTVCT_EL0 on arm64).
-	CounterHz uint64 `json:"counter_hz"`
 }
 
 // Exit is how the run ended.
@@ -269,10 +339,148 @@ type Exit struct {
 	Signal   string `json:"signal,omitempty"` // SIGSEGV, ... when a fault ended it
 	Message  string `json:"message,omitempty"`
 	Complete bool   `json:"complete"` // false when icount stopped the guest early
-	// Reason says why an incomplete run stopped: "max-instructions",
-	// "timeout", "SIGINT", "SIGTERM", "unsupported" or "error".
-	Reason string `json:"reason,omitempty"`
+	// Reason says why an incomplete run stopped.
+	Reason StopReason `json:"reason,omitempty"`
 	// Backtrace names the callers where the guest faulted or was stopped,
-	// innermost first, from the calling-context tree's call stack.
-	Backtrace []string `json:"backtrace,omitempty"`
+	// innermost first, from the calling-context tree's call stack;
+	// FramesMore counts the frames beyond it left out.
+	Backtrace  []Frame `json:"backtrace,omitempty"`
+	FramesMore int     `json:"frames_more,omitempty"`
+}
+
+// CallNode is one node of the calling-context tree: a function reached by
+// one path of calls from the root (the function execution starts in).
+type CallNode struct {
+	Parent    int    `json:"parent"` // index in the tree; the root's is -1
+	Function  string `json:"function"`
+	Module    string `json:"module,omitempty"`
+	Self      uint64 `json:"self"`      // instructions in this context's own code
+	Inclusive uint64 `json:"inclusive"` // self plus every descendant's
+	Calls     uint64 `json:"calls"`
+	// Process is the entry of Profile.Processes whose tree this node is
+	// in: each entry's tree has its own root (Parent -1).
+	Process int `json:"process,omitempty"`
+}
+
+// Region says what --collect counted: only the dynamic extent of these
+// functions; the rest is reported apart.
+type Region struct {
+	Functions           []string `json:"functions"`
+	OutsideInstructions uint64   `json:"outside_instructions"`
+	OutsideBlocks       uint64   `json:"outside_blocks"`
+}
+
+// Sources lists the reads by source, most first:
+// "clock_gettime(CLOCK_MONOTONIC) 4, rdtsc 2".
+func (m ClockUse) Sources() string {
+	keys := make([]string, 0, len(m.ReadsBySource))
+	for k := range m.ReadsBySource {
+		keys = append(keys, k)
+	}
+	by := m.ReadsBySource
+	sort.Slice(keys, func(i, j int) bool {
+		if by[keys[i]] != by[keys[j]] {
+			return by[keys[i]] > by[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Add adds o's counts to m's.
+func (m *Mix) Add(o Mix) {
+	m.Loads += o.Loads
+	m.Stores += o.Stores
+	m.Branches += o.Branches
+	m.Calls += o.Calls
+	m.Returns += o.Returns
+	m.Syscalls += o.Syscalls
+	m.SIMDFP += o.SIMDFP
+	m.Other += o.Other
+}
+
+// Runs returns how many times each of the block's n instructions
+// completed: every execution ran it, except those cut short at or before
+// it.
+func (b *BlockRuns) Runs(n int) []uint64 {
+	runs := make([]uint64, n)
+	for i := range runs {
+		runs[i] = b.Executions
+	}
+	for _, c := range b.Cuts {
+		for i := max(c.Index, 0); i < n; i++ {
+			runs[i] -= min(runs[i], c.Executions)
+		}
+	}
+	return runs
+}
+
+// StopReason says why icount stopped a run before its end (Exit.Reason).
+type StopReason string
+
+// The reasons a run is incomplete.
+const (
+	StopInstructionLimit StopReason = "max-instructions" // --max-instructions
+	StopTimeout          StopReason = "timeout"          // --timeout
+	StopSIGINT           StopReason = "SIGINT"           // icount got SIGINT
+	StopSIGTERM          StopReason = "SIGTERM"          // icount got SIGTERM
+	StopUnsupported      StopReason = "unsupported"      // the guest needed what icount does not emulate
+	StopDeadlock         StopReason = "deadlock"         // every guest thread waits for what none can do
+	StopError            StopReason = "error"            // icount could not go on (an I/O error, ...)
+)
+
+// stopReasons are the reasons a saved Profile may give.
+var stopReasons = map[StopReason]bool{StopInstructionLimit: true, StopTimeout: true, StopSIGINT: true,
+	StopSIGTERM: true, StopUnsupported: true, StopDeadlock: true, StopError: true}
+
+// Location is an address of the guest's code as icount names it: the
+// function holding it (a symbol, or one found by the unwind tables and
+// named module+0xoffset) and the offset into it, in its object.
+type Location struct {
+	Addr     uint64 `json:"addr"`
+	Function string `json:"function,omitempty"` // "" when no function covers it
+	Offset   uint64 `json:"offset,omitempty"`
+	Module   string `json:"module,omitempty"`
+}
+
+// String is "function+0xoffset (module)", "function (module)" at its
+// entry, "0xaddr (module)" where no function covers it.
+func (l Location) String() string {
+	var s string
+	switch {
+	case l.Function == "":
+		s = fmt.Sprintf("%#x", l.Addr)
+	case l.Offset == 0:
+		s = l.Function
+	default:
+		s = fmt.Sprintf("%s+%#x", l.Function, l.Offset)
+	}
+	if l.Module != "" {
+		s += " (" + l.Module + ")"
+	}
+	return s
+}
+
+// Frame is one line of a backtrace: the call site in a caller (the call
+// before the return address it left), or innermost where the guest was.
+type Frame struct {
+	Location
+	Jump   bool `json:"jump,omitempty"`   // the callee was entered by a jump (a tail call): Location is its caller's function
+	Repeat int  `json:"repeat,omitempty"` // identical frames in a row (recursion), when more than one
+}
+
+// String is the location, with ", by a jump" and ", N times" as they apply.
+func (f Frame) String() string {
+	s := f.Location.String()
+	if f.Jump {
+		s += ", by a jump"
+	}
+	if f.Repeat > 1 {
+		s += fmt.Sprintf(", %d times", f.Repeat)
+	}
+	return s
 }
