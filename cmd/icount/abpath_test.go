@@ -284,7 +284,7 @@ func TestABConcurrent(t *testing.T) {
 
 // TestABPinnedClock: ab of a dynamically linked glibc benchmark (ld.so
 // reads the time stamp counter) gives a verdict with no clock flag; with
-// --host-clock it gives none, saying the runs were not pinned.
+// --host-clock it gives none, saying the runs were not pinned, and exits 4.
 func TestABPinnedClock(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Fatal("gcc is missing (make deps installs it)")
@@ -294,13 +294,13 @@ func TestABPinnedClock(t *testing.T) {
 	if d := parseDiff(t, out); status != 0 || d.Verdict.Kind != "unchanged" {
 		t.Errorf("no clock flag: status %d, verdict %+v\n%s", status, d.Verdict, stderr)
 	}
-	_, out, stderr = icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench", "--format", "json", "--host-clock")
+	status, out, stderr = icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench", "--format", "json", "--host-clock")
 	d := parseDiff(t, out)
-	if d.Verdict.Kind != "none" || len(d.Benches) != 1 || !strings.Contains(strings.Join(d.Benches[0].Incomparable, "\n"), "is not pinned: it read the host clock") {
-		t.Errorf("--host-clock: verdict %+v, %+v\n%s", d.Verdict, d.Benches, stderr)
+	if status != exitNoVerdict || d.Verdict.Kind != "none" || len(d.Benches) != 1 || !strings.Contains(strings.Join(d.Benches[0].Incomparable, "\n"), "is not pinned: it read the host clock") {
+		t.Errorf("--host-clock: status %d, want %d; verdict %+v, %+v\n%s", status, exitNoVerdict, d.Verdict, d.Benches, stderr)
 	}
 	status, _, stderr = icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench", "--host-clock", "--clock-step", "1ms")
-	if status != exitUsage || !strings.Contains(stderr, "icount: --host-clock and --clock-step: choose one clock") {
+	if status != exitUsage || !strings.Contains(stderr, "icount: --host-clock and a fixed clock's flag (--fixed-clock, --clock-table, --clock-step, --clock-start): choose one") {
 		t.Errorf("--host-clock with a clock flag: status %d\n%s", status, stderr)
 	}
 	assertNoWorktree(t, dir)

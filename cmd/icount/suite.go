@@ -322,6 +322,14 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 			return &exitError{exitUsage, err}
 		}
 	}
+	if c.save != "" {
+		// Checked before the benchmarks run, not after.
+		tmp, err := newSaveDir(filepath.Join(baselineDir, c.save))
+		if err != nil {
+			return &exitError{exitUsage, fmt.Errorf("--save %s: %w", c.save, err)}
+		}
+		os.Remove(tmp)
+	}
 	ctx, stop := interruptContext()
 	defer stop()
 	tmp, done, err := lockedTempDir("icount-suite")
@@ -408,18 +416,11 @@ func printSuiteTable(runs []ran) {
 // in a new directory beside it that then takes its place, so that a
 // benchmark that fails now leaves no Profile of an earlier run behind.
 func saveSuite(dir string, runs []ran) error {
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
+	tmp, err := newSaveDir(dir)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
 	var outs []report.Outcome
 	for _, r := range runs {
 		outs = append(outs, r.out)
@@ -445,4 +446,21 @@ func saveSuite(dir string, runs []ran) error {
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// newSaveDir makes the new directory that is to take dir's place.
+func newSaveDir(dir string) (string, error) {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	return tmp, nil
 }

@@ -245,7 +245,8 @@ stdin = "no-such-input"
 	}
 }
 
-// TestSuiteUsage: a malformed suite file, and flags a suite refuses.
+// TestSuiteUsage: a malformed suite file, flags a suite refuses, and a
+// --save that cannot be written, each refused before anything runs.
 func TestSuiteUsage(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "suite.toml"), "[[bench]]\nname = \"ok\"\nbinary = \""+testProgram(t, "c/empty-musl")+"\"\n")
@@ -261,6 +262,12 @@ func TestSuiteUsage(t *testing.T) {
 	status, _, stderr = icountIn(t, dir, "run", "--suite", "suite.toml", "extra")
 	if status != exitUsage {
 		t.Errorf("suite with a BINARY: status %d\n%s", status, stderr)
+	}
+	// --save where .icount is a file: refused before any benchmark runs.
+	write(t, filepath.Join(dir, ".icount"), "")
+	status, _, stderr = icountIn(t, dir, "run", "--suite", "suite.toml", "--save", "x")
+	if status != exitUsage || stderr != "icount: --save x: mkdir .icount: not a directory\n" {
+		t.Errorf("--save under a file: status %d\n%s", status, stderr)
 	}
 }
 
