@@ -255,6 +255,24 @@ func TestABKilled(t *testing.T) {
 	}
 }
 
+// TestABLeavesOtherWorktrees: git's record of another worktree whose
+// directory is gone (an unmounted disk, say) outlives an ab, which removes
+// only its own.
+func TestABLeavesOtherWorktrees(t *testing.T) {
+	dir := gitRepo(t)
+	other := filepath.Join(t.TempDir(), "elsewhere")
+	gitIn(t, dir, "worktree", "add", "--detach", "--quiet", other, "HEAD")
+	if err := os.RemoveAll(other); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, stderr := icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench"); status != 0 {
+		t.Fatalf("status %d\n%s", status, stderr)
+	}
+	if wts := worktrees(t, dir); len(wts) != 2 || wts[1] != other {
+		t.Errorf("worktrees after ab: %q, want the checkout and %s", wts, other)
+	}
+}
+
 // TestABConcurrent: two ab runs of one repository at once: the second
 // waits for the first, says so, and both give the same report.
 func TestABConcurrent(t *testing.T) {

@@ -128,17 +128,39 @@ func (t *abTree) release() {
 
 // clear removes whatever is at the fixed path and git's record of it as a
 // worktree, and the side's Profiles: a side done with, or one a killed ab
-// left.
+// left. git's records of other worktrees, whose directories may be gone
+// for a while (an unmounted disk), are left alone: 'git worktree prune',
+// which drops every record whose directory is missing, runs only when
+// the tree's own record outlived its directory.
 func (t *abTree) clear() error {
+	ctx := context.Background()
+	if _, err := os.Lstat(t.dir); err == nil {
+		gitWith(ctx, t.top, worktreeEnv(), "worktree", "remove", "--force", "--force", t.dir)
+	}
 	for _, dir := range []string{t.dir, filepath.Join(t.root, "profiles")} {
 		if err := removeAll(dir); err != nil {
 			return &exitError{exitInternal, fmt.Errorf("removing %s: %w", dir, err)}
 		}
 	}
-	if _, err := git(context.Background(), t.top, "worktree", "prune"); err != nil {
+	list, err := git(ctx, t.top, "worktree", "list", "--porcelain")
+	if err != nil {
 		return &exitError{exitInternal, err}
 	}
+	for _, line := range strings.Split(list, "\n") {
+		if wt, ok := strings.CutPrefix(line, "worktree "); ok && t.isTree(wt) {
+			if _, err := git(ctx, t.top, "worktree", "prune"); err != nil {
+				return &exitError{exitInternal, err}
+			}
+			break
+		}
+	}
 	return nil
+}
+
+// isTree says a worktree's path is the fixed path (as git recorded it,
+// perhaps with $TMPDIR's links resolved).
+func (t *abTree) isTree(path string) bool {
+	return filepath.Base(path) == filepath.Base(t.dir) && filepath.Base(filepath.Dir(path)) == filepath.Base(t.root)
 }
 
 // removeAll removes a tree also when a build left directories in it
