@@ -160,6 +160,8 @@ func runAB(cmd *cobra.Command, f *abFlags, args []string) error {
 	}
 	defer tree.release()
 	defer tree.clear()
+	// Both sides' code is the tree: a file of it that changed is code.
+	base.Tree, head.Tree = tree.dir, tree.dir
 	s := abSide{tree: tree, dir: filepath.Join(tree.dir, prefix), build: f.build, flags: flags, jobs: f.jobs}
 	baseRuns, err := s.run(ctx, "base "+f.base, func() error { return tree.checkout(ctx, baseCommit) }, members)
 	if err != nil {

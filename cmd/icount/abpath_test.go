@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -252,6 +253,47 @@ func TestABKilled(t *testing.T) {
 	assertNoWorktree(t, dir)
 	if _, err := os.Stat(tree); !os.IsNotExist(err) {
 		t.Errorf("the tree is left after the next ab (%v)", err)
+	}
+}
+
+// readC reads the file argv[1] names and hashes it.
+const readC = `#include <stdio.h>
+int main(int argc, char **argv) {
+	FILE *f = argc > 1 ? fopen(argv[1], "r") : NULL;
+	if (!f)
+		return 1;
+	unsigned h = 0;
+	for (int c; (c = getc(f)) != EOF;)
+		h = h * 31 + c;
+	printf("%u\n", h);
+	return 0;
+}
+`
+
+// TestABTreeIsCode: a file of the repository the program reads, outside
+// the directory it runs in, that the head changed is code, not an input
+// that changed: the comparison has a verdict and a note names the file.
+func TestABTreeIsCode(t *testing.T) {
+	dir := gitRepoOf(t, readC, staticCC(t))
+	write(t, filepath.Join(dir, "data.txt"), "one\n")
+	os.Mkdir(filepath.Join(dir, "run"), 0o755)
+	write(t, filepath.Join(dir, "run", "README"), "ab runs from here\n")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "data")
+	write(t, filepath.Join(dir, "data.txt"), "two\n")
+	gitIn(t, dir, "commit", "-q", "-am", "other data")
+	// By its path in the tree, which is fixed: a relative path the program
+	// opens is recorded as it named it (report's under() does not resolve
+	// it against the working directory).
+	tree := filepath.Join(abTreeOf(t, dir), "tree")
+	status, out, stderr := icountIn(t, filepath.Join(dir, "run"), "ab", "--base", "HEAD~1", "--build", "make -s -C ..", "--bin", "../bench", "--format", "json", "--", filepath.Join(tree, "data.txt"))
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("status %d: %v\n%s", status, err, stderr)
+	}
+	if status != 0 || r.Verdict.Kind == "none" || len(r.Comparisons) != 1 ||
+		!slices.Contains(r.Comparisons[0].Notes, "1 file of the code compared changed: "+filepath.Join(tree, "data.txt")) {
+		t.Errorf("status %d, verdict %+v, comparisons %+v\n%s", status, r.Verdict, r.Comparisons, stderr)
 	}
 }
 
