@@ -498,6 +498,7 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=30000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=50000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzProfile -fuzztime=60000x ./report
+	$(GO) test -run='^$$' -fuzz=FuzzParseOutcomes -fuzztime=20000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests

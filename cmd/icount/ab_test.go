@@ -63,9 +63,15 @@ func staticCC(t *testing.T) string {
 // gitRepo makes a repository with the benchmark committed once.
 func gitRepo(t *testing.T) string {
 	t.Helper()
+	return gitRepoOf(t, benchC, staticCC(t))
+}
+
+// gitRepoOf makes a repository with src committed once as bench.c, built
+// as bench by make with the compiler line cc.
+func gitRepoOf(t *testing.T, src, cc string) string {
+	t.Helper()
 	dir := t.TempDir()
-	cc := staticCC(t)
-	write(t, filepath.Join(dir, "bench.c"), benchC)
+	write(t, filepath.Join(dir, "bench.c"), src)
 	write(t, filepath.Join(dir, "Makefile"), "bench: bench.c\n\t"+cc+" -o bench bench.c\n")
 	write(t, filepath.Join(dir, ".gitignore"), "bench\n")
 	gitIn(t, dir, "init", "-q")

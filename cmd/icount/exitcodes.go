@@ -45,6 +45,9 @@ Otherwise:
          writes the Profile so far, marked incomplete (reason "internal
          error"), and its stack to a file the message names
          (icount-panic-PID.txt in $TMPDIR, or /tmp)
+  5      a benchmark of a suite (run --suite, ab) failed: its program
+         exited other than 0 or was killed by a signal, and icount stopped
+         or refused none (see below)
   4      no verdict: a comparison (icount diff, icount ab, icount run
          --baseline) could not compare the runs; the report says why.
          --allow-no-verdict accepts it as 0
@@ -66,8 +69,17 @@ is blocked in a system call (reading a terminal, say) that does not return
 within 5 s is not waited for: icount exits with the same status and writes
 nothing.
 
-icount ab exits 126 when a build fails or does not produce the binary, and
-with a benchmark's own status when it fails; 130 after SIGINT or SIGTERM.
+icount ab exits 126 when a build fails or does not produce the binary; 130
+after SIGINT or SIGTERM.
+
+A suite (run --suite, ab --suite, and ab --bin, a suite of one) never exits
+with a benchmark's own status, which could read as icount's (3): when a
+benchmark did not run to its end, the status is that of the first one
+icount stopped or refused (124 a timeout, 127 a missing binary, 126
+arguments over Linux's limits, 2 a missing stdin file, 70 an error in
+icount, ...), else 5: a benchmark's program exited other than 0 or was
+killed by a signal. It outranks the comparison's verdict; the suite's table
+says how each benchmark ended.
 
 Guest exit statuses that equal one of these are not told apart from them:
 the summary line on stderr says which it was.`

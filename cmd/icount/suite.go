@@ -14,10 +14,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,7 +48,7 @@ type member struct {
 var notOwnFlags = map[string]bool{
 	"json": true, "quiet": true, "top": true, "save": true, "baseline": true, "suite": true,
 	"jobs": true, "fail-above": true, "config": true, "format": true, "output": true,
-	"base": true, "build": true, "bin": true, "help": true,
+	"base": true, "build": true, "bin": true, "host-clock": true, "help": true,
 	"pprof": true, "callgrind": true, "bench": true,
 }
 
@@ -74,43 +76,29 @@ func passThrough(fl *pflag.FlagSet) []string {
 	return out
 }
 
-// runFailure is a member that did not give a complete Profile.
-type runFailure struct {
-	m      member
-	status int
-	msg    string
-}
+// exitBenchmarkFailed is a suite's status when a benchmark's program
+// failed (exited other than 0, or a signal killed it) and icount stopped
+// or refused none: the program's own status would read as one of
+// icount's (3, a regression; 127, not found), so a suite never passes it on.
+const exitBenchmarkFailed = 5
 
-func (e *runFailure) Error() string {
-	who := e.m.name
-	if e.m.side != "" {
-		who = e.m.side + " " + who
-	}
-	if who == "" {
-		who = e.m.binary
-	}
-	return fmt.Sprintf("%s: %s", strings.TrimSpace(who), e.msg)
+// ran is one member's run: how it ended and its Profile, complete or not
+// (nil when icount did not start it).
+type ran struct {
+	out  report.Outcome
+	prof *profile.Profile
 }
 
 // runMembers runs each member as 'icount run -q --json' with flags, up to
-// jobs at once, and returns their Profiles in order. The first failure
-// stops the others. A member that exits other than 0 is a failure: a
-// benchmark must run to its end.
-func runMembers(ctx context.Context, ms []member, flags []string, jobs int) ([]*profile.Profile, error) {
+// jobs at once, and returns how each ended, in order: every member runs
+// whatever the others do. Only an interrupt (ctx) or a failure to start
+// any run at all is an error. tmp holds the Profiles while they are read.
+func runMembers(ctx context.Context, ms []member, flags []string, jobs int, tmp string) ([]ran, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, &exitError{exitInternal, err}
 	}
-	tmp, err := os.MkdirTemp("", "icount-suite-")
-	if err != nil {
-		return nil, &exitError{exitInternal, err}
-	}
-	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	profs := make([]*profile.Profile, len(ms))
-	errs := make([]error, len(ms))
+	runs := make([]ran, len(ms))
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
 	for i, m := range ms {
@@ -123,28 +111,28 @@ func runMembers(ctx context.Context, ms []member, flags []string, jobs int) ([]*
 				return
 			}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				return
-			}
-			profs[i], errs[i] = runMember(ctx, self, filepath.Join(tmp, fmt.Sprintf("%d.json", i)), m, flags)
-			if errs[i] != nil {
-				cancel()
+			if ctx.Err() == nil {
+				runs[i] = runMember(ctx, self, filepath.Join(tmp, strconv.Itoa(i)), m, flags)
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, err
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return profs, nil
+	return runs, nil
 }
 
-func runMember(ctx context.Context, self, jsonPath string, m member, flags []string) (*profile.Profile, error) {
+// maxStderr bounds what is read back of a member's standard error (the
+// program's and icount's): its end, for the failure's message.
+const maxStderr = 64 << 10
+
+// runMember runs one member, writing its Profile to base.json and its
+// standard error to base.stderr: a file, not a pipe, so that a run that
+// outlives a killed icount does not die of SIGPIPE before it cleans up.
+func runMember(ctx context.Context, self, base string, m member, flags []string) ran {
+	jsonPath := base + ".json"
+	o := report.Outcome{Name: m.name, Side: m.side}
 	argv := append([]string{"run", "-q", "--json", jsonPath}, flags...)
 	for _, kv := range m.env {
 		argv = append(argv, "--env="+kv)
@@ -152,44 +140,107 @@ func runMember(ctx context.Context, self, jsonPath string, m member, flags []str
 	argv = append(argv, "--", m.binary)
 	argv = append(argv, m.args...)
 	cmd := commandContext(ctx, self, argv...)
+	// icount run stops its guest and cleans up on SIGTERM.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
 	cmd.Dir = m.dir
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = nil, &stderr // the guest's stdout is not the report's
+	stderr, err := os.Create(base + ".stderr")
+	if err != nil {
+		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, err.Error()
+		return ran{out: o}
+	}
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = nil, stderr // the guest's stdout is not the report's
 	if m.stdin != "" {
 		f, err := os.Open(inDir(m.dir, m.stdin))
 		if err != nil {
-			return nil, &exitError{exitUsage, &runFailure{m: m, msg: fmt.Sprintf("stdin: %v", err)}}
+			o.Class, o.Status, o.Message = report.OutcomeRefused, exitUsage, fmt.Sprintf("stdin: %v", err)
+			return ran{out: o}
 		}
 		defer f.Close()
 		cmd.Stdin = f
 	}
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		o.Status = ee.ExitCode()
+	case errors.As(err, &ee):
+		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, fmt.Sprintf("icount run was killed: %v", ee)
+		return ran{out: o}
+	case errors.Is(err, syscall.E2BIG):
+		o.Class, o.Status = report.OutcomeRefused, exitCannotRun
+		o.Message = "the arguments are over Linux's limits (128 KiB for one, a quarter of the stack limit for all), which the program would meet too"
+		return ran{out: o}
+	default:
+		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, fmt.Sprintf("starting icount run: %v", err)
+		return ran{out: o}
 	}
+	tail := lastLines(fileTail(stderr, maxStderr), 5)
+	p, _ := profile.Read(jsonPath)
+	switch {
+	case p == nil && (o.Status == 0 || o.Status == exitInternal):
+		o.Class, o.Status, o.Message = report.OutcomeError, exitInternal, tail
+	case p == nil:
+		o.Class, o.Message = report.OutcomeRefused, tail
+	case !p.Exit.Complete:
+		o.Class, o.Reason, o.Message = report.OutcomeStopped, string(p.Exit.Reason), firstOf(p.Exit.Message, tail)
+	case p.Exit.Signal != "":
+		o.Class, o.Signal, o.Message = report.OutcomeSignal, p.Exit.Signal, firstOf(p.Exit.Message, tail)
+	case p.Exit.Status != 0:
+		o.Class, o.Message = report.OutcomeExit, tail
+	case o.Status != 0:
+		o.Class, o.Message = report.OutcomeError, tail
+	default:
+		o.Class = report.OutcomeOK
+	}
+	return ran{out: o, prof: p}
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// fileTail is the last n bytes of f ("" when it cannot be read).
+func fileTail(f *os.File, n int64) string {
+	fi, err := f.Stat()
 	if err != nil {
-		status := exitInternal
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() > 0 {
-			status = ee.ExitCode()
-		}
-		msg := fmt.Sprintf("exit status %d", status)
-		if p, _ := profile.Read(jsonPath); p != nil && p.Exit.Complete {
-			msg = fmt.Sprintf("the program exited with status %d (a benchmark must exit 0)", p.Exit.Status)
-			if p.Exit.Signal != "" {
-				msg = "the program was killed: " + p.Exit.Message
-			}
-		}
-		if tail := lastLines(stderr.String(), 5); tail != "" {
-			msg += ": " + tail
-		}
-		return nil, &exitError{status, &runFailure{m: m, status: status, msg: msg}}
+		return ""
 	}
-	p, err := profile.Read(jsonPath)
-	if err != nil {
-		return nil, &exitError{exitInternal, &runFailure{m: m, msg: err.Error()}}
+	b := make([]byte, min(n, fi.Size()))
+	k, _ := f.ReadAt(b, fi.Size()-int64(len(b)))
+	return string(b[:k])
+}
+
+// suiteStatus is the exit status of a suite whose runs ended as outs:
+// the status of the first run icount stopped, refused or failed on (124
+// for a timeout, 127 for a missing binary, ...: the status of that icount run), else
+// exitBenchmarkFailed when a program failed, else 0.
+func suiteStatus(outs []report.Outcome) int {
+	status := 0
+	for _, o := range outs {
+		switch o.Class {
+		case report.OutcomeStopped, report.OutcomeRefused, report.OutcomeError:
+			return o.Status
+		case report.OutcomeExit, report.OutcomeSignal:
+			status = exitBenchmarkFailed
+		}
 	}
-	return p, nil
+	return status
+}
+
+// reportFailures prints a line on stderr for each run that did not exit 0.
+func reportFailures(outs []report.Outcome) {
+	for _, o := range outs {
+		if !o.OK() {
+			fmt.Fprintf(os.Stderr, "%s%s\n", report.Prefix, o)
+		}
+	}
 }
 
 // inDir is p as seen from dir ("" for the current directory).
@@ -202,10 +253,11 @@ func inDir(dir, p string) string {
 
 // commandContext makes a command that runs in its own process group and
 // is killed, group and all, when ctx ends: a build's compilers and a
-// member's guest go with it.
+// member's guest go with it. If icount dies first (SIGKILL), the command
+// gets SIGKILL too (Pdeathsig; a caller may choose another signal).
 func commandContext(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	return cmd
 }
@@ -241,7 +293,9 @@ func suiteMembers(s *report.Suite, dir, rel, side string) []member {
 }
 
 // runSuiteCmd is 'icount run --suite FILE': every benchmark, a row each
-// on stderr, saved and compared as a set.
+// on stderr with its outcome, saved and compared as a set. Every
+// benchmark runs whatever the others do; the status is suiteStatus's
+// when one did not exit 0, else the comparison's.
 func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 	for _, name := range oneFileFlags {
 		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
@@ -253,62 +307,160 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		return &exitError{exitUsage, err}
 	}
 	var gates *report.Gates
+	var base map[string]*profile.Profile
+	var baseOuts []report.Outcome
 	if c.baseline != "" {
 		if gates, err = c.gate.gates(); err != nil {
 			return err
 		}
+		dir := filepath.Join(baselineDir, c.baseline)
+		if base, err = readProfileDir(dir); err != nil {
+			return &exitError{exitUsage, fmt.Errorf("no baseline %q: %v (keep one with --suite %s --save %s)", c.baseline, err, c.suite, c.baseline)}
+		}
+		// A suite saved before outcomes were recorded has no file of them.
+		if baseOuts, err = report.ReadOutcomes(filepath.Join(dir, report.OutcomesFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &exitError{exitUsage, err}
+		}
+	}
+	if c.save != "" {
+		// Checked before the benchmarks run, not after.
+		tmp, err := newSaveDir(filepath.Join(baselineDir, c.save))
+		if err != nil {
+			return &exitError{exitUsage, fmt.Errorf("--save %s: %w", c.save, err)}
+		}
+		os.Remove(tmp)
 	}
 	ctx, stop := interruptContext()
 	defer stop()
+	tmp, done, err := lockedTempDir("icount-suite")
+	if err != nil {
+		return &exitError{exitInternal, err}
+	}
+	defer done()
+	if _, err := f.clock.clock(cmd.Flags(), c.compares()); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	flags := append(passThrough(cmd.Flags()), f.clock.pinArgs(cmd.Flags(), c.compares())...)
 	ms := suiteMembers(s, "", filepath.Dir(c.suite), "")
-	runArgs := append(passThrough(cmd.Flags()), f.clock.pinArgs(cmd.Flags(), c.compares())...)
-	profs, err := runMembers(ctx, ms, runArgs, c.jobs)
+	runs, err := runMembers(ctx, ms, flags, c.jobs, tmp)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	if !f.quiet {
-		rows := [][]string{{"benchmark", "instructions", "blocks", "syscalls", "exit"}}
-		for i, p := range profs {
-			rows = append(rows, []string{ms[i].name, report.Group(p.Totals.Instructions), report.Group(p.Totals.Blocks),
-				report.Group(p.Totals.Syscalls), fmt.Sprint(p.Exit.Status)})
-		}
-		for _, line := range strings.SplitAfter(report.AlignTable(rows, 1, "  "), "\n") {
-			if line != "" {
-				fmt.Fprint(os.Stderr, report.Prefix+line)
-			}
-		}
+	outs := make([]report.Outcome, len(runs))
+	for i, r := range runs {
+		outs[i] = r.out
 	}
+	if !f.quiet {
+		printSuiteTable(runs)
+	}
+	reportFailures(outs)
 	verdict := 0
 	if c.baseline != "" {
-		dir := filepath.Join(baselineDir, c.baseline)
-		base, err := readProfileDir(dir)
-		if err != nil {
-			return &exitError{exitUsage, fmt.Errorf("no baseline %q: %v (keep one with --suite %s --save %s)", c.baseline, err, c.suite, c.baseline)}
-		}
 		var pairs []report.Pair
-		for i, p := range profs {
-			pairs = append(pairs, report.Pair{Name: ms[i].name, Base: base[ms[i].name], Head: p})
+		var notes []string
+		for i, r := range runs {
+			if r.out.OK() {
+				pairs = append(pairs, report.Pair{Name: ms[i].name, Base: base[ms[i].name], Head: r.prof})
+			} else {
+				notes = append(notes, fmt.Sprintf("benchmark %s is not compared: this run's %s", r.out.Name, r.out.Short()))
+			}
+		}
+		for _, o := range baseOuts {
+			if !o.OK() {
+				notes = append(notes, fmt.Sprintf("benchmark %s did not run to its end in baseline %s: %s", o.Name, c.baseline, o.Short()))
+			}
 		}
 		r := report.Compare(report.Side{Label: "baseline " + c.baseline}, report.Side{Label: "this run"}, pairs, gates)
+		r.Notes = append(r.Notes, notes...)
 		printReport(os.Stderr, r, f.quiet)
 		verdict = c.gate.exitStatus(r)
 	}
 	if c.save != "" {
 		dir := filepath.Join(baselineDir, c.save)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return &exitError{exitInternal, err}
-		}
-		for i, p := range profs {
-			if err := writeProfile(filepath.Join(dir, ms[i].name+".json"), p); err != nil {
-				return &exitError{exitInternal, err}
-			}
+		if err := saveSuite(dir, runs); err != nil {
+			return &exitError{exitInternal, fmt.Errorf("saving the suite as %s: %w", dir, err)}
 		}
 		if !f.quiet {
 			fmt.Fprintf(os.Stderr, "%ssaved as baseline %s (%s/)\n", report.Prefix, c.save, dir)
 		}
 	}
+	if status := suiteStatus(outs); status != 0 {
+		return &exitError{status: status}
+	}
 	if verdict != 0 {
 		return &exitError{status: verdict}
 	}
 	return nil
+}
+
+// printSuiteTable prints a row for each run on stderr: its counts (of a
+// run stopped early, up to where it stopped) and its outcome.
+func printSuiteTable(runs []ran) {
+	rows := [][]string{{"benchmark", "instructions", "blocks", "syscalls", "outcome"}}
+	for _, r := range runs {
+		row := []string{r.out.Name, "-", "-", "-", r.out.Short()}
+		if p := r.prof; p != nil {
+			row[1], row[2], row[3] = report.Group(p.Totals.Instructions), report.Group(p.Totals.Blocks), report.Group(p.Totals.Syscalls)
+		}
+		rows = append(rows, row)
+	}
+	for _, line := range strings.SplitAfter(report.AlignTable(rows, 1, "  "), "\n") {
+		if line != "" {
+			fmt.Fprint(os.Stderr, report.Prefix+line)
+		}
+	}
+}
+
+// saveSuite writes dir whole or not at all: the Profile of each run that
+// exited 0 as BENCH.json and every run's outcome in report.OutcomesFile,
+// in a new directory beside it that then takes its place, so that a
+// benchmark that fails now leaves no Profile of an earlier run behind.
+func saveSuite(dir string, runs []ran) error {
+	tmp, err := newSaveDir(dir)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var outs []report.Outcome
+	for _, r := range runs {
+		outs = append(outs, r.out)
+		if r.out.OK() {
+			if err := writeProfile(filepath.Join(tmp, r.out.Name+".json"), r.prof); err != nil {
+				return err
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := report.WriteOutcomes(&b, outs); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, report.OutcomesFile), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	old := tmp + ".old"
+	if err := os.Rename(dir, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.Rename(old, dir)
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// newSaveDir makes the new directory that is to take dir's place.
+func newSaveDir(dir string) (string, error) {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	return tmp, nil
 }
