@@ -376,7 +376,11 @@ func (p *Process) installOpened(dirfd uint64, host string, fd, hostFlags int, fl
 	if d := p.dirPath(dirfd); d != "" && !filepath.IsAbs(host) {
 		host = filepath.Join(d, host)
 	}
-	p.k.noteOpen(host, fd, hostFlags, made)
+	noted := host
+	if !filepath.IsAbs(noted) {
+		noted = filepath.Join(p.cwdPath(), noted) // the Profile names inputs by absolute paths
+	}
+	p.k.noteOpen(noted, fd, hostFlags, made)
 	// O_NONBLOCK made the open itself not wait (a FIFO's for its other
 	// end); the transfers are icount's to make wait or not.
 	f := &file{host: fd, path: host, nonblock: hostFlags&unix.O_NONBLOCK != 0, stream: streamEvents(fd)}
