@@ -153,3 +153,36 @@ func TestDiffRefusesGutted(t *testing.T) {
 		}
 	}
 }
+
+// stateC reads a file outside the tree, works once per line of it, and
+// adds a line: each run reads another input than the one before.
+const stateC = `#include <stdio.h>
+int main(int argc, char **argv) {
+	FILE *f = fopen(argv[1], "a+");
+	if (!f)
+		return 1;
+	unsigned n = 0, h = 0;
+	for (int c; (c = getc(f)) != EOF;)
+		n += c == '\n', h = h * 31 + c;
+	fputs("another line\n", f);
+	printf("%u %u\n", n, h);
+	return 0;
+}
+`
+
+// TestABNamesChangedInput is acceptance 2 of issue 16, its last part: an
+// input outside the tree that changed between the base's run and the
+// head's (the benchmark keeps state in it) gives no verdict, status 4,
+// naming the file with both digests; the dynamically linked glibc
+// benchmark has no clock flag, and the clock is no reason.
+func TestABNamesChangedInput(t *testing.T) {
+	dir := gitRepoOf(t, stateC, "gcc -O2")
+	state := filepath.Join(t.TempDir(), "state.txt")
+	write(t, state, "a first line\n")
+	status, out, stderr := icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench", "--host-tmp", "--", state)
+	want := "input file the program read changed: " + state + " (base 13 bytes, SHA-256 "
+	if status != exitNoVerdict || !strings.Contains(out, want) || !strings.Contains(out, "head 26 bytes") || strings.Contains(out, "not pinned") {
+		t.Errorf("status %d, want %d and %q\n%s%s", status, exitNoVerdict, want, out, stderr)
+	}
+	assertNoWorktree(t, dir)
+}
