@@ -64,7 +64,8 @@ a run fails, and the report goes to standard output (or --output). Every
 benchmark of a suite runs whatever the others do, and each that fails is named
 with its outcome.
 
-Exit status: 0, or 3 for a regression (see 'icount exit-codes'); 126 when a
+Exit status: 0, 3 for a regression, 4 when the runs cannot be compared (see
+'icount exit-codes'; --allow-no-verdict makes it 0); 126 when a
 build fails or does not produce the binary; when a benchmark fails, the status
 of a suite (5 when its program exited other than 0 or was killed; icount's own
 when icount stopped or refused it).`,

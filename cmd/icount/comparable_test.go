@@ -186,3 +186,25 @@ func TestABNamesChangedInput(t *testing.T) {
 	}
 	assertNoWorktree(t, dir)
 }
+
+// TestCompareOutputChecked: diff's and ab's --output is checked before
+// anything is compared or built (status 2, one line), and the report is
+// written whole.
+func TestCompareOutputChecked(t *testing.T) {
+	dir := t.TempDir()
+	good := saveRun(t, dir, "good", nil, []string{"--fixed-clock"}, "/bin/true")
+	bad := filepath.Join(dir, "nonexistent", "r.md")
+	for _, args := range [][]string{{"diff", "-o", bad, good, good}, {"ab", "--base", "HEAD", "--bin", "bench", "--build", "touch built", "-o", bad}} {
+		status, out, stderr := icountIn(t, gitRepo(t), args...)
+		if want := "icount: --output " + bad + ": "; status != exitUsage || out != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: status %d, want %d and one line %q...\n%s%s", args[0], status, exitUsage, want, out, stderr)
+		}
+	}
+	report := filepath.Join(dir, "r.md")
+	if status, _, stderr := icountIn(t, dir, "diff", "--format", "markdown", "-o", report, good, good); status != 0 {
+		t.Fatalf("diff -o: status %d\n%s", status, stderr)
+	}
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), "no change") {
+		t.Errorf("the report: %v\n%s", err, b)
+	}
+}

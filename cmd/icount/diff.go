@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/icount-dev/icount/atomicfile"
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
@@ -75,6 +76,11 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 	if g.format != "" && !slices.Contains(report.DiffFormats, g.format) && g.format != "md" {
 		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown or json", g.format)}
 	}
+	if g.output != "" {
+		if err := atomicfile.Check(g.output); err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--output %s: %w", g.output, err)}
+		}
+	}
 	return gates, nil
 }
 
@@ -87,8 +93,12 @@ func (g *gateFlags) emit(r *report.Report) error {
 	}
 	if g.output == "" {
 		os.Stdout.Write(b.Bytes())
-	} else if err := os.WriteFile(g.output, b.Bytes(), 0o644); err != nil {
-		return &exitError{exitUsage, fmt.Errorf("writing the report: %w", err)}
+	} else if err := atomicfile.WriteFile(g.output, b.Bytes()); err != nil {
+		status := exitInternal
+		if isHostError(err) {
+			status = exitIOError
+		}
+		return &exitError{status, fmt.Errorf("writing the report to %s: %w", g.output, err)}
 	}
 	return g.verdictStatus(r, g.output != "" || g.format != "text")
 }
@@ -135,11 +145,14 @@ BASE and HEAD may also be directories of Profiles (as 'icount run --suite
 --save NAME' writes under .icount/NAME/): benchmarks are matched by file name.
 
 Gates: --fail-above on the total, and per-function budgets in icount.toml.
-A regression exits with status 3; an improvement never fails. When the two
-Profiles cannot be compared (other arguments, environment, arch, versions,
-clock settings, --host-tmp on one side only, or a run that read the host
-clock) the report says why and
-gives no verdict.`,
+A regression exits with status 3; an improvement never fails. When the runs
+differ in more than the code (a setting such as the arguments, environment,
+arch, versions or clock; an input: what stdin, stdout and stderr were, the
+working directory when the program read it, a file it read whose contents
+changed; a run that read the host clock or was stopped early) the report
+says what and gives no verdict, status 4 (--allow-no-verdict: 0). A
+Profile that is not whole (members missing, counts that do not add up) is
+refused, status 2.`,
 		Example: `  icount diff base.json head.json
   icount diff --fail-above 0.5 --format markdown -o comment.md base.json head.json
   icount diff .icount/main .icount/pr`,
