@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"debug/elf"
 	"encoding/binary"
 	"os"
@@ -202,5 +204,60 @@ func TestCorruptLineTables(t *testing.T) {
 			t.Errorf("a line from a corrupt table: %+v", l)
 			break
 		}
+	}
+}
+
+// annotate of a Profile naming /dev/zero, a FIFO and a directory as its
+// sources (and /dev/zero as its binary) says, for each, that it is not a
+// regular file, and ends at once: it neither waits for the FIFO's writer
+// nor reads the device without end.
+func TestAnnotateNonRegularSources(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runIcount(t, nil, []string{"--lines"}, testProgram(t, "c/callgraph-musl-g"))
+	if r.status != 0 || r.profile == nil || len(r.profile.Lines) < 3 {
+		t.Fatalf("status %d, profile %v", r.status, r.profile != nil)
+	}
+	p := r.profile
+	names := []string{"/dev/zero", fifo, dir}
+	for i := range p.Lines {
+		p.Lines[i].File = names[i%len(names)]
+	}
+	p.Meta.Binary.Path = "/dev/zero"
+	for i := range p.Mappings {
+		p.Mappings[i].File = "/dev/zero"
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "hostile.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, icountBin, "annotate", path)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("annotate did not end in 20 s")
+	}
+	if err != nil {
+		t.Fatalf("annotate: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"-- not shown: /dev/zero is not a regular file (a character device); the counts by line:",
+		"-- not shown: " + fifo + " is not a regular file (a FIFO); the counts by line:",
+		"-- not shown: " + dir + " is not a regular file (a directory); the counts by line:",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("annotate's output lacks %q:\n%s", want, out)
+		}
+	}
+	if rss := maxRSS(cmd); rss > 200<<20 {
+		t.Errorf("annotate took %d MiB of host memory, want under 200", rss>>20)
 	}
 }
