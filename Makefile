@@ -494,6 +494,7 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=50000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseJSON -fuzztime=60000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
+	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
 # that cmd/icount/cpython_test.go knows (make test runs the fast ones), the
@@ -502,7 +503,8 @@ test: deps testprogs busybox
 # test runs all but make with gcc, git and Python), natively and under
 # icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery)$$' -count=1 -timeout 120m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery|TestMutantRuns)$$' -count=1 -timeout 120m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^TestMutants$$' -count=1 -v ./loader ./count
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs
