@@ -261,3 +261,28 @@ func TestAnnotateNonRegularSources(t *testing.T) {
 		t.Errorf("annotate took %d MiB of host memory, want under 200", rss>>20)
 	}
 }
+
+// Sixteen threads blocked in 16 MiB writes to a full pipe hold none of
+// those bytes in icount: the writes take the guest's bytes as the pipe has
+// room (a piece the size of that room), so icount's memory stays far below
+// the 256 MiB the writes ask for (522 MiB when each blocked write held a
+// copy of its buffer), and every byte arrives.
+func TestBlockedWritesHoldNothing(t *testing.T) {
+	for _, prog := range []string{"hostile/c/pipehog-musl", "hostile/arm64/c/pipehog-glibc"} {
+		t.Run(prog, func(t *testing.T) {
+			cmd := exec.Command(icountBin, "run", "-q", testProgram(t, prog))
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, errb.String())
+			}
+			if want := "read 268435456 bytes, 268435456 of them x\n"; string(out) != want {
+				t.Errorf("stdout %q, want %q", out, want)
+			}
+			if rss := maxRSS(cmd); rss > 160<<20 {
+				t.Errorf("icount took %d MiB of host memory, want under 160", rss>>20)
+			}
+		})
+	}
+}
