@@ -286,3 +286,30 @@ func TestBlockedWritesHoldNothing(t *testing.T) {
 		})
 	}
 }
+
+// A guest's execve of a program whose segments exceed --max-memory fails
+// past the point of no return, as Linux's under ulimit -v: the child dies
+// of SIGSEGV (the native run under the same limit is the judge).
+func TestExecPastMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ prog, target string }{
+		{"hostile/c/execbig-musl", "c/empty-musl"},
+		{"hostile/arm64/c/execbig-glibc", "hostile/arm64/c/args-glibc"},
+	} {
+		t.Run(c.prog, func(t *testing.T) {
+			big := withLastLoadMemsz(t, testProgram(t, c.target), dir, 256<<30)
+			want := "the child was killed by signal 11\n"
+			if !strings.Contains(c.prog, "arm64") {
+				out, err := exec.Command("sh", "-c", `ulimit -v 1048576 && exec "$0" "$1"`, testProgram(t, c.prog), big).Output()
+				if err != nil || string(out) != want {
+					t.Fatalf("natively: %q, %v; want %q", out, err, want)
+				}
+			}
+			r := runIcount(t, nil, []string{"--max-memory", "1G"}, testProgram(t, c.prog), big)
+			noPanic(t, r.stderr)
+			if r.status != 0 || r.stdout != want {
+				t.Errorf("status %d, stdout %q; want 0 and %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+			}
+		})
+	}
+}
