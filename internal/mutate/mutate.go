@@ -53,23 +53,11 @@ func NewSeed(name string, data []byte) (*Seed, error) {
 		{0x20, 8, "e_phoff"}, {0x28, 8, "e_shoff"}, {0x36, 2, "e_phentsize"}, {0x38, 2, "e_phnum"},
 		{0x3a, 2, "e_shentsize"}, {0x3c, 2, "e_shnum"}, {0x3e, 2, "e_shstrndx"}, {0x18, 8, "e_entry"}}})
 	phoff, phnum := le.Uint64(data[0x20:]), uint64(le.Uint16(data[0x38:]))
-	ph := part{name: "program headers", off: phoff, len: phnum * 56}
-	for i := uint64(0); i < phnum; i++ {
-		base := i * 56
-		ph.fields = append(ph.fields, field{base + 8, 8, fmt.Sprintf("p_offset[%d]", i)},
-			field{base + 16, 8, fmt.Sprintf("p_vaddr[%d]", i)}, field{base + 32, 8, fmt.Sprintf("p_filesz[%d]", i)},
-			field{base + 40, 8, fmt.Sprintf("p_memsz[%d]", i)})
-	}
-	s.parts = append(s.parts, ph)
+	s.parts = append(s.parts, table("program headers", phoff, phnum, 56,
+		[]field{{8, 8, "p_offset"}, {16, 8, "p_vaddr"}, {32, 8, "p_filesz"}, {40, 8, "p_memsz"}}))
 	shoff, shnum := le.Uint64(data[0x28:]), uint64(le.Uint16(data[0x3c:]))
-	sh := part{name: "section headers", off: shoff, len: shnum * 64}
-	for i := uint64(0); i < shnum; i++ {
-		base := i * 64
-		sh.fields = append(sh.fields, field{base + 24, 8, fmt.Sprintf("sh_offset[%d]", i)},
-			field{base + 32, 8, fmt.Sprintf("sh_size[%d]", i)}, field{base + 40, 4, fmt.Sprintf("sh_link[%d]", i)},
-			field{base + 56, 8, fmt.Sprintf("sh_entsize[%d]", i)})
-	}
-	s.parts = append(s.parts, sh)
+	s.parts = append(s.parts, table("section headers", shoff, shnum, 64,
+		[]field{{24, 8, "sh_offset"}, {32, 8, "sh_size"}, {40, 4, "sh_link"}, {56, 8, "sh_entsize"}}))
 	for _, sec := range f.Sections {
 		if sec.Type == elf.SHT_NOBITS || sec.Size == 0 || sec.Offset+sec.Size > uint64(len(data)) || !worthCorrupting(sec.Name) {
 			continue
@@ -87,10 +75,23 @@ func NewSeed(name string, data []byte) (*Seed, error) {
 	return s, nil
 }
 
+// table is a part of n entries of entsize bytes at off, with each
+// entry's fields (offsets within the entry), named by entry.
+func table(name string, off, n, entsize uint64, entry []field) part {
+	p := part{name: name, off: off, len: n * entsize}
+	for i := uint64(0); i < n; i++ {
+		for _, f := range entry {
+			p.fields = append(p.fields, field{i*entsize + f.at, f.width, fmt.Sprintf("%s[%d]", f.name, i)})
+		}
+	}
+	return p
+}
+
 func worthCorrupting(name string) bool {
 	switch name {
 	case ".symtab", ".strtab", ".dynsym", ".dynstr", ".dynamic", ".rela.plt", ".rela.dyn", ".plt", ".plt.sec",
-		".eh_frame_hdr", ".note.gnu.build-id", ".interp", ".gnu_debuglink":
+		".eh_frame_hdr", ".note.gnu.build-id", ".interp", ".gnu_debuglink", ".gnu.version", ".gnu.version_r",
+		".gnu.version_d", ".gnu.hash", ".hash":
 		return true
 	}
 	return strings.HasPrefix(name, ".debug_") || strings.HasPrefix(name, ".zdebug_")
