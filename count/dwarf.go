@@ -154,7 +154,7 @@ func (di *debugInfo) read(d *dwarf.Data, lineSec []byte, infoSize uint64, lines 
 		}
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
 			files = nil
-			lr, err := di.lineReader(d, lineSec, e)
+			lr, err := lineReader(d, lineSec, e)
 			if err != nil {
 				di.note("%v", err)
 			}
@@ -263,7 +263,7 @@ func (di *debugInfo) read(d *dwarf.Data, lineSec []byte, infoSize uint64, lines 
 
 // lineReader reads the header of the line table of the unit cu, after
 // checking it (checkLineHeader); nil if the unit has none.
-func (di *debugInfo) lineReader(d *dwarf.Data, lineSec []byte, cu *dwarf.Entry) (*dwarf.LineReader, error) {
+func lineReader(d *dwarf.Data, lineSec []byte, cu *dwarf.Entry) (*dwarf.LineReader, error) {
 	if off, ok := cu.Val(dwarf.AttrStmtList).(int64); ok && lineSec != nil {
 		if err := checkLineHeader(lineSec, off); err != nil {
 			return nil, err

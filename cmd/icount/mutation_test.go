@@ -22,7 +22,7 @@ const (
 )
 
 // TestMutantRuns runs mutants of real static, dynamic and -g binaries as
-// whole `icount run` processes (100 in go test, 2,000 under
+// whole `icount run` processes (100 in go test, 20,000 under
 // ICOUNT_CONFORMANCE=1; the readers get 20,000 in-process in count's and
 // loader's TestMutants): none may panic ("panic:", "goroutine ", "fatal
 // error:" on stderr), outlive its timeout (icount's own --timeout is
@@ -41,10 +41,11 @@ func TestMutantRuns(t *testing.T) {
 		}
 		seeds = append(seeds, s)
 	}
-	n := mutate.Count(100, 2000)
+	n := mutate.Count(100, 20000)
 	dir := t.TempDir()
 	start := time.Now()
 	var mu sync.Mutex
+	statuses := map[int]int{} // how the runs ended, by icount's status
 	var wg sync.WaitGroup
 	work := make(chan uint64)
 	for w := 0; w < 2; w++ {
@@ -53,11 +54,13 @@ func TestMutantRuns(t *testing.T) {
 			defer wg.Done()
 			for i := range work {
 				m := seeds[i%uint64(len(seeds))].Mutant(i)
-				if msg := runMutant(t, dir, i, m); msg != "" {
-					mu.Lock()
+				status, msg := runMutant(t, dir, i, m)
+				mu.Lock()
+				statuses[status]++
+				if msg != "" {
 					t.Errorf("%s: %s", m.What, msg)
-					mu.Unlock()
 				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -66,12 +69,12 @@ func TestMutantRuns(t *testing.T) {
 	}
 	close(work)
 	wg.Wait()
-	t.Logf("%d mutant runs in %v", n, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d mutant runs in %v; by status: %v", n, time.Since(start).Round(time.Millisecond), statuses)
 }
 
-// runMutant runs mutant i under icount and says what was wrong, "" if
-// nothing.
-func runMutant(t *testing.T, dir string, i uint64, m mutate.Mutant) string {
+// runMutant runs mutant i under icount: its status, and what was wrong,
+// "" if nothing.
+func runMutant(t *testing.T, dir string, i uint64, m mutate.Mutant) (int, string) {
 	path := filepath.Join(dir, "mutant"+strconv.FormatUint(i, 10))
 	if err := os.WriteFile(path, m.Data, 0o755); err != nil {
 		t.Fatal(err)
@@ -86,14 +89,14 @@ func runMutant(t *testing.T, dir string, i uint64, m mutate.Mutant) string {
 	cmd.Stdout, cmd.Stderr = nil, &errb
 	_ = cmd.Run()
 	defer os.Remove(path + ".json")
-	stderr := errb.String()
+	stderr, status := errb.String(), cmd.ProcessState.ExitCode()
 	switch {
 	case ctx.Err() != nil:
-		return "hangs: killed after " + mutantTimeout.String()
+		return status, "hangs: killed after " + mutantTimeout.String()
 	case strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "fatal error:"):
-		return "icount crashed:\n" + stderr
+		return status, "icount crashed:\n" + stderr
 	case maxRSS(cmd) > mutantMaxRSS:
-		return "took " + strconv.FormatInt(maxRSS(cmd)>>20, 10) + " MiB of host memory"
+		return status, "took " + strconv.FormatInt(maxRSS(cmd)>>20, 10) + " MiB of host memory"
 	}
-	return ""
+	return status, ""
 }
