@@ -47,7 +47,12 @@ func (s guestSource) bytesAt(off, n uint64) ([]byte, error) {
 // writePieces writes the source from offset done with write, pieces of
 // at most piece bytes, until it is all written, the host takes less than a
 // piece, or an error; an error after some bytes is the short count's end.
+// A write of nothing is one host write of nothing, which checks the
+// descriptor (EBADF for one not open for writing).
 func (s guestSource) writePieces(done int, piece uint64, write func(b []byte, at int) (int, error)) (int, error) {
+	if uint64(done) >= s.size {
+		return write(nil, done)
+	}
 	moved := 0
 	for at := uint64(done); at < s.size; {
 		b, err := s.bytesAt(at, min(piece, s.size-at))

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,9 +46,40 @@ func withLastLoadMemsz(t *testing.T, src, dir string, memsz uint64) string {
 	return out
 }
 
-// maxRSS is the peak resident size of a finished command, in bytes.
-func maxRSS(cmd *exec.Cmd) int64 {
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+// measured is a command run under GNU time, which forks it afresh: a
+// direct child of the test's process reports the test's own size as its
+// peak, as Linux keeps a process's peak across exec.
+type measured struct {
+	*exec.Cmd
+	peakFile string
+}
+
+// measure makes the command icount args, in its own process group (ctx's
+// end kills the group), with its peak resident size measured.
+func measure(t *testing.T, ctx context.Context, args ...string) measured {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		t.Fatalf("GNU time is missing: install Debian's time (make deps does)")
+	}
+	peak := filepath.Join(t.TempDir(), "peak")
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-q", "-f", "%M", "-o", peak, icountBin}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return measured{cmd, peak}
+}
+
+// peakRSS is the finished command's peak resident size in bytes, -1 if
+// GNU time did not say.
+func (m measured) peakRSS() int64 {
+	b, err := os.ReadFile(m.peakFile)
+	var kib int64
+	if err != nil || len(bytes.Fields(b)) == 0 {
+		return -1
+	}
+	if _, err := fmt.Sscan(string(bytes.Fields(b)[0]), &kib); err != nil {
+		return -1
+	}
+	return kib << 10
 }
 
 // A PT_LOAD of 256 GiB past --max-memory is refused at once, with the
@@ -66,16 +98,16 @@ func TestHugeSegment(t *testing.T) {
 	noPanic(t, r.stderr)
 
 	gig := withLastLoadMemsz(t, testProgram(t, "c/empty-musl"), dir, 1<<30)
-	cmd := exec.Command(icountBin, "run", "-q", gig)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	m := measure(t, context.Background(), "run", "-q", gig)
+	if out, err := m.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", gig, err, out)
 	}
-	if rss := maxRSS(cmd); rss > 200<<20 {
+	if rss := m.peakRSS(); rss < 0 || rss > 200<<20 {
 		t.Errorf("a 1 GiB zero part took %d MiB of host memory, want under 200", rss>>20)
 	}
 
 	spin := withLastLoadMemsz(t, testProgram(t, "hostile/amd64/spin"), dir, 256<<30)
-	cmd = exec.Command(icountBin, "run", "-q", spin)
+	cmd := exec.Command(icountBin, "run", "-q", spin)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
@@ -107,13 +139,13 @@ func TestHugeNotELF(t *testing.T) {
 	if err := os.Truncate(path, 1<<30); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(icountBin, "run", path)
-	out, _ := cmd.CombinedOutput()
+	m := measure(t, context.Background(), "run", path)
+	out, _ := m.CombinedOutput()
 	want := path + ": is not an ELF file"
-	if cmd.ProcessState.ExitCode() != 126 || !strings.Contains(string(out), want) {
-		t.Errorf("status %d, output %q; want 126 with %q", cmd.ProcessState.ExitCode(), out, want)
+	if m.ProcessState.ExitCode() != 126 || !strings.Contains(string(out), want) {
+		t.Errorf("status %d, output %q; want 126 with %q", m.ProcessState.ExitCode(), out, want)
 	}
-	if rss := maxRSS(cmd); rss > 100<<20 {
+	if rss := m.peakRSS(); rss < 0 || rss > 100<<20 {
 		t.Errorf("refusing a 1 GiB file took %d MiB of host memory, want under 100", rss>>20)
 	}
 }
@@ -240,8 +272,8 @@ func TestAnnotateNonRegularSources(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, icountBin, "annotate", path)
-	out, err := cmd.CombinedOutput()
+	m := measure(t, ctx, "annotate", path)
+	out, err := m.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("annotate did not end in 20 s")
 	}
@@ -257,7 +289,7 @@ func TestAnnotateNonRegularSources(t *testing.T) {
 			t.Errorf("annotate's output lacks %q:\n%s", want, out)
 		}
 	}
-	if rss := maxRSS(cmd); rss > 200<<20 {
+	if rss := m.peakRSS(); rss < 0 || rss > 200<<20 {
 		t.Errorf("annotate took %d MiB of host memory, want under 200", rss>>20)
 	}
 }
@@ -270,17 +302,17 @@ func TestAnnotateNonRegularSources(t *testing.T) {
 func TestBlockedWritesHoldNothing(t *testing.T) {
 	for _, prog := range []string{"hostile/c/pipehog-musl", "hostile/arm64/c/pipehog-glibc"} {
 		t.Run(prog, func(t *testing.T) {
-			cmd := exec.Command(icountBin, "run", "-q", testProgram(t, prog))
+			m := measure(t, context.Background(), "run", "-q", testProgram(t, prog))
 			var errb bytes.Buffer
-			cmd.Stderr = &errb
-			out, err := cmd.Output()
+			m.Stderr = &errb
+			out, err := m.Output()
 			if err != nil {
 				t.Fatalf("%v\n%s", err, errb.String())
 			}
 			if want := "read 268435456 bytes, 268435456 of them x\n"; string(out) != want {
 				t.Errorf("stdout %q, want %q", out, want)
 			}
-			if rss := maxRSS(cmd); rss > 160<<20 {
+			if rss := m.peakRSS(); rss < 0 || rss > 160<<20 {
 				t.Errorf("icount took %d MiB of host memory, want under 160", rss>>20)
 			}
 		})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,21 +81,21 @@ func runMutant(t *testing.T, dir string, i uint64, m mutate.Mutant) (int, string
 	defer os.Remove(path)
 	ctx, cancel := context.WithTimeout(context.Background(), mutantTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, icountBin, "run", "-q", "--timeout", "10s", "--max-instructions", "50000000",
+	run := measure(t, ctx, "run", "-q", "--timeout", "10s", "--max-instructions", "50000000",
 		"--max-memory", "512M", "--lines", "--json", path+".json", path)
-	cmd.Dir = dir
+	run.Dir = dir
 	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = nil, &errb
-	_ = cmd.Run()
+	run.Stdout, run.Stderr = nil, &errb
+	_ = run.Run()
 	defer os.Remove(path + ".json")
-	stderr, status := errb.String(), cmd.ProcessState.ExitCode()
+	stderr, status := errb.String(), run.ProcessState.ExitCode()
 	switch {
 	case ctx.Err() != nil:
 		return status, "hangs: killed after " + mutantTimeout.String()
 	case strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "fatal error:"):
 		return status, "icount crashed:\n" + stderr
-	case maxRSS(cmd) > mutantMaxRSS:
-		return status, "took " + strconv.FormatInt(maxRSS(cmd)>>20, 10) + " MiB of host memory"
+	case run.peakRSS() > mutantMaxRSS:
+		return status, "took " + strconv.FormatInt(run.peakRSS()>>20, 10) + " MiB of host memory"
 	}
 	return status, ""
 }
