@@ -8,7 +8,7 @@ BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file 
                     ruby nodejs tcl bc jq openssl gettext groff-base xxd bsdextrautils
 
 # Debian packages icount's build and tests need (installed by `make deps`).
-DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd \
+DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd time \
                    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
                    python3 libpython3.11-testsuite sqlite3 \
                    $(BATTERY_PACKAGES)
@@ -500,6 +500,7 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzProfile -fuzztime=60000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseOutcomes -fuzztime=20000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
+	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
 # that cmd/icount/cpython_test.go knows (make test runs the fast ones), the
@@ -508,7 +509,8 @@ test: deps testprogs busybox
 # test runs all but make with gcc, git and Python), natively and under
 # icount. In CI after make test.
 conformance: deps testprogs
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery)$$' -count=1 -timeout 120m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery|TestMutantRuns)$$' -count=1 -timeout 120m -v ./cmd/icount
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^TestMutants$$' -count=1 -v ./loader ./count
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs

@@ -3,6 +3,7 @@ package count
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"fmt"
 	"path"
 	"sort"
 )
@@ -35,24 +36,63 @@ type debugInfo struct {
 	rows    []lineRow         // sequences, in address order
 	decl    map[uint64]srcPos // declaration of the function entered at an address
 	inlined []span            // disjoint: the innermost inlined function at each address
+	// problem is the first thing wrong with the DWARF that made icount
+	// leave some or all of it out, "" if none.
+	problem string
+}
+
+// note keeps the first problem found in the DWARF.
+func (di *debugInfo) note(format string, args ...any) {
+	if di.problem == "" {
+		di.problem = fmt.Sprintf(format, args...)
+	}
 }
 
 // loadDebugInfo reads the function declarations of the ELF file at path
 // and, with lines, its line tables and inlined frames (most of the work in
 // a large binary). A file without DWARF gives an empty debugInfo, and so
-// does DWARF icount cannot read.
+// does DWARF icount cannot read, with the problem noted.
 func loadDebugInfo(path string, lines bool) *debugInfo {
-	di := &debugInfo{decl: map[uint64]srcPos{}}
-	f, err := elf.Open(path)
+	f, size, err := openELF(path)
 	if err != nil {
-		return di
+		return &debugInfo{decl: map[uint64]srcPos{}}
 	}
 	defer f.Close()
-	d, err := f.DWARF()
-	if err != nil {
+	return debugInfoOf(f, size, lines)
+}
+
+// debugInfoOf reads the DWARF of f, a file of size bytes, as loadDebugInfo
+// does. Line tables whose headers are corrupt are left out, and so is all
+// of a DWARF that debug/dwarf cannot read (or panics on).
+func debugInfoOf(f *elf.File, size uint64, lines bool) (di *debugInfo) {
+	di = &debugInfo{decl: map[uint64]srcPos{}}
+	if f.Section(".debug_info") == nil && f.Section(".zdebug_info") == nil {
 		return di
 	}
-	di.read(d, lines)
+	defer func() {
+		if p := recover(); p != nil {
+			di = &debugInfo{decl: map[uint64]srcPos{}, problem: fmt.Sprintf("debug/dwarf failed on it (%v)", p)}
+		}
+	}()
+	if err := checkDebugSizes(f, size); err != nil {
+		di.problem = err.Error()
+		return di
+	}
+	lineSec, err := lineSection(f)
+	if err != nil {
+		di.problem = err.Error()
+		return di
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		di.problem = err.Error()
+		return di
+	}
+	info := f.Section(".debug_info")
+	if info == nil {
+		info = f.Section(".zdebug_info")
+	}
+	di.read(d, lineSec, info.Size, lines) // the size f.DWARF read it as
 	return di
 }
 
@@ -65,7 +105,9 @@ type die struct {
 	hasDecl bool
 }
 
-func (di *debugInfo) read(d *dwarf.Data, lines bool) {
+// read reads d, whose line tables lie in lineSec and whose entries in
+// infoSize bytes.
+func (di *debugInfo) read(d *dwarf.Data, lineSec []byte, infoSize uint64, lines bool) {
 	dies := map[dwarf.Offset]*die{}
 	type concrete struct {
 		entry uint64
@@ -81,12 +123,24 @@ func (di *debugInfo) read(d *dwarf.Data, lines bool) {
 	var seqs [][]lineRow
 
 	r := d.Reader()
+	entries := uint64(0)
 	var files []string // the unit's file table, as absolute paths where DWARF says
 	inlDepth := 0      // inlined subroutines open around the current DIE
 	var open []bool    // for each DIE whose children are being read: is it inlined
 	for {
 		e, err := r.Next()
-		if err != nil || e == nil {
+		if err != nil {
+			di.note("%v", err)
+			break
+		}
+		if e == nil {
+			break
+		}
+		// Each entry takes a byte at least; debug/dwarf reads a number
+		// cut off by its unit's end as 0, an empty entry, without moving
+		// on: forever.
+		if entries++; entries > infoSize {
+			di.note(".debug_info ends inside an entry's number")
 			break
 		}
 		if e.Tag == 0 { // the end of a DIE's children
@@ -100,7 +154,11 @@ func (di *debugInfo) read(d *dwarf.Data, lines bool) {
 		}
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
 			files = nil
-			if lr, err := d.LineReader(e); err == nil && lr != nil {
+			lr, err := lineReader(d, lineSec, e)
+			if err != nil {
+				di.note("%v", err)
+			}
+			if lr != nil {
 				dir, _ := e.Val(dwarf.AttrCompDir).(string)
 				for _, f := range lr.Files() {
 					name := ""
@@ -201,6 +259,17 @@ func (di *debugInfo) read(d *dwarf.Data, lines bool) {
 	for _, s := range seqs {
 		di.rows = append(di.rows, s...)
 	}
+}
+
+// lineReader reads the header of the line table of the unit cu, after
+// checking it (checkLineHeader); nil if the unit has none.
+func lineReader(d *dwarf.Data, lineSec []byte, cu *dwarf.Entry) (*dwarf.LineReader, error) {
+	if off, ok := cu.Val(dwarf.AttrStmtList).(int64); ok && lineSec != nil {
+		if err := checkLineHeader(lineSec, off); err != nil {
+			return nil, err
+		}
+	}
+	return d.LineReader(cu)
 }
 
 // dieName is the name a DIE gives its function: the linkage (mangled) name

@@ -1,6 +1,8 @@
 package count
 
 import (
+	"bytes"
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,5 +35,26 @@ func FuzzSymbols(f *testing.F) {
 		if c, err := OpenCode(path, 0); err == nil {
 			c.Disassemble(0x401000, 0x401100)
 		}
+	})
+}
+
+// FuzzDebugInfo: no object file makes the DWARF reader panic, hang or
+// allocate by a corrupt count (the checks of dwarfcheck.go), from the
+// -g binaries' DWARF (DWARF 5 line tables, inlined frames) on.
+func FuzzDebugInfo(f *testing.F) {
+	for _, p := range []string{"c/callgraph-musl-g", "amd64/callgraph-g"} {
+		if b, err := os.ReadFile(filepath.Join("..", "testdata", "build", p)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ef, err := elf.NewFile(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		di := debugInfoOf(ef, uint64(len(data)), true)
+		di.line(0x401000)
+		di.inlinedAt(0x401000)
+		di.funcPos(0x401000)
 	})
 }

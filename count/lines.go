@@ -1,6 +1,8 @@
 package count
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
@@ -22,6 +24,7 @@ func describe(prof *profile.Profile, arch emu.Arch, blocks []ranBlock, mods *mod
 	for _, b := range blocks {
 		execs[b.fn] += b.Executions
 	}
+	defer func() { prof.Warnings = append(prof.Warnings, mods.readProblems()...) }()
 	for i := range prof.Functions {
 		f := &prof.Functions[i]
 		f.Blocks = execs[f.Addr]
@@ -40,6 +43,22 @@ func describe(prof *profile.Profile, arch emu.Arch, blocks []ranBlock, mods *mod
 		prof.Blocks = append(prof.Blocks, profile.BlockRuns{BlockCount: profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
 			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}, Cuts: b.cuts})
 	}
+}
+
+// readProblems says, for each module (in order of name), what was wrong
+// with the symbols or DWARF that icount left out.
+func (ms *modules) readProblems() []string {
+	var out []string
+	for _, m := range ms.mods {
+		if m.syms != nil && m.syms.problem != "" {
+			out = append(out, fmt.Sprintf("%s: its symbols are corrupt (%s): those icount could not read are left out", m.name, m.syms.problem))
+		}
+		if m.dbg != nil && m.dbg.problem != "" {
+			out = append(out, fmt.Sprintf("%s: its DWARF is corrupt (%s): the lines and declarations icount could not read are left out", m.name, m.dbg.problem))
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // lineCosts sums the instructions that completed by function, inlined

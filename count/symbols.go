@@ -2,7 +2,9 @@ package count
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 )
@@ -19,6 +21,8 @@ type symtab struct {
 	base   uint64
 	funcs  []function        // sorted, non-overlapping
 	names  map[string]uint64 // every symbol name, aliases too, to its entry
+	// problem is what was wrong with a symbol table left out, "" if none.
+	problem string
 }
 
 // symbolRank orders aliases at one address: the name a report shows is the
@@ -37,15 +41,45 @@ func symbolRank(s elf.Symbol) int {
 	return r
 }
 
+// loadSymbols reads the symbols of the ELF file at path, loaded at base;
+// a file icount cannot read has none.
 func loadSymbols(path string, base uint64) *symtab {
-	t := &symtab{module: filepath.Base(path), base: base, names: map[string]uint64{}}
-	f, err := elf.Open(path)
+	f, _, err := openELF(path)
 	if err != nil {
-		return t
+		return &symtab{module: filepath.Base(path), base: base, names: map[string]uint64{}}
 	}
 	defer f.Close()
-	syms, _ := f.Symbols()
-	dyn, _ := f.DynamicSymbols()
+	return symbolsOf(f, filepath.Base(path), base)
+}
+
+// openELF opens the ELF file at path, and says how big it is.
+func openELF(path string) (*elf.File, uint64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := elf.Open(path)
+	return f, uint64(st.Size()), err
+}
+
+// symbolsOf reads the symbols of f, the object module, loaded at base.
+// Symbol tables debug/elf cannot read (or panics on) are left out, the
+// problem noted.
+func symbolsOf(f *elf.File, module string, base uint64) (t *symtab) {
+	t = &symtab{module: module, base: base, names: map[string]uint64{}}
+	defer func() {
+		if p := recover(); p != nil {
+			t = &symtab{module: module, base: base, names: map[string]uint64{}, problem: fmt.Sprintf("debug/elf failed on it (%v)", p)}
+		}
+	}()
+	syms, err := f.Symbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		t.problem = fmt.Sprintf("its symbol table: %v", err)
+	}
+	dyn, err := f.DynamicSymbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
+		t.problem = fmt.Sprintf("its dynamic symbol table: %v", err)
+	}
 	var cands []elf.Symbol
 	for _, s := range append(append(syms, dyn...), pltSymbols(f)...) {
 		typ := elf.ST_TYPE(s.Info)

@@ -85,8 +85,7 @@ func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
 		return 0, nil
 	}
 	// A pattern may straddle the start: look from a little before it.
-	const back = 16
-	start := addr - min(addr, back)
+	start := addr - min(addr, patternBack)
 	end := addr + size
 	if end < addr {
 		end = ^uint64(0)
@@ -94,18 +93,14 @@ func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
 	end = min(end, addrLimit)
 	n := 0
 	for lo := start; lo < end; {
-		// Each mapped run of pages is read whole; what is not mapped
-		// ends the run before it.
+		// Each mapped run of pages is read in pieces of watchPiece;
+		// what is not mapped ends the run before it.
 		if C.ic_mem_get(c.mem, C.uint64_t(lo))&C.IC_MAPPED == 0 {
 			lo = (lo &^ (PageSize - 1)) + PageSize
 			continue
 		}
 		hi := min(uint64(C.ic_mem_find(c.mem, C.uint64_t(lo), C.uint64_t(end), 0)), end)
-		code := make([]byte, hi-lo)
-		if err := c.Read(lo, code); err != nil {
-			return n, err
-		}
-		k, err := c.watchIn(lo, code)
+		k, err := c.watchRun(lo, hi)
 		if n += k; err != nil {
 			return n, err
 		}
@@ -113,6 +108,42 @@ func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
 	}
 	return n, nil
 }
+
+// watchPiece is how much guest memory WatchCounters reads at a time: what
+// a mapping of any size costs it in host memory.
+const watchPiece = 1 << 20
+
+// watchRun watches the mapped memory [lo, hi) piece by piece, each piece
+// read from a little before its start (a pattern may straddle pieces), and
+// skipping memory the host never gave a page to: it reads as zeros.
+func (c *CPU) watchRun(lo, hi uint64) (int, error) {
+	n := 0
+	buf := make([]byte, min(hi-lo, watchPiece)+patternBack)
+	for at := lo; at < hi; {
+		at = max(at, uint64(C.ic_mem_next_touched(c.mem, C.uint64_t(at), C.uint64_t(hi))))
+		if at >= hi {
+			break
+		}
+		from := max(lo, at-min(at, patternBack))
+		// Pieces end at multiples of watchPiece (of any host page
+		// size): the page after a piece is not touched by reading it.
+		to := min(hi, (at&^(watchPiece-1))+watchPiece)
+		code := buf[:to-from]
+		if err := c.Read(from, code); err != nil {
+			return n, err
+		}
+		k, err := c.watchIn(from, code)
+		if n += k; err != nil {
+			return n, err
+		}
+		at = to
+	}
+	return n, nil
+}
+
+// patternBack is how far before a range WatchCounters looks: a pattern
+// may straddle its start.
+const patternBack = 16
 
 // watchIn hooks every counter-reading instruction in code, which is guest
 // memory at base.

@@ -100,6 +100,7 @@ int ic_mem_update(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t keep, uint8_t val
 int ic_mem_mark_code(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
+uint64_t ic_mem_next_touched(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
 void ic_mem_grant(ic_mem *m);
 uc_err ic_mem_ungrant(ic_mem *m);

@@ -12,8 +12,8 @@ package kernel
 // absentCalls (sys_absent.go), in the same shape. A number in no row is
 // answered ENOSYS, as Linux answers it.
 var calls = []Call{
-	{"read", 0, 63, sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: a pipe's or FIFO's until the buffer is full or the end, a terminal's until a line; never EAGAIN or a short count by the host side's pace"},
-	{"write", 1, 64, sysWrite, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short write by the host side's pace"},
+	{"read", 0, 63, sysRead, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: a pipe's or FIFO's until the buffer is full or the end, a terminal's until a line; never EAGAIN or a short count by the host side's pace; at most 16 MiB a call (a short count), into a buffer no larger than what is left of a regular file or a pipe's capacity"},
+	{"write", 1, 64, sysWrite, Full, "a host stream (a standard descriptor icount was given; a pipe, FIFO, socket or terminal opened by path) waits on the host until done, whatever O_NONBLOCK says: never EAGAIN or a short write by the host side's pace; at most 16 MiB a call (a short count), the guest's bytes taken a piece at a time (1 MiB, or a pipe's room) as the host takes them"},
 	{"open", 2, none, sysOpen, Full, "host files, with the permissions of the user running icount; /dev/urandom and /dev/random read the seeded generator; the files of /proc, /sys and /etc icount answers are the guest's (README: what else icount pins); a FIFO opens as Linux's (with O_NONBLOCK, ENXIO for a writer without a reader; without it, waiting for the other end: in the scheduler for a process of the run's, on the host only when no thread of the run can run)"},
 	{"close", 3, 57, sysClose, Full, ""},
 	{"stat", 4, none, sysStat, Full, ""},
@@ -29,10 +29,10 @@ var calls = []Call{
 	{"rt_sigprocmask", 14, 135, sysRtSigprocmask, Full, "a pending signal it unblocks is delivered as the call returns"},
 	{"rt_sigreturn", 15, 139, sysRtSigreturn, Full, "restores the registers, mask and alternate stack of the handler's frame"},
 	{"ioctl", 16, 29, sysIoctl, Partial, "TCGETS and TIOCGWINSZ answered for the host descriptor; FIONBIO as fcntl F_SETFL (icount's state); FIONREAD on pipes, eventfds and sockets icount made; others ENOTTY"},
-	{"pread64", 17, 67, sysPread64, Full, ""},
+	{"pread64", 17, 67, sysPread64, Full, "at most 16 MiB a call, as read"},
 	{"pwrite64", 18, 68, sysPwrite64, Full, ""},
-	{"readv", 19, 65, sysReadv, Full, ""},
-	{"writev", 20, 66, sysWritev, Full, ""},
+	{"readv", 19, 65, sysReadv, Full, "at most 16 MiB a call, as read"},
+	{"writev", 20, 66, sysWritev, Full, "at most 16 MiB a call, as write"},
 	{"access", 21, none, sysAccess, Full, ""},
 	{"pipe", 22, none, sysPipe, Full, "a transfer that would block blocks the thread until another makes it possible (one no thread can unblock ends the run as a deadlock)"},
 	{"select", 23, none, sysSelect, Full, "on poll: nfds cut to the descriptor table's size as Linux's grows, EBADF for a set bit of a descriptor not open; the time left written back to the timeval"},
@@ -68,7 +68,7 @@ var calls = []Call{
 	{"clone", 56, 220, sysClone, Partial, "threads (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD) as pthreads and Go make them, and processes (fork, vfork, posix_spawn: CLONE_VM, CLONE_VFORK, CLONE_PARENT, CLONE_SETTLS and the tid flags); at most 4096 tasks and 512 processes at once (EAGAIN); shared descriptor tables, working directories or handlers between processes and namespaces stop the run"},
 	{"fork", 57, none, sysFork, Full, "a copy of the address space on a CPU of its own"},
 	{"vfork", 58, none, sysVfork, Full, "the child runs in the parent's memory, the parent waits until it execs or exits"},
-	{"execve", 59, 221, sysExecve, Full, "ELF executables of either guest arch, static or dynamic, and #! scripts; close-on-exec descriptors close, handlers reset; ENOENT, EACCES, ENOEXEC, ELOOP as Linux gives them"},
+	{"execve", 59, 221, sysExecve, Full, "ELF executables of either guest arch, static or dynamic, and #! scripts; close-on-exec descriptors close, handlers reset; ENOENT, EACCES, ENOEXEC, ELOOP as Linux gives them; a program whose segments exceed --max-memory kills the process with SIGSEGV past the point of no return, as RLIMIT_AS does"},
 	{"exit", 60, 93, sysExit, Full, "ends the thread; the last thread's exit ends the process"},
 	{"wait4", 61, 260, sysWait4, Full, "any child, one, or a process group; WNOHANG; a status word for an exit or a death by signal; rusage zero"},
 	{"kill", 62, 129, sysKill, Full, "to a process, a process group, or every process: the first thread in creation order that does not block the signal; a handler runs when that thread next runs (a thread waiting in a system call returns EINTR, or with SA_RESTART makes a read, write or untimed futex wait again), no handler ends the process with 128+sig, except the signals ignored by default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT; the stop signals are ignored too)"},

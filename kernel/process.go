@@ -208,6 +208,9 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	// 15 bytes.
 	name := filepath.Base(exe.Path)
 	t.name = name[:min(len(name), 15)]
+	if err := k.fitsMemory(exe, interp); err != nil {
+		return err
+	}
 	cpu, err := k.host.NewCPU(exe.Arch, exe, nil)
 	if err != nil {
 		return err
@@ -267,6 +270,29 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	p.img = p.newImage(parent, parent >= 0, false, interpBase)
 	p.img.addTask(t)
 	return nil
+}
+
+// fitsMemory refuses a program whose segments (its own and its
+// interpreter's) alone map more than --max-memory (Options.MaxMemory)
+// allows, before anything is mapped.
+func (k *Kernel) fitsMemory(exe, interp *loader.Executable) error {
+	need := exe.MappedSize()
+	if interp != nil {
+		need += interp.MappedSize()
+	}
+	if k.opts.MaxMemory == 0 || need <= k.opts.MaxMemory {
+		return nil
+	}
+	return &loader.Error{Path: exe.Path, Problem: loader.NotRunnable,
+		Msg: fmt.Sprintf("its segments map %s, more than --max-memory allows (%s)", approxSize(need), approxSize(k.opts.MaxMemory))}
+}
+
+// approxSize is n bytes in GiB or MiB, to a tenth.
+func approxSize(n uint64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // leaveImage lets go of p's program and of its address space; the image

@@ -31,7 +31,7 @@ func sysRead(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 && a[2] > 0 {
 		return emptyIO(f, a[2], func() (int, error) { return unix.Read(f.host, nil) })
 	}
-	buf := make([]byte, size)
+	buf := make([]byte, readRoom(f, size, -1))
 	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
 		return uint64(n), p.writeMem(a[1], buf[:n])
 	})
@@ -47,11 +47,7 @@ func sysWrite(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 && a[2] > 0 {
 		return emptyIO(f, a[2], func() (int, error) { return unix.Write(f.host, nil) })
 	}
-	buf, err := p.readMem(a[1], size)
-	if err != nil {
-		return 0, err
-	}
-	return p.writeFile(f, a[0], buf)
+	return p.writeFile(f, a[0], guestSource{p, []iovec{{a[1], size}}, size})
 }
 
 func sysPread64(t *Task, a [6]uint64) (uint64, error) {
@@ -64,7 +60,7 @@ func sysPread64(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 && a[2] > 0 {
 		return emptyIO(f, a[2], func() (int, error) { return unix.Pread(f.host, nil, int64(a[3])) })
 	}
-	buf := make([]byte, size)
+	buf := make([]byte, readRoom(f, size, int64(a[3])))
 	n, virt := p.readVirtual(f, buf)
 	if !virt {
 		if n, err = unix.Pread(f.host, buf, int64(a[3])); err != nil {
@@ -84,11 +80,8 @@ func sysPwrite64(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 && a[2] > 0 {
 		return emptyIO(f, a[2], func() (int, error) { return unix.Pwrite(f.host, nil, int64(a[3])) })
 	}
-	buf, err := p.readMem(a[1], size)
-	if err != nil {
-		return 0, err
-	}
-	n, err := unix.Pwrite(f.host, buf, int64(a[3]))
+	src := guestSource{p, []iovec{{a[1], size}}, size}
+	n, err := src.writePieces(0, ioPiece, func(b []byte, at int) (int, error) { return unix.Pwrite(f.host, b, int64(a[3])+int64(at)) })
 	if err != nil {
 		return 0, errnoOf(err)
 	}
@@ -114,7 +107,7 @@ func sysReadv(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 {
 		return emptyIO(f, want, func() (int, error) { return unix.Read(f.host, nil) })
 	}
-	buf := make([]byte, size)
+	buf := make([]byte, readRoom(f, size, -1))
 	return p.readFile(f, a[0], buf, func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) })
 }
 
@@ -134,23 +127,25 @@ func sysWritev(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 {
 		return emptyIO(f, want, func() (int, error) { return unix.Write(f.host, nil) })
 	}
-	buf, err := p.gather(iov, size)
-	if err != nil {
-		return 0, err
-	}
-	return p.writeFile(f, a[0], buf)
+	return p.writeFile(f, a[0], guestSource{p, iov, size})
 }
 
-// writeFile writes buf to f, the guest's descriptor fd.
-func (p *Process) writeFile(f *file, fd uint64, buf []byte) (uint64, error) {
+// writeFile writes the guest's bytes src to f, the guest's descriptor fd:
+// a socket's message whole, a host file's a piece at a time (iopieces.go).
+func (p *Process) writeFile(f *file, fd uint64, src guestSource) (uint64, error) {
 	if f.timer != nil || f.sigfd != nil {
 		return 0, unix.EINVAL
 	}
 	if f.sock != nil {
+		buf, err := src.bytesAt(0, src.size)
+		if err != nil {
+			return 0, err
+		}
 		return p.sockSend(f, fd, buf, 0, nil, nil, sentCount)
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
-	return p.hostIO(f, what, len(buf), func(done int) (int, error) { return unix.Write(f.host, buf[done:]) },
+	write := func(b []byte, _ int) (int, error) { return unix.Write(f.host, b) }
+	return p.hostIO(f, what, int(src.size), func(done int) (int, error) { return src.writePieces(done, writePiece(f.host), write) },
 		func(n int) (uint64, error) {
 			if n > 0 && !f.pipe && !f.stdio {
 				p.stamp(f.host, false, true)

@@ -309,6 +309,13 @@ func (t *Task) execve(dirfd, pathAddr, argvAddr, envAddr, flags uint64) (uint64,
 	t.sig.altstack = nil
 	p.timers = nil
 	p.expedited = false
+	if k.fitsMemory(exe, interp) != nil {
+		// Linux maps the segments past the point of no return: one
+		// that --max-memory (RLIMIT_AS) refuses ends the process with
+		// SIGSEGV.
+		p.killBy(sigSEGV)
+		return 0, errBlocked
+	}
 	old := p.img
 	old.Exit = ImageExit{Exec: true}
 	if err := p.execImage(t, exe, interp, argv, env, old.ID); err != nil {

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"bytes"
+
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/sys/unix"
 )
@@ -259,15 +261,20 @@ func sysMremap(t *Task, a [6]uint64) (uint64, error) {
 	if !ok {
 		return 0, unix.ENOMEM
 	}
-	data := make([]byte, oldSize) // whatever its permissions
-	if err := p.cpu.Read(old, data); err != nil {
-		return 0, unix.EFAULT
-	}
 	if err := m.Map(addr, newSize, prot, m.nameAt(old)); err != nil {
 		return 0, unix.ENOMEM
 	}
-	if err := p.cpu.Write(addr, data); err != nil {
-		return 0, err
+	// The contents move whatever their permissions, a piece at a time:
+	// a mapping's size is not icount's memory.
+	piece := make([]byte, min(oldSize, maxIO))
+	for at := uint64(0); at < oldSize; at += uint64(len(piece)) {
+		piece = piece[:min(uint64(len(piece)), oldSize-at)]
+		if err := p.cpu.Read(old+at, piece); err != nil {
+			return 0, err
+		}
+		if err := p.cpu.Write(addr+at, piece); err != nil {
+			return 0, err
+		}
 	}
 	if prot&emu.ProtExec != 0 {
 		if err := watchCode(p.cpu, addr, oldSize); err != nil {
@@ -310,9 +317,12 @@ func sysMincore(t *Task, a [6]uint64) (uint64, error) {
 	if !p.mm.mapped(addr, addr+length) {
 		return 0, unix.ENOMEM
 	}
-	vec := make([]byte, length/emu.PageSize)
-	for i := range vec {
-		vec[i] = 1
+	// Written a piece at a time: the length is the guest's.
+	ones := bytes.Repeat([]byte{1}, int(min(length/emu.PageSize, 1<<16)))
+	for at := uint64(0); at < length/emu.PageSize; at += uint64(len(ones)) {
+		if err := p.writeMem(a[2]+at, ones[:min(uint64(len(ones)), length/emu.PageSize-at)]); err != nil {
+			return 0, err
+		}
 	}
-	return 0, p.writeMem(a[2], vec)
+	return 0, nil
 }

@@ -68,7 +68,7 @@ func (p *Process) sendmsg(f *file, fd, addr uint64, flags int, finish func(n, si
 			return 0, err
 		}
 	}
-	buf, err := p.gather(iov, iovSize(iov))
+	buf, err := guestSource{p, iov, iovSize(iov)}.bytesAt(0, iovSize(iov))
 	if err != nil {
 		return 0, err
 	}

@@ -16,20 +16,6 @@ import (
 // rwfNowait is RWF_NOWAIT.
 const rwfNowait = 8
 
-// gather reads the first size bytes of the guest's iovecs (iovSpan's size:
-// what the guest may read of them, at most maxIO).
-func (p *Process) gather(iov []iovec, size uint64) ([]byte, error) {
-	buf := make([]byte, 0, size)
-	for _, v := range iov {
-		b, err := p.readMem(v.base, min(v.len, size-uint64(len(buf))))
-		if err != nil {
-			return nil, err
-		}
-		buf = append(buf, b...)
-	}
-	return buf, nil
-}
-
 // iovSize is the bytes iov holds, at most maxIO.
 func iovSize(iov []iovec) uint64 {
 	var size uint64
@@ -110,7 +96,11 @@ func (p *Process) preadv(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, 
 	if size == 0 && want > 0 {
 		return 0, unix.EFAULT
 	}
-	buf := make([]byte, size)
+	room := int64(pos)
+	if atCursor {
+		room = -1
+	}
+	buf := make([]byte, readRoom(f, size, room))
 	finish := func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) }
 	if n, ok := p.readVirtual(f, buf); ok {
 		return finish(n)
@@ -134,17 +124,20 @@ func (p *Process) pwritev(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64,
 	if size == 0 && want > 0 {
 		return 0, unix.EFAULT
 	}
-	buf, err := p.gather(iov, size)
-	if err != nil {
-		return 0, err
-	}
+	src := guestSource{p, iov, size}
 	if atCursor && f.pipe && flags&rwfNowait == 0 {
-		if len(buf) == 0 {
+		if size == 0 {
 			return 0, nil
 		}
-		return p.writeFile(f, fd, buf)
+		return p.writeFile(f, fd, src)
 	}
-	n, err := unix.Pwritev2(f.host, [][]byte{buf}, int64(pos), hostRWFlags(f, flags))
+	n, err := src.writePieces(0, writePiece(f.host), func(b []byte, at int) (int, error) {
+		at64 := int64(pos)
+		if !atCursor {
+			at64 += int64(at)
+		}
+		return unix.Pwritev2(f.host, [][]byte{b}, at64, hostRWFlags(f, flags))
+	})
 	if err != nil {
 		return 0, errnoOf(err)
 	}

@@ -78,12 +78,31 @@ func Open(path string) (*Executable, error) {
 	case st.Mode().Perm()&0o111 == 0:
 		return nil, errorf(path, NotRunnable, "is not executable (no x permission); chmod +x it if it is a program")
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
+		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	// The first bytes say whether it is an ELF file icount runs: a file
+	// that is not is refused without reading the rest.
+	head := make([]byte, min(st.Size(), identSize))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
+	}
+	if err := checkIdent(path, head, st.Size()); err != nil {
+		return nil, err
+	}
+	data := make([]byte, st.Size())
+	copy(data, head)
+	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
 		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
 	}
 	return Parse(path, data)
 }
+
+// identSize is how much of a file checkIdent needs: the ELF header, or a
+// script's #! line.
+const identSize = 256
 
 func unwrapPath(err error) error {
 	var pe *fs.PathError
@@ -96,7 +115,7 @@ func unwrapPath(err error) error {
 // Parse validates data as an executable icount can run; path names it in
 // errors.
 func Parse(path string, data []byte) (exe *Executable, err error) {
-	if err := checkIdent(path, data); err != nil {
+	if err := checkIdent(path, data[:min(len(data), identSize)], int64(len(data))); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -179,17 +198,19 @@ func Parse(path string, data []byte) (exe *Executable, err error) {
 	return exe, nil
 }
 
-func checkIdent(path string, data []byte) error {
+// checkIdent checks the first bytes of a file of size bytes: an ELF
+// header of a kind icount runs.
+func checkIdent(path string, data []byte, size int64) error {
 	switch {
-	case len(data) == 0:
+	case size == 0:
 		return errorf(path, NotRunnable, "is empty, not an ELF executable")
 	case bytes.HasPrefix(data, []byte("#!")):
 		line, _, _ := bytes.Cut(data[2:], []byte("\n"))
 		return errorf(path, NotRunnable, "is a script for %q, not an ELF executable; run icount on the interpreter with the script as its argument", bytes.TrimSpace(line))
 	case len(data) < 4 || !bytes.Equal(data[:4], []byte(elf.ELFMAG)):
 		return errorf(path, NotRunnable, "is not an ELF file")
-	case len(data) < 64:
-		return errorf(path, NotRunnable, "truncated ELF file: %d bytes, shorter than an ELF header", len(data))
+	case size < 64:
+		return errorf(path, NotRunnable, "truncated ELF file: %d bytes, shorter than an ELF header", size)
 	case elf.Class(data[elf.EI_CLASS]) == elf.ELFCLASS32:
 		return errorf(path, Unsupported, "is a 32-bit ELF file; icount runs 64-bit x86-64 and aarch64 executables")
 	case elf.Class(data[elf.EI_CLASS]) != elf.ELFCLASS64:

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/icount-dev/icount/emu"
 )
@@ -53,45 +54,35 @@ func (e *Executable) Load(mem Memory) (*Image, error) {
 }
 
 // LoadAt maps the segments into mem with base added to their addresses:
-// Base() for the executable, InterpBase() for its interpreter.
+// Base() for the executable, InterpBase() for its interpreter. Only the
+// file's bytes are written: the zero part of a segment (its .bss) is the
+// fresh mapping's, so host memory is used when the guest touches it.
 func (e *Executable) LoadAt(mem Memory, base uint64) (*Image, error) {
 	img := &Image{Base: base, Entry: base + e.Entry, Phnum: e.Phnum, Phent: e.Phent, Start: ^uint64(0)}
-	// Pages shared by two segments get the union of their permissions.
-	prot := map[uint64]emu.Prot{}
-	var pages []uint64
-	for _, s := range e.Segs {
-		for p := pageDown(base + s.Vaddr); p < pageUp(base+s.Vaddr+s.Memsz); p += emu.PageSize {
-			if _, ok := prot[p]; !ok {
-				pages = append(pages, p)
-			}
-			prot[p] |= s.Prot
+	for _, r := range e.pageRuns(base) {
+		if err := mem.Map(r.start, r.end-r.start, r.prot, e.Path); err != nil {
+			return nil, fmt.Errorf("mapping %s at %#x: %w", e.Path, r.start, err)
 		}
+		if r.prot&emu.ProtExec != 0 {
+			img.ExecSize += r.end - r.start
+		}
+		img.Start = min(img.Start, r.start)
+		img.End = max(img.End, r.end)
 	}
-	// Map runs of contiguous pages with equal permissions.
-	for i := 0; i < len(pages); {
-		j := i + 1
-		for j < len(pages) && pages[j] == pages[j-1]+emu.PageSize && prot[pages[j]] == prot[pages[i]] {
-			j++
-		}
-		size := uint64(j-i) * emu.PageSize
-		if err := mem.Map(pages[i], size, prot[pages[i]], e.Path); err != nil {
-			return nil, fmt.Errorf("mapping %s at %#x: %w", e.Path, pages[i], err)
-		}
-		if prot[pages[i]]&emu.ProtExec != 0 {
-			img.ExecSize += size
-		}
-		img.Start = min(img.Start, pages[i])
-		img.End = max(img.End, pages[i]+size)
-		i = j
-	}
-	for _, s := range e.Segs {
+	for i, s := range e.Segs {
 		addr := base + s.Vaddr
 		if err := mem.Write(addr, e.data[s.Offset:s.Offset+s.Filesz]); err != nil {
 			return nil, fmt.Errorf("loading %s at %#x: %w", e.Path, addr, err)
 		}
-		if s.Memsz > s.Filesz {
-			if err := mem.Write(addr+s.Filesz, make([]byte, s.Memsz-s.Filesz)); err != nil {
-				return nil, fmt.Errorf("zeroing bss of %s at %#x: %w", e.Path, addr+s.Filesz, err)
+		// Where an earlier segment's file bytes lie in this one's zero
+		// part (segments sharing a page), they are zeroed.
+		zlo, zhi := addr+s.Filesz, addr+s.Memsz
+		for _, o := range e.Segs[:i] {
+			lo, hi := max(zlo, base+o.Vaddr), min(zhi, base+o.Vaddr+o.Filesz)
+			if lo < hi {
+				if err := mem.Write(lo, make([]byte, hi-lo)); err != nil {
+					return nil, fmt.Errorf("zeroing bss of %s at %#x: %w", e.Path, lo, err)
+				}
 			}
 		}
 		// The program headers are visible to the guest through AT_PHDR
@@ -101,4 +92,71 @@ func (e *Executable) LoadAt(mem Memory, base uint64) (*Image, error) {
 		}
 	}
 	return img, nil
+}
+
+// pageRun is a range of whole pages mapped with one protection.
+type pageRun struct {
+	start, end uint64
+	prot       emu.Prot
+}
+
+// pageRuns are the pages the segments cover at base, in address order:
+// runs of contiguous pages with equal permissions, a page shared by two
+// segments getting the union of theirs. They are found from the
+// segments' bounds, not page by page, so that a segment's size costs
+// nothing.
+func (e *Executable) pageRuns(base uint64) []pageRun {
+	type edge struct {
+		at    uint64
+		prot  emu.Prot
+		delta int // +1 where a segment's pages start, -1 where they end
+	}
+	var edges []edge
+	for _, s := range e.Segs {
+		edges = append(edges, edge{pageDown(base + s.Vaddr), s.Prot, 1}, edge{pageUp(base + s.Vaddr + s.Memsz), s.Prot, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool { return edges[i].at < edges[j].at })
+	var runs []pageRun
+	var open [3]int // segments open with each of read, write and exec
+	segs := 0       // segments open
+	for i := 0; i < len(edges); {
+		at := edges[i].at
+		for ; i < len(edges) && edges[i].at == at; i++ {
+			segs += edges[i].delta
+			for b := range open {
+				if edges[i].prot&(1<<b) != 0 {
+					open[b] += edges[i].delta
+				}
+			}
+		}
+		if i == len(edges) {
+			break
+		}
+		if segs == 0 {
+			continue // a gap between segments
+		}
+		var prot emu.Prot
+		for b, n := range open {
+			if n > 0 {
+				prot |= 1 << b
+			}
+		}
+		next := edges[i].at
+		if k := len(runs) - 1; k >= 0 && runs[k].end == at && runs[k].prot == prot {
+			runs[k].end = next
+		} else {
+			runs = append(runs, pageRun{at, next, prot})
+		}
+	}
+	return runs
+}
+
+// MappedSize is how many bytes of guest memory the segments map: what
+// loading the executable counts against a bound on the address space.
+func (e *Executable) MappedSize() uint64 {
+	var n uint64
+	for _, r := range e.pageRuns(e.Base()) {
+		n += r.end - r.start
+	}
+	return n
 }

@@ -3,13 +3,16 @@ package main
 import (
 	"bufio"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/icount-dev/icount/count"
 	"github.com/icount-dev/icount/profile"
@@ -129,9 +132,13 @@ func (a *annotation) sources(w io.Writer, context int) {
 	for _, file := range byCount(sums) {
 		fmt.Fprintf(w, "-- Source: %s (%s instructions, %s)\n", file, report.Group(sums[file]), a.share(sums[file]))
 		counts := byFile[file]
-		text, err := os.ReadFile(file)
+		text, err := readRegular(file, maxSource)
 		if err != nil {
-			fmt.Fprintf(w, "-- not found: %v; the counts by line:\n", err)
+			what := "not shown"
+			if errors.Is(err, fs.ErrNotExist) {
+				what = "not found"
+			}
+			fmt.Fprintf(w, "-- %s: %v; the counts by line:\n", what, err)
 			lines := make([]int, 0, len(counts))
 			for l := range counts {
 				lines = append(lines, l)
@@ -187,6 +194,55 @@ func (a *annotation) sources(w io.Writer, context int) {
 		}
 		fmt.Fprintf(w, "-- No source line information: %s instructions (%s), in %s\n\n", report.Group(unknown), a.share(unknown), strings.Join(names, ", "))
 	}
+}
+
+// What annotate reads of a source file and of a module, at most.
+const (
+	maxSource = 64 << 20
+	maxModule = 4 << 30
+)
+
+// readRegular reads the file at path, which a Profile names: only a
+// regular file of at most limit bytes, so that a Profile naming a device,
+// a FIFO or a directory neither hangs annotate nor grows it without bound.
+// It opens without waiting for a FIFO's writer, and checks what it opened.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fileKind(st.Mode()))
+	case st.Size() > limit:
+		return nil, fmt.Errorf("%s is larger than annotate reads (%d MiB)", path, limit>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s grew past what annotate reads (%d MiB)", path, limit>>20)
+	}
+	return b, err
+}
+
+// fileKind names the kind of file a mode is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a regular file"
 }
 
 // byCount returns the keys of m, largest count first, then by name.
@@ -297,7 +353,7 @@ func (a *annotation) openModule(module string) *moduleCode {
 		what = "the file " + path
 	}
 	mc := &moduleCode{}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, maxModule)
 	switch {
 	case path == "":
 		mc.err = "no file was mapped there"
