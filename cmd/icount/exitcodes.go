@@ -23,7 +23,9 @@ Otherwise:
          a library the dynamic linker cannot find ends the guest with
          ld.so's message and its status, 127, as natively
   126    the file is not an executable icount can run (not ELF, 32-bit,
-         another architecture, not executable, a script, ...)
+         another architecture, not executable, a script, ...), or its
+         segments alone map more than --max-memory allows (refused before
+         anything is mapped, as Linux's exec under ulimit -v)
   125    icount stopped the guest: it made a system call or used a feature
          icount does not emulate (a new process: fork), or it would wait
          forever on a pipe only it holds
@@ -58,8 +60,8 @@ Otherwise:
          before the guest starts that every output can be written (--json,
          --pprof, --callgrind, --bench-out, --save's .icount/), that the
          --baseline Profile and the gate file load, and that no limit rules
-         the run out (a negative --timeout, a --max-memory below what the
-         program maps as it starts, a fixed clock that would overflow)
+         the run out (a negative --timeout, a fixed clock that would
+         overflow)
 
 Limits the guest meets as it would under the kernel's own limits do not
 stop it: past --max-memory a mapping fails with ENOMEM, and past 1024 open

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/icount-dev/icount/count"
-	"github.com/icount-dev/icount/emu"
-	"github.com/icount-dev/icount/loader"
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/pflag"
@@ -44,41 +42,14 @@ func (l *limitFlags) register(fl *pflag.FlagSet) {
 	fl.Var(&l.maxMemory, "max-memory", "bound the program's mappings (the executable, stack, heap and what it maps) to `SIZE` bytes, such as 512M or 2G, as ulimit -v does: past it the program sees ENOMEM")
 }
 
-// check refuses limits no run could meet: a negative --timeout, and a
-// --max-memory smaller than the mappings the executable at path starts
-// with (its PT_LOAD segments and the stack), under which Linux could not
-// start it. An executable that does not load is left to the run to
-// report.
-func (l *limitFlags) check(path string) error {
+// check refuses limits no run could meet: a negative --timeout. (A
+// --max-memory smaller than the program's segments is the kernel's to
+// refuse as the program loads, before it runs: status 126.)
+func (l *limitFlags) check() error {
 	if l.timeout < 0 {
 		return fmt.Errorf("--timeout %v: want a positive duration (0 for none)", l.timeout)
 	}
-	if l.maxMemory == 0 {
-		return nil
-	}
-	exe, err := loader.Open(path)
-	if err != nil {
-		return nil
-	}
-	if need := startingMemory(exe); uint64(l.maxMemory) < need {
-		return fmt.Errorf("--max-memory %d bytes: %s has %d bytes mapped as it starts (its segments and the %d MiB stack): Linux could not start it", uint64(l.maxMemory), path, need, loader.StackSize>>20)
-	}
 	return nil
-}
-
-// startingMemory is what an executable has mapped as it starts: its
-// PT_LOAD segments, whole pages, and the stack.
-func startingMemory(exe *loader.Executable) uint64 {
-	var total, end uint64 // end: where the pages counted so far end
-	for _, s := range exe.Segs {
-		lo, hi := s.Vaddr&^(emu.PageSize-1), (s.Vaddr+s.Memsz+emu.PageSize-1)&^(emu.PageSize-1)
-		lo = max(lo, end) // segments share a page
-		if hi > lo {
-			total += hi - lo
-			end = hi
-		}
-	}
-	return total + loader.StackSize
 }
 
 // sizeFlag is a byte count with an optional binary unit: K, M, G or T

@@ -112,7 +112,7 @@ func (f *runFlags) options(cmd *cobra.Command, args []string) (count.Options, er
 	if f.top < 0 {
 		return count.Options{}, fmt.Errorf("--top %d: want 0 or more functions", f.top)
 	}
-	if err := f.lim.check(args[0]); err != nil {
+	if err := f.lim.check(); err != nil {
 		return count.Options{}, err
 	}
 	env := []string{}
