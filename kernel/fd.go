@@ -22,8 +22,8 @@ type file struct {
 	// stream is the poll events a host stream (hoststream.go) is always
 	// ready for; 0 for any other file.
 	stream int16
-	// fills marks a host stream that is a pipe or FIFO, whose reads wait
-	// for their whole buffer (readWant).
+	// fills marks a host stream that is a pipe or FIFO, or /dev/zero or
+	// /dev/full, whose reads wait for their whole buffer (readWant).
 	fills bool
 	// fifo names a FIFO opened by path, whose other end may be the run's
 	// (hoststream.go); zero for any other file.
@@ -109,6 +109,7 @@ func newFDTable(locks *lockTable) *fdTable {
 			continue
 		}
 		_, fills := fifoOf(fd)
+		fills = fills || fillingDevice(fd)
 		t.fds[fd] = &file{host: fd, path: name, stdio: true, refs: 1, stream: streamEvents(fd), fills: fills, nonblock: hostNonblock(fd)}
 	}
 	return t

@@ -115,6 +115,16 @@ func (p *Process) streamIO(f *file, what string, read bool, want int, op func(do
 	}
 }
 
+// fillingDevice reports whether the host descriptor fd is /dev/zero or
+// /dev/full, whose reads always have all the bytes asked for: the host cuts
+// one short only when a signal reaches icount's thread during it (the Go
+// runtime's), which would let the host's timing into the guest.
+func fillingDevice(fd int) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR &&
+		(st.Rdev == unix.Mkdev(1, 5) || st.Rdev == unix.Mkdev(1, 7))
+}
+
 // readWant is how many of size bytes a read of the host stream f waits
 // for: all of them from a host pipe or FIFO, whose writer's pace would
 // otherwise cut the read short where it happened to be (only the end

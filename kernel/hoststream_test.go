@@ -83,3 +83,19 @@ func TestStreamWatches(t *testing.T) {
 		t.Fatal("counterpart: a reader is served by a writer, a writer by a reader, both by both")
 	}
 }
+
+// TestFillingDevices: a read of /dev/zero or /dev/full waits for its whole
+// buffer (the host cuts one short only when a signal reaches icount's
+// thread), of /dev/null, a terminal's or a regular file's does not.
+func TestFillingDevices(t *testing.T) {
+	for path, want := range map[string]bool{"/dev/zero": true, "/dev/full": true, "/dev/null": false, "/etc/hostname": false} {
+		fd, err := unix.Open(path, unix.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fillingDevice(fd); got != want {
+			t.Errorf("%s: fillingDevice %v, want %v", path, got, want)
+		}
+		unix.Close(fd)
+	}
+}

@@ -385,6 +385,7 @@ func (p *Process) installOpened(dirfd uint64, host string, fd, hostFlags int, fl
 	} else if f.nonblock {
 		setHostNonblock(fd, false)
 	}
+	f.fills = f.fills || fillingDevice(fd)
 	gfd, err := p.fds.installFlags(f, 0, flags)
 	if err != nil {
 		unix.Close(fd)
