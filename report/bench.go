@@ -37,7 +37,7 @@ Benchmark%s 1 %d instructions %d blocks
 	if err != nil {
 		return err
 	}
-	if procs := processes(p); len(procs) > 1 {
+	if procs := p.Processes; len(procs) > 1 {
 		for i, pr := range procs {
 			if _, err := fmt.Fprintf(w, "Benchmark%s/process=%d/pid=%d/cmd=%s 1 %d instructions %d blocks\n",
 				name, i, pr.PID, strings.ReplaceAll(benchWord(processName(pr)), "/", "_"), pr.Totals.Instructions, pr.Totals.Blocks); err != nil {

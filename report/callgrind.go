@@ -34,7 +34,7 @@ func WriteCallgrind(w io.Writer, p *profile.Profile) error {
 	bw := bufio.NewWriter(w)
 	cw := &callgrindWriter{w: bw, ids: map[string]map[string]int{}}
 	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: icount %s\n", p.Meta.IcountVersion)
-	procs := processes(p)
+	procs := p.Processes
 	if len(procs) == 1 {
 		cw.part(p, 0, false)
 	} else {
@@ -48,7 +48,7 @@ func WriteCallgrind(w io.Writer, p *profile.Profile) error {
 // WriteCallgrindPart writes one program of the run, the entry process of
 // Profile.Processes, as a callgrind file of one part (see WriteCallgrind).
 func WriteCallgrindPart(w io.Writer, p *profile.Profile, process int) error {
-	procs := processes(p)
+	procs := p.Processes
 	if process < 0 || process >= len(procs) {
 		return fmt.Errorf("no process %d: the run has %d", process, len(procs))
 	}
@@ -65,7 +65,7 @@ func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 	bw := cw.w
 	fns, cmd, exit, total := p.Functions, p.Meta.Args, fmt.Sprintf("exit %d", p.Exit.Status), p.Totals.Instructions
 	if own {
-		pr := processes(p)[process]
+		pr := p.Processes[process]
 		fns, cmd, exit, total = pr.Functions, pr.Argv, exitText(pr.Exit), pr.Totals.Instructions
 		fmt.Fprintf(bw, "\npid: %d\n", pr.PID)
 	}

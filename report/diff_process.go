@@ -41,7 +41,7 @@ type ProcessSide struct {
 // depth first: each program, then its children matched, then the base's
 // unmatched, then the head's.
 func processRows(b, h *profile.Profile) []ProcessRow {
-	bp, hp := processes(b), processes(h)
+	bp, hp := b.Processes, h.Processes
 	if len(bp) < 2 && len(hp) < 2 {
 		return nil
 	}

@@ -37,7 +37,7 @@ func newProfile(sha string, fns ...profile.FunctionCount) *profile.Profile {
 	p.Totals.Blocks = p.Totals.Instructions / 4
 	p.Totals.DistinctBlocks = uint64(10 * len(fns))
 	p.Totals.Syscalls = 2
-	return p
+	return oneProcess(p)
 }
 
 func fn(name string, self uint64) profile.FunctionCount {

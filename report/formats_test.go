@@ -34,7 +34,7 @@ func attributed() *profile.Profile {
 	}
 	src := "/src/prog.c"
 	mix := func(loads, other uint64) *profile.Mix { return &profile.Mix{Loads: loads, Other: other} }
-	return &profile.Profile{
+	return oneProcess(&profile.Profile{
 		Schema: profile.Schema,
 		Meta: profile.Meta{
 			Settings: profile.Settings{IcountVersion: "1.0", UnicornVersion: "2.1.1", Arch: "x86_64", CPUModel: "qemu64", Args: []string{"prog", "--fast"}, Env: []string{}, Clock: profile.Clock{Mode: "host"}},
@@ -63,7 +63,7 @@ func attributed() *profile.Profile {
 		},
 		HotBlocks: []profile.BlockCount{},
 		Exit:      profile.Exit{Status: 0, Complete: true},
-	}
+	})
 }
 
 // countOnly is the same run under --count-only: self costs, no tree.

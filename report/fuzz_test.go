@@ -96,7 +96,7 @@ func FuzzProfile(f *testing.F) {
 		Summary(io.Discard, p, 5)
 		MixSummary(io.Discard, p)
 		WriteCallgrind(io.Discard, p)
-		for i := range processes(p) {
+		for i := range p.Processes {
 			if err := WriteCallgrindPart(io.Discard, p, i); err != nil {
 				t.Fatalf("callgrind part %d: %v", i+1, err)
 			}

@@ -40,7 +40,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 			"blocks/count is exact per function; split among a function's calling contexts in proportion to their instructions",
 		},
 	}
-	procs := processes(p)
+	procs := p.Processes
 	multi := len(procs) > 1
 	if multi {
 		out.Comments = append(out.Comments, fmt.Sprintf("%d processes: the labels pid and process and a root frame per process tell them apart", len(procs)))

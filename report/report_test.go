@@ -62,3 +62,12 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+// oneProcess gives a Profile built by hand the one process a run of one
+// program has, made of the run's own fields, as count makes it.
+func oneProcess(p *profile.Profile) *profile.Profile {
+	exit := profile.ProcessExit{Status: p.Exit.Status, Signal: p.Exit.Signal, Running: !p.Exit.Complete}
+	p.Processes = []profile.Process{{PID: 1000, Parent: -1, Argv: p.Meta.Args, Binary: p.Meta.Binary, Exit: exit,
+		Totals: p.Totals, Syscalls: p.Syscalls, Threads: p.Threads, Functions: p.Functions}}
+	return p
+}

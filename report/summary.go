@@ -46,7 +46,7 @@ const maxProcessLines = 8
 // each with its share, pid, how it ended and its command line; those past
 // maxProcessLines summed on one line.
 func processLines(w io.Writer, p *profile.Profile) {
-	ps := processes(p)
+	ps := p.Processes
 	if len(ps) < 2 {
 		return
 	}
