@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // MaxFileSize bounds what Read reads: a Profile of a large run (every
@@ -134,12 +135,5 @@ func where(path []string) string {
 	if len(path) == 0 {
 		return "the profile"
 	}
-	s := ""
-	for i, k := range path {
-		if i > 0 {
-			s += "."
-		}
-		s += k
-	}
-	return s
+	return strings.Join(path, ".")
 }
