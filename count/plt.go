@@ -3,8 +3,9 @@ package count
 import (
 	"debug/elf"
 	"encoding/binary"
-	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 )
 
 // Names for code a symbol table does not name: the PLT stubs through
@@ -29,13 +30,13 @@ var irelative = map[elf.Machine]uint32{
 // slotNames maps GOT slot addresses to the symbol each is filled with, and
 // lists the .rela.plt slots in order (the x86-64 lazy stubs push an index
 // into it).
-func slotNames(f *elf.File) (map[uint64]string, []uint64) {
-	dyn, _ := f.DynamicSymbols()
+func slotNames(f *elf.File, syms, dyn []elf.Symbol) (map[uint64]string, []uint64) {
 	ifuncs := map[uint64]string{} // resolver address to the IFUNC's name
-	syms, _ := f.Symbols()
-	for _, s := range append(syms, dyn...) {
-		if elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC && s.Value != 0 {
-			ifuncs[s.Value] = s.Name
+	for _, list := range [][]elf.Symbol{syms, dyn} {
+		for _, s := range list {
+			if elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC && s.Value != 0 {
+				ifuncs[s.Value] = s.Name
+			}
 		}
 	}
 	names := map[uint64]string{}
@@ -70,8 +71,9 @@ func slotNames(f *elf.File) (map[uint64]string, []uint64) {
 
 // pltSymbols returns a symbol for each PLT stub of f whose GOT slot is
 // named: name@plt, at the stub's address in the file, sized to the stub.
-func pltSymbols(f *elf.File) []elf.Symbol {
-	names, pltSlots := slotNames(f)
+// syms and dyn are f's symbol tables, as debug/elf read them.
+func pltSymbols(f *elf.File, syms, dyn []elf.Symbol) []elf.Symbol {
+	names, pltSlots := slotNames(f, syms, dyn)
 	if len(names) == 0 {
 		return nil
 	}
@@ -192,40 +194,82 @@ func frameStarts(f *elf.File) []uint64 {
 	return out
 }
 
-// addFrames adds a function for each start in starts (file addresses) that
-// no symbol covers, named module+0xoffset and reaching to the next
-// function.
+// addFrames adds a function for each start in starts (file addresses,
+// sorted) that no symbol covers, named module+0xoffset and reaching to the
+// next function.
 func (t *symtab) addFrames(f *elf.File, starts []uint64) {
-	var add []function
+	add := make([]function, 0, len(starts))
+	var names []byte // every added name, in one string
+	var ends []int
+	exec := execRanges(f)
+	next := 0 // the first function starting after the frame start
 	for _, s := range starts {
 		addr := t.base + s
-		if _, ok := t.lookup(addr); ok || !inExec(f, s) {
+		for next < len(t.funcs) && t.funcs[next].start <= addr {
+			next++
+		}
+		covered := next > 0 && addr < t.funcs[next-1].end
+		if covered || !inRanges(exec, s) || len(add) > 0 && add[len(add)-1].start == addr {
 			continue
 		}
-		name := fmt.Sprintf("%s+%#x", t.module, s)
-		add = append(add, function{start: addr, name: name})
-		t.names[name] = addr
+		add = append(add, function{start: addr})
+		names = append(names, t.module...)
+		names = append(names, "+0x"...)
+		names = strconv.AppendUint(names, s, 16)
+		ends = append(ends, len(names))
 	}
 	if len(add) == 0 {
 		return
 	}
-	t.funcs = append(t.funcs, add...)
-	sort.SliceStable(t.funcs, func(i, j int) bool { return t.funcs[i].start < t.funcs[j].start })
-	for i := range t.funcs {
-		if t.funcs[i].end != 0 {
-			continue
+	all := string(names)
+	t.aliases = slices.Grow(t.aliases, len(add))
+	for i := range add {
+		from := 0
+		if i > 0 {
+			from = ends[i-1]
 		}
-		t.funcs[i].end = t.funcs[i].start + 1<<20
-		if i+1 < len(t.funcs) {
-			t.funcs[i].end = t.funcs[i+1].start
+		add[i].name = all[from:ends[i]]
+		t.aliases = append(t.aliases, alias{add[i].name, add[i].start})
+	}
+	// Merge the two sorted lists; a frame's end is the next function's start.
+	merged := make([]function, 0, len(t.funcs)+len(add))
+	i, j := 0, 0
+	for i < len(t.funcs) || j < len(add) {
+		if j == len(add) || i < len(t.funcs) && t.funcs[i].start <= add[j].start {
+			merged = append(merged, t.funcs[i])
+			i++
+		} else {
+			merged = append(merged, add[j])
+			j++
 		}
 	}
+	for k := range merged {
+		if merged[k].end != 0 {
+			continue
+		}
+		merged[k].end = merged[k].start + 1<<20
+		if k+1 < len(merged) {
+			merged[k].end = merged[k+1].start
+		}
+	}
+	t.funcs = merged
 }
 
-// inExec reports whether the file address a lies in an executable section.
-func inExec(f *elf.File, a uint64) bool {
+// execRanges lists the file-address ranges of f's executable sections.
+func execRanges(f *elf.File) [][2]uint64 {
+	var out [][2]uint64
 	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_EXECINSTR != 0 && a >= s.Addr && a < s.Addr+s.Size {
+		if s.Flags&elf.SHF_EXECINSTR != 0 {
+			out = append(out, [2]uint64{s.Addr, s.Addr + s.Size})
+		}
+	}
+	return out
+}
+
+// inRanges reports whether a lies in one of the ranges.
+func inRanges(ranges [][2]uint64, a uint64) bool {
+	for _, r := range ranges {
+		if a >= r[0] && a < r[1] {
 			return true
 		}
 	}

@@ -47,8 +47,10 @@ func TestPLTSymbolsMatchObjdump(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
+			syms, _ := f.Symbols()
+			dyn, _ := f.DynamicSymbols()
 			got := map[string]uint64{}
-			for _, s := range pltSymbols(f) {
+			for _, s := range pltSymbols(f, syms, dyn) {
 				got[s.Name] = s.Value
 			}
 			if len(want) == 0 {

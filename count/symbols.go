@@ -1,12 +1,15 @@
 package count
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // function is one function's address range, relocated.
@@ -19,10 +22,19 @@ type function struct {
 type symtab struct {
 	module string // the object's file name
 	base   uint64
-	funcs  []function        // sorted, non-overlapping
-	names  map[string]uint64 // every symbol name, aliases too, to its entry
+	funcs  []function // sorted, non-overlapping
+	// aliases is every symbol name, aliases too, with its entry: the
+	// names byName looks up, indexed on first use (names).
+	aliases []alias
+	names   map[string]uint64
 	// problem is what was wrong with a symbol table left out, "" if none.
 	problem string
+}
+
+// alias is a symbol's name and its relocated entry.
+type alias struct {
+	name  string
+	entry uint64
 }
 
 // symbolRank orders aliases at one address: the name a report shows is the
@@ -46,7 +58,7 @@ func symbolRank(s elf.Symbol) int {
 func loadSymbols(path string, base uint64) *symtab {
 	f, _, err := openELF(path)
 	if err != nil {
-		return &symtab{module: filepath.Base(path), base: base, names: map[string]uint64{}}
+		return &symtab{module: filepath.Base(path), base: base}
 	}
 	defer f.Close()
 	return symbolsOf(f, filepath.Base(path), base)
@@ -62,14 +74,21 @@ func openELF(path string) (*elf.File, uint64, error) {
 	return f, uint64(st.Size()), err
 }
 
+// candidate is a symbol that may name code: what symbolsOf sorts.
+type candidate struct {
+	value, size uint64
+	rank        int
+	name        string
+}
+
 // symbolsOf reads the symbols of f, the object module, loaded at base.
 // Symbol tables debug/elf cannot read (or panics on) are left out, the
 // problem noted.
 func symbolsOf(f *elf.File, module string, base uint64) (t *symtab) {
-	t = &symtab{module: module, base: base, names: map[string]uint64{}}
+	t = &symtab{module: module, base: base}
 	defer func() {
 		if p := recover(); p != nil {
-			t = &symtab{module: module, base: base, names: map[string]uint64{}, problem: fmt.Sprintf("debug/elf failed on it (%v)", p)}
+			t = &symtab{module: module, base: base, problem: fmt.Sprintf("debug/elf failed on it (%v)", p)}
 		}
 	}()
 	syms, err := f.Symbols()
@@ -80,34 +99,38 @@ func symbolsOf(f *elf.File, module string, base uint64) (t *symtab) {
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
 		t.problem = fmt.Sprintf("its dynamic symbol table: %v", err)
 	}
-	var cands []elf.Symbol
-	for _, s := range append(append(syms, dyn...), pltSymbols(f)...) {
-		typ := elf.ST_TYPE(s.Info)
-		code := typ == elf.STT_FUNC || typ == elf.STT_NOTYPE && s.Name != "" && s.Section != elf.SHN_ABS
-		if code && s.Value != 0 && s.Section != elf.SHN_UNDEF && isExec(f, s.Section) {
-			cands = append(cands, s)
+	exec := execSections(f)
+	var cands []candidate
+	for _, list := range [][]elf.Symbol{syms, dyn, pltSymbols(f, syms, dyn)} {
+		for _, s := range list {
+			typ := elf.ST_TYPE(s.Info)
+			code := typ == elf.STT_FUNC || typ == elf.STT_NOTYPE && s.Name != "" && s.Section != elf.SHN_ABS
+			if code && s.Value != 0 && s.Section != elf.SHN_UNDEF && int(s.Section) < len(exec) && exec[s.Section] {
+				cands = append(cands, candidate{value: s.Value, size: s.Size, rank: symbolRank(s), name: s.Name})
+			}
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		if a.Value != b.Value {
-			return a.Value < b.Value
+	// A total order: equal candidates are the same symbol listed twice.
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(a.value, b.value); c != 0 {
+			return c
 		}
-		if ra, rb := symbolRank(a), symbolRank(b); ra != rb {
-			return ra < rb
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
 		}
-		if len(a.Name) != len(b.Name) {
-			return len(a.Name) < len(b.Name)
+		if c := cmp.Compare(len(a.name), len(b.name)); c != 0 {
+			return c
 		}
-		return a.Name < b.Name
+		return strings.Compare(a.name, b.name)
 	})
+	t.aliases = make([]alias, 0, len(cands))
 	for i, s := range cands {
-		t.names[s.Name] = base + s.Value
-		if i > 0 && cands[i-1].Value == s.Value {
+		t.aliases = append(t.aliases, alias{s.name, base + s.value})
+		if i > 0 && cands[i-1].value == s.value {
 			continue // an alias of the one kept
 		}
-		fn := function{start: base + s.Value, end: base + s.Value + s.Size, name: s.Name}
-		if s.Size == 0 {
+		fn := function{start: base + s.value, end: base + s.value + s.size, name: s.name}
+		if s.size == 0 {
 			fn.end = 0 // up to the next symbol
 		}
 		t.funcs = append(t.funcs, fn)
@@ -124,11 +147,13 @@ func symbolsOf(f *elf.File, module string, base uint64) (t *symtab) {
 	return t
 }
 
-func isExec(f *elf.File, idx elf.SectionIndex) bool {
-	if int(idx) >= len(f.Sections) {
-		return false
+// execSections says, by section index, which sections hold code.
+func execSections(f *elf.File) []bool {
+	exec := make([]bool, len(f.Sections))
+	for i, s := range f.Sections {
+		exec[i] = s.Flags&elf.SHF_EXECINSTR != 0
 	}
-	return f.Sections[idx].Flags&elf.SHF_EXECINSTR != 0
+	return exec
 }
 
 // lookup returns the function holding addr.
@@ -173,6 +198,12 @@ func (t *symtab) function(addr uint64) string {
 
 // byName returns the entry address of the named function.
 func (t *symtab) byName(name string) (uint64, bool) {
+	if t.names == nil {
+		t.names = make(map[string]uint64, len(t.aliases))
+		for _, a := range t.aliases {
+			t.names[a.name] = a.entry // the last of a name repeated
+		}
+	}
 	a, ok := t.names[name]
 	return a, ok
 }
