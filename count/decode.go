@@ -122,7 +122,8 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 }
 
 // decode decodes the instructions of b, a new block at addr whose bytes
-// newBlock read, and finds its instruction sites.
+// newBlock read, once: their offsets, kinds (for the mix), how the block
+// ends, its instruction sites and its known differences from the hardware.
 func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 	sh := &blockShape{}
 	code, size := b.code, uint32(len(b.code))
@@ -131,14 +132,25 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 	switch d.arch {
 	case emu.ARM64:
 		// Every arm64 instruction is 4 bytes.
-		for off := uint32(0); off < size; off += 4 {
-			sh.starts = append(sh.starts, off)
+		n := size / 4
+		sh.starts = make([]uint32, n)
+		sh.kind = make([]kind, n)
+		for i := range n {
+			sh.starts[i] = 4 * i
+			inst, err := arm64asm.Decode(code[4*i:])
+			if err == nil {
+				sh.kind[i] = classifyARM64(inst)
+			}
+			if i == n-1 && b.bad == "" {
+				sh.end = blockEndARM64(inst, err)
+			}
 		}
 	case emu.X86_64:
 		for off := 0; off < len(code); {
 			sh.starts = append(sh.starts, uint32(off))
-			inst, n, err := x86Decode(code[off:])
+			inst, n, k, err := x86DecodeKind(code[off:])
 			insts = append(insts, inst)
+			sh.kind = append(sh.kind, k)
 			if err != nil && isVEX(code[off:]) {
 				// A VEX or EVEX instruction the emulator stopped
 				// translating in (its block ends with it): its site
@@ -154,11 +166,7 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 			}
 			off += n
 		}
-	}
-	if n := len(sh.starts); n > 0 && sh.bad == "" && b.bad == "" {
-		if d.arch == emu.ARM64 {
-			sh.end = blockEndARM64(code[sh.starts[n-1]:])
-		} else {
+		if n := len(sh.starts); n > 0 && sh.bad == "" && b.bad == "" {
 			sh.end = blockEndX86(insts[n-1])
 		}
 	}
@@ -176,10 +184,9 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 	return sh
 }
 
-// blockEndARM64 and blockEndX86 classify the last instruction of a block
-// for call tracking (x86-64: as newBlock decoded it).
-func blockEndARM64(last []byte) emu.BlockEnd {
-	inst, err := arm64asm.Decode(last)
+// blockEndARM64 and blockEndX86 classify the last instruction of a block,
+// as decode decoded it, for call tracking.
+func blockEndARM64(inst arm64asm.Inst, err error) emu.BlockEnd {
 	if err != nil {
 		return emu.EndPlain
 	}
@@ -283,9 +290,22 @@ func x86Len(code []byte) (int, error) {
 // decode a VEX or EVEX instruction after a legacy prefix: the instruction
 // returned is then the one without the prefixes, with their length.
 func x86Decode(code []byte) (x86asm.Inst, int, error) {
+	inst, n, _, err := x86DecodeKind(code)
+	return inst, n, err
+}
+
+// x86DecodeKind is x86Decode, also classifying the instruction for the
+// mix (classifyX86): as x86asm decodes the bytes as they are, so that an
+// instruction it does not know, or knows only without its prefixes, is of
+// no kind.
+func x86DecodeKind(code []byte) (x86asm.Inst, int, kind, error) {
 	inst, err := x86asm.Decode(code, 64)
+	var k kind
+	if err == nil {
+		k = classifyX86(inst)
+	}
 	if err == nil && inst.Op != 0 && inst.Len > 0 {
-		return inst, inst.Len, nil
+		return inst, inst.Len, k, nil
 	}
 	// A prefix before an opcode x86asm does not know decodes as a lone
 	// prefix (Op 0) with no error.
@@ -300,7 +320,7 @@ func x86Decode(code []byte) (x86asm.Inst, int, error) {
 		// length.
 		if vex, err2 := x86asm.Decode(code[i:], 64); err2 == nil && vex.Op != 0 && vex.Len > 0 {
 			vex.Len += i
-			return vex, vex.Len, nil
+			return vex, vex.Len, k, nil
 		}
 	}
 	if i+1 < len(code) && code[i] == 0x0f && code[i+1] >= 0x18 && code[i+1] <= 0x1f {
@@ -310,13 +330,13 @@ func x86Decode(code []byte) (x86asm.Inst, int, error) {
 			alt[i+2] &^= 0x38 // NOP is 0F 1F /0: the ModRM reg field does not change the length
 		}
 		if alt, err2 := x86asm.Decode(alt, 64); err2 == nil && alt.Op != 0 && alt.Len > 0 {
-			return x86asm.Inst{}, alt.Len, nil
+			return x86asm.Inst{}, alt.Len, k, nil
 		}
 	}
 	if err == nil {
 		err = fmt.Errorf("unrecognized instruction")
 	}
-	return x86asm.Inst{}, 0, err
+	return x86asm.Inst{}, 0, k, err
 }
 
 func isX86Prefix(b byte) bool {

@@ -239,7 +239,7 @@ func (im *image) read(opts Options) {
 	if tree := cpu.CallTree(); tree != nil {
 		part.CallTree, part.Functions = attribute(tree, im.mods)
 	}
-	describe(part, cpu.Arch(), blocks, im.mods, opts.Lines)
+	describe(part, blocks, im.mods, opts.Lines)
 	if len(opts.Collect) > 0 {
 		insns, execs := cpu.Outside()
 		part.Region = &profile.Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}

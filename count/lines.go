@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/profile"
 )
 
@@ -16,9 +15,9 @@ import (
 // source line and every block that ran. Without lines, only DWARF's
 // declarations are read, so a function without one (assembly) has no
 // position.
-func describe(prof *profile.Profile, arch emu.Arch, blocks []ranBlock, mods *modules, lines bool) {
+func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines bool) {
 	prof.Mappings = mods.profileMappings(blocks)
-	total, mixes := instructionMix(arch, blocks)
+	total, mixes := instructionMix(blocks)
 	prof.Mix = &total
 	execs := map[uint64]uint64{}
 	for _, b := range blocks {

@@ -3,7 +3,6 @@ package count
 import (
 	"strings"
 
-	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/profile"
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/x86/x86asm"
@@ -41,12 +40,12 @@ func addKind(m *profile.Mix, k kind, n uint64) {
 
 // instructionMix sums the kinds of every instruction that completed, in all
 // and by function entry.
-func instructionMix(arch emu.Arch, blocks []ranBlock) (profile.Mix, map[uint64]*profile.Mix) {
+func instructionMix(blocks []ranBlock) (profile.Mix, map[uint64]*profile.Mix) {
 	var total profile.Mix
 	byFunc := map[uint64]*profile.Mix{}
 	for i := range blocks {
 		b := &blocks[i]
-		kinds := b.dec.kinds(arch)
+		kinds := b.dec.kinds()
 		m := byFunc[b.fn]
 		if m == nil {
 			m = &profile.Mix{}
@@ -64,37 +63,12 @@ func instructionMix(arch emu.Arch, blocks []ranBlock) (profile.Mix, map[uint64]*
 	return total, byFunc
 }
 
-// kinds classifies each instruction of the block, once.
-func (b *decodedBlock) kinds(arch emu.Arch) []kind {
+// kinds is the kind of each instruction of the block, as decode found.
+func (b *decodedBlock) kinds() []kind {
 	if b == nil {
 		return nil
 	}
-	if b.kind == nil && b.code != nil {
-		b.kind = make([]kind, len(b.starts))
-		for i, off := range b.starts {
-			b.kind[i] = classify(arch, b.code[off:])
-		}
-		if b.shape != nil {
-			b.shape.kind = b.kind
-		}
-	}
 	return b.kind
-}
-
-// classify says what the instruction at the start of code does.
-func classify(arch emu.Arch, code []byte) kind {
-	if arch == emu.ARM64 {
-		inst, err := arm64asm.Decode(code)
-		if err != nil {
-			return 0
-		}
-		return classifyARM64(inst)
-	}
-	inst, err := x86asm.Decode(code, 64)
-	if err != nil {
-		return 0 // the hint NOPs x86asm lacks (endbr64), see x86Len
-	}
-	return classifyX86(inst)
 }
 
 func classifyX86(inst x86asm.Inst) kind {

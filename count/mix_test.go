@@ -89,3 +89,14 @@ func TestMixAdd(t *testing.T) {
 		t.Errorf("mix %+v", m)
 	}
 }
+
+// classify is the kind decode gives the instruction at the start of code,
+// alone in a block.
+func classify(arch emu.Arch, code []byte) kind {
+	d := &decoder{arch: arch}
+	sh := d.decode(&decodedBlock{code: code}, 0x1000)
+	if len(sh.kind) == 0 {
+		return 0
+	}
+	return sh.kind[0]
+}
