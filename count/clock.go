@@ -46,12 +46,8 @@ type lateCounters struct {
 	warnings []string
 }
 
-func (l *lateCounters) check(addr uint64, size uint32) {
-	if l.dec.arch != emu.X86_64 {
-		return
-	}
-	b := l.dec.blocks[blockKey{addr, size}]
-	if b == nil || b.code == nil {
+func (l *lateCounters) check(addr uint64, b *decodedBlock) {
+	if l.dec.arch != emu.X86_64 || b.code == nil {
 		return
 	}
 	for _, off := range b.starts {

@@ -1,7 +1,9 @@
 package count
 
 import (
+	"bytes"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/arch/arm64/arm64asm"
@@ -34,6 +36,7 @@ type decodedBlock struct {
 // for the run: every process that runs the same program (each fork, each
 // exec of it) meets the same blocks, decoded once.
 type blockShape struct {
+	code     []byte // the bytes decoded
 	starts   []uint32
 	kind     []kind
 	end      emu.BlockEnd
@@ -42,14 +45,41 @@ type blockShape struct {
 	bad      string
 }
 
-// shapeKey names a block's bytes at its address.
+// shapeKey names a block's bytes at its address: by their size and a
+// hash of them, the bytes themselves compared on a match.
 type shapeKey struct {
 	addr uint64
-	code string
+	size uint32
+	sum  uint64
 }
 
 // shapes is the run's decoded blocks, by address and bytes.
-type shapes map[shapeKey]*blockShape
+type shapes struct {
+	seed maphash.Seed
+	m    map[shapeKey]*blockShape
+}
+
+func newShapes() *shapes {
+	return &shapes{seed: maphash.MakeSeed(), m: map[shapeKey]*blockShape{}}
+}
+
+// find returns the decoding of code at addr, if the run has one, and the
+// key under which add keeps a new one.
+func (s *shapes) find(addr uint64, code []byte) (*blockShape, shapeKey) {
+	k := shapeKey{addr, uint32(len(code)), maphash.Bytes(s.seed, code)}
+	if sh := s.m[k]; sh != nil && bytes.Equal(sh.code, code) {
+		return sh, k
+	}
+	return nil, k
+}
+
+// add keeps the decoding of a block's bytes, unless another block's
+// bytes took its key (a hash collision: then each decodes its own).
+func (s *shapes) add(k shapeKey, sh *blockShape) {
+	if _, taken := s.m[k]; !taken {
+		s.m[k] = sh
+	}
+}
 
 type blockKey struct {
 	addr uint64
@@ -58,10 +88,11 @@ type blockKey struct {
 
 // decoder decodes each distinct block the CPU translates.
 type decoder struct {
-	arch   emu.Arch
-	read   func(addr uint64, b []byte) error
-	funcOf func(addr uint64) uint64 // entry of the function holding addr, 0 if unknown
-	mapOf  func(addr uint64) int    // the executable mapping holding addr (decodedBlock.mapping); nil for none
+	arch emu.Arch
+	read func(addr uint64, b []byte) error
+	// place names the function holding addr (its entry, 0 if unknown)
+	// and the executable mapping (decodedBlock.mapping, -1 if none).
+	place  func(addr uint64) (fn uint64, mapping int)
 	blocks map[blockKey]*decodedBlock
 	// forgotten holds, by id, the blocks whose code changed after they
 	// were decoded (see forget).
@@ -73,39 +104,58 @@ type decoder struct {
 	// insts is newBlock's room for the instructions it decodes.
 	insts []x86asm.Inst
 	// shapes is the run's, shared by every image's decoder; nil for none.
-	shapes shapes
+	shapes *shapes
+	// slab and code are where new blocks and their bytes are allocated,
+	// many at a time.
+	slab []decodedBlock
+	code []byte
 }
 
-func newDecoder(arch emu.Arch, read func(uint64, []byte) error, funcOf func(uint64) uint64) *decoder {
-	return &decoder{arch: arch, read: read, funcOf: funcOf, blocks: map[blockKey]*decodedBlock{}}
+func newDecoder(arch emu.Arch, read func(uint64, []byte) error, place func(uint64) (uint64, int)) *decoder {
+	return &decoder{arch: arch, read: read, place: place, blocks: map[blockKey]*decodedBlock{}}
+}
+
+// alloc returns a new block and room for its bytes.
+func (d *decoder) alloc(size uint32) (*decodedBlock, []byte) {
+	if len(d.slab) == 0 {
+		d.slab = make([]decodedBlock, 256)
+	}
+	b := &d.slab[0]
+	d.slab = d.slab[1:]
+	if int(size) > len(d.code) {
+		d.code = make([]byte, max(64<<10, int(size)))
+	}
+	code := d.code[:size:size]
+	d.code = d.code[size:]
+	return b, code
 }
 
 // newBlock is the emulator's first-sight hook: it counts the block's
 // instructions, names its function and classifies how it ends.
-func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
+func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, *decodedBlock) {
 	k := blockKey{addr, size}
 	if b, ok := d.blocks[k]; ok {
-		return b.info
+		return b.info, b
 	}
-	b := &decodedBlock{id: id, mapping: -1}
-	if d.mapOf != nil {
-		b.mapping = d.mapOf(addr)
-	}
-	code := make([]byte, size)
+	b, code := d.alloc(size)
+	b.id = id
+	var fn uint64
+	fn, b.mapping = d.place(addr)
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
 	} else {
 		b.code = code
 	}
-	b.info = emu.BlockInfo{Func: d.funcOf(addr)}
+	b.info = emu.BlockInfo{Func: fn}
 	var shape *blockShape
+	var sk shapeKey
 	if b.code != nil && d.shapes != nil {
-		shape = d.shapes[shapeKey{addr, string(code)}]
+		shape, sk = d.shapes.find(addr, code)
 	}
 	if shape == nil {
 		shape = d.decode(b, addr)
 		if b.code != nil && d.shapes != nil {
-			d.shapes[shapeKey{addr, string(code)}] = shape
+			d.shapes.add(sk, shape)
 		}
 	} else if shape.bad != "" {
 		d.failed = append(d.failed, shape.bad)
@@ -118,14 +168,14 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	d.blocks[k] = b
 	info := b.info
 	info.Restart = d.hookSites(b, shape.sites)
-	return info
+	return info, b
 }
 
 // decode decodes the instructions of b, a new block at addr whose bytes
 // newBlock read, once: their offsets, kinds (for the mix), how the block
 // ends, its instruction sites and its known differences from the hardware.
 func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
-	sh := &blockShape{}
+	sh := &blockShape{code: b.code}
 	code, size := b.code, uint32(len(b.code))
 	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
 	defer func() { d.insts = insts[:0] }()

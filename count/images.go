@@ -44,7 +44,7 @@ type runner struct {
 	opts    Options
 	k       *kernel.Kernel
 	files   map[string]*objectFile // object files read, shared by every image's modules
-	shapes  shapes                 // blocks decoded, shared by every image's decoder
+	shapes  *shapes                // blocks decoded, shared by every image's decoder
 	images  map[kernel.CPU]*image
 	order   []*image        // by kernel image, in the order they started
 	pending []*image        // made, not yet matched to the kernel's image
@@ -80,8 +80,8 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	hooks := emu.Hooks{
 		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
-			info := im.dec.newBlock(id, addr, size)
-			im.late.check(addr, size)
+			info, b := im.dec.newBlock(id, addr, size)
+			im.late.check(addr, b)
 			return info
 		},
 		Syscall:     func() { r.k.Syscall() },
@@ -103,8 +103,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		return nil, fmt.Errorf("starting the emulator: %w", err)
 	}
 	im.cpu = cpu
-	im.dec = newDecoder(arch, cpu.Read, im.mods.entry)
-	im.dec.mapOf = im.mods.mapping
+	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
 	im.dec.cpu = cpu
 	im.dec.shapes = r.shapes
 	cpu.SetSiteCuts(im.dec.siteCuts)

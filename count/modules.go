@@ -211,7 +211,20 @@ func (ms *modules) at(addr uint64) (*module, int) {
 // entry returns the entry of the function holding addr, 0 when no symbol
 // covers it; either way the name is kept for the end of the run.
 func (ms *modules) entry(addr uint64) uint64 {
-	m, _ := ms.at(addr)
+	fn, _ := ms.place(addr)
+	return fn
+}
+
+// place returns the entry of the function holding addr, as entry does,
+// and the index of the kernel's executable mapping holding it (-1 if
+// none).
+func (ms *modules) place(addr uint64) (uint64, int) {
+	m, i := ms.at(addr)
+	return ms.entryIn(m, addr), i
+}
+
+// entryIn is entry, for addr in module m.
+func (ms *modules) entryIn(m *module, addr uint64) uint64 {
 	if f, ok := m.symbols().lookup(addr); ok {
 		if _, seen := ms.names[f.start]; !seen {
 			ms.names[f.start] = named{qualName{m.name, f.name}, m}
@@ -222,13 +235,6 @@ func (ms *modules) entry(addr uint64) uint64 {
 		ms.names[addr] = named{qualName{m.name, m.offsetName(addr)}, m}
 	}
 	return 0
-}
-
-// mapping returns the index of the kernel's executable mapping holding
-// addr now, -1 if none.
-func (ms *modules) mapping(addr uint64) int {
-	_, i := ms.at(addr)
-	return i
 }
 
 // nameOf names the function entered at entry (or the block at entry, when
