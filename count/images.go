@@ -44,7 +44,9 @@ type runner struct {
 	opts    Options
 	k       *kernel.Kernel
 	files   map[string]*objectFile // object files read, shared by every image's modules
-	shapes  *shapes                // blocks decoded, shared by every image's decoder
+	// shapes is the blocks decoded, shared by every image's decoder from
+	// the second image on (shareShapes); nil while there is one.
+	shapes *shapes
 	images  map[kernel.CPU]*image
 	order   []*image        // by kernel image, in the order they started
 	pending []*image        // made, not yet matched to the kernel's image
@@ -105,7 +107,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	im.cpu = cpu
 	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
 	im.dec.cpu = cpu
-	im.dec.shapes = r.shapes
+	r.shareShapes(im.dec)
 	cpu.SetSiteCuts(im.dec.siteCuts)
 	im.late = &lateCounters{cpu: cpu, dec: im.dec}
 	im.loc = &locator{dec: im.dec, cpu: cpu}
@@ -130,6 +132,26 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	r.images[cpu] = im
 	r.pending = append(r.pending, im)
 	return cpu, nil
+}
+
+// shareShapes gives a new image's decoder the run's decoded blocks. A run
+// of one program has no use for them: they are gathered when a second
+// image starts, from the decoders of the images so far, and kept from then
+// on by every decoder.
+func (r *runner) shareShapes(dec *decoder) {
+	if r.shapes == nil && len(r.images) > 0 {
+		r.shapes = newShapes()
+		for _, im := range r.images {
+			for bk, b := range im.dec.blocks {
+				if b.code != nil && b.shape != nil {
+					_, k := r.shapes.find(bk.addr, b.code)
+					r.shapes.add(k, b.shape)
+				}
+			}
+			im.dec.shapes = r.shapes
+		}
+	}
+	dec.shapes = r.shapes
 }
 
 // forkCodeBuffer is the translation buffer of a fork's CPU: a child runs

@@ -99,7 +99,7 @@ func Run(opts Options) (*profile.Profile, error) {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
 		}
 	}
-	r := &runner{opts: opts, files: mainMods.files, shapes: newShapes()}
+	r := &runner{opts: opts, files: mainMods.files}
 	defer func() {
 		for _, im := range r.images {
 			im.cpu.Close()
