@@ -41,12 +41,12 @@ type image struct {
 
 // runner is one run: the kernel and every image.
 type runner struct {
-	opts    Options
-	k       *kernel.Kernel
-	files   map[string]*objectFile // object files read, shared by every image's modules
+	opts  Options
+	k     *kernel.Kernel
+	files map[string]*objectFile // object files read, shared by every image's modules
 	// shapes is the blocks decoded, shared by every image's decoder from
 	// the second image on (shareShapes); nil while there is one.
-	shapes *shapes
+	shapes  *shapes
 	images  map[kernel.CPU]*image
 	order   []*image        // by kernel image, in the order they started
 	pending []*image        // made, not yet matched to the kernel's image
