@@ -139,6 +139,7 @@ fi
 # The columns, in the order they run; the first that applies is the
 # reference whose stdout and status the others must give.
 columns=(native qemu full co cg cache)
+declare -A colname=([native]=native [qemu]=qemu-user [full]="icount full" [co]="icount count-only" [cg]=callgrind [cache]=cachegrind)
 
 # colcmd KEY COL: sets the array c to the command of row KEY in column COL,
 # or leaves it empty when the column does not apply or its tool is missing
@@ -167,9 +168,11 @@ colcmd() {
 }
 
 # What the runs gave: secs[KEY/COL] and rss[KEY/COL] the figures of every
-# run, counts[KEY] icount's instruction counts, differs[KEY] what differed
-# from the reference (a line each), skip[KEY] why the row did not run.
-declare -A secs rss counts differs skip
+# run, counts[KEY] icount's instruction counts, ndiffer[KEY/COL] how many
+# runs differed from the reference and firstdiff[KEY/COL] how the first did,
+# differs[KEY] all that for the row (a line each), skip[KEY] why the row
+# did not run.
+declare -A secs rss counts ndiffer firstdiff differs skip
 refcol=
 
 # measure KEY COL RUN: one run of row KEY in column COL, compared with the
@@ -178,7 +181,8 @@ measure() {
 	local key=$1 col=$2 n=$3 out=$tmp/$1.$2.out err=$tmp/$1.$2.err line wall user sys max st
 	line=$("$python" -I -S scripts/benchrun.py "$out" "$err" "${c[@]}" 2>"$tmp/benchrun.err")
 	if [ -z "$line" ]; then
-		differs[$key]+="$col run $n: not started: $(head -n1 "$tmp/benchrun.err")"$'\n'
+		ndiffer[$key/$col]=$((${ndiffer[$key/$col]:-0} + 1))
+		[ -n "${firstdiff[$key/$col]:-}" ] || firstdiff[$key/$col]="run $n: not started: $(head -n1 "$tmp/benchrun.err")"
 		return
 	fi
 	read -r wall user sys max st <<<"$line"
@@ -186,12 +190,17 @@ measure() {
 		cp "$out" "$tmp/$key.ref.out"
 		echo "$st" >"$tmp/$key.ref.status"
 	fi
-	local want
+	local want what= ref=${colname[$refcol]} said
 	want=$(cat "$tmp/$key.ref.status")
 	if [ "$st" != "$want" ]; then
-		differs[$key]+="$col run $n: exit $st, $refcol $want: $(grep -v '^icount:  ' "$err" | head -n 3 | tr '\n' ' ')"$'\n'
+		said=$(grep -v '^icount:  ' "$err" | head -n 3 | tr '\n' ' ')
+		what="exit $st, $ref's $want${said:+; stderr: $said}"
 	elif ! cmp -s "$out" "$tmp/$key.ref.out"; then
-		differs[$key]+="$col run $n: stdout differs from $refcol's ($(wc -c <"$out") bytes, $refcol $(wc -c <"$tmp/$key.ref.out")): $(diff "$tmp/$key.ref.out" "$out" 2>/dev/null | head -n 3 | tr '\n' ' ')"$'\n'
+		what="stdout differs from $ref's ($(wc -c <"$out") bytes against $(wc -c <"$tmp/$key.ref.out")): $(diff "$tmp/$key.ref.out" "$out" 2>/dev/null | head -n 3 | tr '\n' ' ')"
+	fi
+	if [ -n "$what" ]; then
+		ndiffer[$key/$col]=$((${ndiffer[$key/$col]:-0} + 1))
+		[ -n "${firstdiff[$key/$col]:-}" ] || firstdiff[$key/$col]="run $n: $what"
 	fi
 	if [ "$metric" = cpu ]; then
 		secs[$key/$col]+=" $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.4f", u + s }')"
@@ -257,6 +266,11 @@ for key in "${keys[@]}"; do
 			colcmd "$key" "$col"
 			[ ${#c[@]} -gt 0 ] && measure "$key" "$col" "$n"
 		done
+	done
+
+	for col in "${columns[@]}"; do
+		[ -n "${ndiffer[$key/$col]:-}" ] &&
+			differs[$key]+="${colname[$col]}: ${ndiffer[$key/$col]} of $runs runs differ; ${firstdiff[$key/$col]}"$'\n'
 	done
 
 	# The row: each column's median, "—" where it does not apply.
