@@ -281,7 +281,9 @@ for key in "${keys[@]}"; do
 	0) cells+=("n/a") ;;
 	1) cells+=("$(thousands "$countlist")") ;;
 	*) cells+=("$(thousands "$(head -n1 <<<"$countlist")")*")
-	   differs[$key]+="icount's counts differ between its count-only runs: $(tr '\n' ' ' <<<"$countlist")"$'\n' ;;
+	   clock=
+	   grep -q 'the guest read the host clock' "$tmp/$key.co.err" 2>/dev/null && clock=" (it reads the host clock, which --fixed-clock would pin)"
+	   differs[$key]+="icount's counts differ between its count-only runs$clock: $(tr '\n' ' ' <<<"$countlist")"$'\n' ;;
 	esac
 	for col in "${columns[@]}"; do
 		colcmd "$key" "$col"
