@@ -228,6 +228,11 @@ $(BUILD)/sites/avx-glibc: testdata/sites/avx.c | deps
 # wrote), fetched by scripts/fetch-busybox.sh for the arm64 tests.
 BUSYBOX := .deps/busybox/amd64/busybox .deps/busybox/arm64/busybox
 
+# Debian's arm64 python3.11, lua5.4 and bzip2 with what they need, unpacked
+# into a sysroot by scripts/fetch-sysroot-arm64.sh (run by `make deps`) for
+# the arm64 rows of `make bench`.
+SYSROOT_A64 := .deps/sysroot-arm64/VERSIONS
+
 # benchstat (golang.org/x/perf), installed by `make deps`.
 BENCHSTAT         := .deps/bin/benchstat
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
@@ -314,8 +319,11 @@ SOAK_DURATION ?= 10m
 
 all: build
 
-deps: $(BENCHSTAT)
+deps: $(BENCHSTAT) $(SYSROOT_A64)
 	scripts/deps.sh $(DEBIAN_PACKAGES)
+
+$(SYSROOT_A64):
+	scripts/fetch-sysroot-arm64.sh
 
 # benchstat, for the tests of --bench, from the Go module proxy into .deps.
 $(BENCHSTAT):
@@ -525,8 +533,6 @@ demo: build testprogs
 
 bench: build testprogs
 	scripts/bench.sh
-	@echo
-	scripts/bench_arm64.sh
 
 clean:
 	rm -rf bin $(BUILD)
