@@ -16,6 +16,7 @@
 // translates runs its block hook, which marks its pages, before any of its
 // instructions; so Unicorn's marks would only ever fall on entries that
 // icount's flush removes or never grants. The scan is skipped.
+#include <stddef.h>
 #include <stdint.h>
 
 struct CPUState;
@@ -26,4 +27,28 @@ void __wrap_tlb_reset_dirty_by_vaddr_x86_64(struct CPUState *cpu, uint64_t start
 
 void __wrap_tlb_reset_dirty_by_vaddr_aarch64(struct CPUState *cpu, uint64_t start, uint64_t length) {
 	(void)cpu, (void)start, (void)length;
+}
+
+// The table of translated blocks starts small. Unicorn sizes it for 32,768
+// blocks (a megabyte, cleared bucket by bucket) when an engine starts and
+// again at every flush of the translation buffer (one of which every
+// engine of a Unicorn before 2.1.3 has at its start, fork.c), which took
+// a tenth of the time icount needs to run a small program. The table grows
+// as blocks are added (QHT_MODE_AUTO_RESIZE, which Unicorn asks for),
+// doubling when its buckets overflow.
+struct qht;
+struct uc_struct;
+void __real_qht_init(struct qht *ht, void *cmp, size_t n_elems, unsigned int mode);
+_Bool __real_qht_reset_size(struct uc_struct *uc, struct qht *ht, size_t n_elems);
+
+#define IC_QHT_INITIAL 2048
+
+static size_t qht_initial(size_t n_elems) { return n_elems < IC_QHT_INITIAL ? n_elems : IC_QHT_INITIAL; }
+
+void __wrap_qht_init(struct qht *ht, void *cmp, size_t n_elems, unsigned int mode) {
+	__real_qht_init(ht, cmp, qht_initial(n_elems), mode);
+}
+
+_Bool __wrap_qht_reset_size(struct uc_struct *uc, struct qht *ht, size_t n_elems) {
+	return __real_qht_reset_size(uc, ht, qht_initial(n_elems));
 }
