@@ -348,10 +348,7 @@ const x86MathFault = 16
 // x86StateOnce finds, once, where the x86-64 CPU state keeps what
 // Unicorn's API does not reach: the exception in flight (exception.c) and
 // softfloat's exception flags (fpstatus.c).
-var x86StateOnce = sync.OnceFunc(func() {
-	C.ic_inflight_find()
-	C.ic_fpstatus_find()
-})
+var x86StateOnce = sync.OnceFunc(func() { C.ic_probe_x86() })
 
 // FPFlagsKept says whether the x86-64 FP exception flags reach MXCSR and
 // the x87 status word, and MXCSR.FZ applies to SSE (fpstatus.c): false

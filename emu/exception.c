@@ -7,8 +7,8 @@
 // which stops the emulator. Linux delivers every divide error as SIGFPE.
 //
 // The field is not reachable through Unicorn's API, but it lies in the CPU
-// state a uc_context holds. ic_inflight_find finds where, once, on a
-// scratch engine: the int that is -1 after reset and 0 after a divide
+// state a uc_context holds. ic_inflight_find finds where, once, on the
+// scratch engine of the probes (probe.c): the int that is -1 after reset and 0 after a divide
 // error, and that, set back to -1, makes the next divide error arrive as
 // a divide error again. After every exception the hook clears it there.
 #include <string.h>
@@ -35,14 +35,11 @@ static int divide(uc_engine *uc) {
 
 static long inflight_off = -1;
 
-void ic_inflight_find(void) {
+void ic_inflight_find(uc_engine *uc) {
 	static const uint8_t code[] = {0x31, 0xc9, 0xf7, 0xf1, 0xf4}; // xor ecx,ecx; div ecx; hlt
-	uc_engine *uc;
 	long found = -1;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return;
 	uc_context *before = NULL, *after = NULL, *probe = NULL;
-	if (uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL) != UC_ERR_OK ||
-	    uc_mem_write(uc, 0x1000, code, sizeof code) != UC_ERR_OK || uc_context_alloc(uc, &before) != UC_ERR_OK ||
+	if (uc_mem_write(uc, 0x1000, code, sizeof code) != UC_ERR_OK || uc_context_alloc(uc, &before) != UC_ERR_OK ||
 	    uc_context_alloc(uc, &after) != UC_ERR_OK || uc_context_alloc(uc, &probe) != UC_ERR_OK ||
 	    uc_context_save(uc, before) != UC_ERR_OK)
 		goto out;
@@ -68,7 +65,6 @@ out:
 	if (probe) uc_context_free(probe);
 	if (after) uc_context_free(after);
 	if (before) uc_context_free(before);
-	uc_close(uc);
 	inflight_off = found;
 }
 

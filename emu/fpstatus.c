@@ -8,7 +8,8 @@
 // x87 results and never SSE ones.
 //
 // The float_status structures lie in the CPU state a uc_context holds.
-// ic_fpstatus_find locates them once, on a scratch engine, by what known
+// ic_fpstatus_find locates them once, on the scratch engine of the probes
+// (probe.c), by what known
 // instructions and register writes do to them (and checks the layout). The
 // flags are then folded into MXCSR and FSW just before an instruction
 // reads those (stmxcsr, fnstsw, fxsave, ...) and when icount reads them
@@ -54,18 +55,16 @@ static long find_flags(uc_engine *uc, uc_context *a, uc_context *b, const uint8_
 	return found;
 }
 
-void ic_fpstatus_find(void) {
+void ic_fpstatus_find(uc_engine *uc) {
 	// pxor %xmm1,%xmm1; divsd %xmm1,%xmm0 with xmm0 = 0: 0/0, invalid.
 	static const uint8_t sse_code[] = {0x66, 0x0f, 0xef, 0xc9, 0xf2, 0x0f, 0x5e, 0xc1};
 	// fld1; fldz; fdivp %st,%st(1): 1/0 on the x87, divide by zero.
 	static const uint8_t x87_code[] = {0xd9, 0xe8, 0xd9, 0xee, 0xde, 0xf9};
-	uc_engine *uc;
 	uc_context *a = NULL, *b = NULL;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return;
 	uint64_t cr4 = 0, mxcsr = 0x1f80, fcw = 0x37f;
 	uc_reg_read(uc, UC_X86_REG_CR4, &cr4);
 	cr4 |= 1 << 9 | 1 << 10;
-	if (uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL) != UC_ERR_OK || uc_reg_write(uc, UC_X86_REG_CR4, &cr4) != UC_ERR_OK ||
+	if (uc_reg_write(uc, UC_X86_REG_CR4, &cr4) != UC_ERR_OK ||
 	    uc_reg_write(uc, UC_X86_REG_MXCSR, &mxcsr) != UC_ERR_OK || uc_reg_write(uc, UC_X86_REG_FPCW, &fcw) != UC_ERR_OK ||
 	    uc_context_alloc(uc, &a) != UC_ERR_OK || uc_context_alloc(uc, &b) != UC_ERR_OK)
 		goto out;
@@ -84,7 +83,6 @@ void ic_fpstatus_find(void) {
 out:
 	if (a) uc_context_free(a);
 	if (b) uc_context_free(b);
-	uc_close(uc);
 }
 
 int ic_fpstatus_known(void) { return sse_off >= 0 && x87_off >= 0; }

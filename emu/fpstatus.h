@@ -5,8 +5,9 @@
 #include "hotpath.h"
 
 // ic_fpstatus_find locates softfloat's status in the CPU state, once per
-// process; ic_fpstatus_known says whether it was found.
-void ic_fpstatus_find(void);
+// process, on the probes' scratch engine (probe.c); ic_fpstatus_known says
+// whether it was found.
+void ic_fpstatus_find(uc_engine *uc);
 int ic_fpstatus_known(void);
 // ic_fp_fold adds the exceptions raised since the last fold to MXCSR and
 // the x87 status word: before anything reads them.

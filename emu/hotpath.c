@@ -14,6 +14,10 @@ static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) {
 	return (uint32_t)(addr ^ (addr >> 13)) & mask;
 }
 
+// IC_TABLE_INITIAL is the block table's first size, in slots: a small
+// program runs a few hundred blocks, and the table doubles as it fills.
+#define IC_TABLE_INITIAL 1024
+
 // ic_grow moves every entry into a table of nslots slots.
 static int ic_grow(ic_state *s, uint32_t nslots) {
 	ic_block *t = aligned_alloc(64, nslots * sizeof *t);
@@ -69,7 +73,7 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	s->handle = handle;
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
-	if (ic_grow(s, 8192) != 0) {
+	if (ic_grow(s, IC_TABLE_INITIAL) != 0) {
 		ic_free(s);
 		return NULL;
 	}
@@ -115,7 +119,7 @@ int ic_reset(ic_state *s) {
 	s->budget = UINT64_MAX; // for a limited variant, with limited 0
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
-	return ic_grow(s, 8192);
+	return ic_grow(s, IC_TABLE_INITIAL);
 }
 
 // page_keys returns the keys of page p (a page number), adding an entry

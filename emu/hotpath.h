@@ -171,7 +171,8 @@ typedef struct ic_gone {
 	ic_block blocks[IC_GONE_CHUNK];
 } ic_gone;
 void ic_ask_stop(ic_state *s);
-void ic_inflight_find(void);
+void ic_inflight_find(uc_engine *uc);
+void ic_probe_x86(void);
 void ic_inflight_clear(ic_state *s);
 uc_err ic_use_limited(ic_state *s);
 uc_err ic_set_block_hook(ic_state *s);
