@@ -351,33 +351,44 @@ func pcOfFailure(err error, pc uint64) uint64 {
 
 // fillCounts reads the block table back from C into the Profile.
 func fillCounts(prof *profile.Profile, blocks []ranBlock, mods *modules, hot int) {
-	counts := make([]profile.BlockCount, 0, len(blocks))
 	for _, b := range blocks {
-		bc := profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
-			Instructions: b.Executions*uint64(b.Instructions) - b.Cut}
-		prof.Totals.Instructions += bc.Instructions
+		prof.Totals.Instructions += b.Executions*uint64(b.Instructions) - b.Cut
 		prof.Totals.Blocks += b.Executions
-		counts = append(counts, bc)
 	}
-	prof.Totals.DistinctBlocks = uint64(len(counts))
+	prof.Totals.DistinctBlocks = uint64(len(blocks))
 	prof.Functions = functionCounts(blocks, mods)
 	for _, n := range prof.Syscalls {
 		prof.Totals.Syscalls += n
 	}
-	slices.SortFunc(counts, func(a, b profile.BlockCount) int {
-		return cmp.Or(cmp.Compare(b.Instructions, a.Instructions), cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Size, b.Size))
-	})
-	counts = counts[:min(len(counts), hot)]
-	fn := map[uint64]uint64{}
-	for _, b := range blocks {
-		fn[b.Addr] = b.fn
+	prof.HotBlocks = hottest(blocks, mods, hot)
+}
+
+// hottest returns the hot blocks that ran the most instructions, most
+// first (ties by address and size), each named by its function.
+func hottest(blocks []ranBlock, mods *modules, hot int) []profile.BlockCount {
+	byCost := func(a, b *ranBlock) int {
+		return cmp.Or(cmp.Compare(b.Executions*uint64(b.Instructions)-b.Cut, a.Executions*uint64(a.Instructions)-a.Cut),
+			cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Size, b.Size))
 	}
-	for i := range counts {
-		if e, ok := fn[counts[i].Addr]; ok {
-			counts[i].Function = mods.nameOf(e).name
+	// The hot-most so far, kept sorted: most blocks fall below its last.
+	top := make([]*ranBlock, 0, min(hot, len(blocks))+1)
+	for i := range blocks {
+		b := &blocks[i]
+		if len(top) == hot && (hot == 0 || byCost(b, top[hot-1]) >= 0) {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, b, byCost)
+		top = slices.Insert(top, at, b)
+		if len(top) > hot {
+			top = top[:hot]
 		}
 	}
-	prof.HotBlocks = counts
+	out := make([]profile.BlockCount, len(top))
+	for i, b := range top {
+		out[i] = profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
+			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}
+	}
+	return out
 }
 
 // functionCounts sums the blocks by the function their first instruction

@@ -11,9 +11,11 @@ package emu
 import "C"
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/cgo"
+	"slices"
 	"sort"
 	"sync"
 	"unsafe"
@@ -154,7 +156,7 @@ type CPU struct {
 	// ctl serves other goroutines: Interrupt and Executed (stop.go).
 	ctl control
 	// slice bounds each run once the guest has several threads (thread.go).
-	slice slices
+	slice slicing
 	// exit is the address the emulator stops at (setExit), 0 for none.
 	exit uint64
 	// reset is the registers as they were when the engine was made.
@@ -760,14 +762,8 @@ func (c *CPU) Blocks() []Block {
 			add(b)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Addr != out[j].Addr {
-			return out[i].Addr < out[j].Addr
-		}
-		if out[i].Size != out[j].Size {
-			return out[i].Size < out[j].Size
-		}
-		return out[i].ID < out[j].ID
+	slices.SortFunc(out, func(a, b Block) int {
+		return cmp.Or(cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Size, b.Size), cmp.Compare(a.ID, b.ID))
 	})
 	return out
 }

@@ -94,8 +94,8 @@ func (c *CPU) FreeContext(ctx *Context) {
 	}
 }
 
-// slices is the state of running in slices.
-type slices struct {
+// slicing is the state of running in slices.
+type slicing struct {
 	on        bool
 	size      uint64 // instructions a slice may run
 	limitLeft uint64 // what MaxInstructions still allows, all slices together
