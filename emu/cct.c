@@ -73,14 +73,23 @@ static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func) {
 
 // child returns the node for func called from parent.
 static int64_t child(ic_state *s, uint32_t parent, uint64_t func) {
-	const ic_node *p = &s->nodes[parent];
+	ic_node *p = &s->nodes[parent];
 	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
+	if (p->last_func == func && p->last_child) return p->last_child;
+	int64_t found = -1;
 	uint32_t h = child_hash(s->nchild - 1, parent, func);
 	for (uint32_t slot; (slot = s->children[h]) != 0; h = (h + 1) & (s->nchild - 1)) {
 		const ic_node *n = &s->nodes[slot - 1];
-		if (n->parent == parent && n->func == func) return slot - 1;
+		if (n->parent == parent && n->func == func) {
+			found = slot - 1;
+			break;
+		}
 	}
-	return new_node(s, parent, func);
+	if (found < 0 && (found = new_node(s, parent, func)) < 0) return -1;
+	p = &s->nodes[parent]; // new_node may have moved the nodes
+	p->last_func = func;
+	p->last_child = (uint32_t)found;
+	return found;
 }
 
 static uint64_t read_sp(ic_state *s) {

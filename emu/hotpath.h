@@ -45,6 +45,10 @@ typedef struct ic_node {
 	uint32_t parent; // index of the parent node; the root is its own parent
 	uint16_t depth;  // root is 0
 	uint16_t roi;    // inside the region of interest (--collect)
+	// The child last called from here (its function and index): most
+	// calls from a context call what it called last.
+	uint64_t last_func;
+	uint32_t last_child;
 } ic_node;
 
 // A frame of the shadow stack.
