@@ -82,6 +82,9 @@ type Kernel struct {
 	sliced    bool // the CPUs run in slices of quantum (a second task exists)
 	switching bool // the CPU stopped for Schedule
 	yield     bool // ... and the running task gives up its turn
+	// callVals is where the running task's system call is read (its
+	// number and arguments), one call at a time.
+	callVals [7]uint64
 	// moved is set when a blocked transfer moved bytes without ending
 	// its wait (part of a write to a pipe), which may ready another wait:
 	// endWaits then looks at every wait again.
