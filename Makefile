@@ -72,6 +72,11 @@ TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
 MEM_BINS  := $(BUILD)/c/mmapstress-musl $(BUILD)/c/mmapstress-glibc $(BUILD)/arm64/c/mmapstress-glibc
 TESTPROGS += $(MEM_BINS)
 
+# What a guest's large reads and file mappings cost the host
+# (testdata/c/bigfile.c): amd64 musl-static.
+BIGFILE_BINS := $(BUILD)/c/bigfile-musl
+TESTPROGS    += $(BIGFILE_BINS)
+
 # The file-system calls of kernel/sys_fsops.go (cmd/icount/fsops_test.go):
 # amd64 musl- and glibc-static, arm64 glibc-static.
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
