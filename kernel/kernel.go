@@ -123,9 +123,10 @@ type Kernel struct {
 	// cookies renumbers inotify's rename cookies (sys_inotify.go).
 	cookies inotifyCookies
 
-	failure    error  // set when the run must stop with an icount error
-	in         inputs // what the guest read that icount does not pin (inputs.go)
-	memRefused uint64 // mappings --max-memory refused (sys_mem.go)
+	failure    error     // set when the run must stop with an icount error
+	in         inputs    // what the guest read that icount does not pin (inputs.go)
+	ioBufs     ioBuffers // the buffers lent to reads and writes (iopieces.go)
+	memRefused uint64    // mappings --max-memory refused (sys_mem.go)
 }
 
 // New prepares the kernel of a run and its first process, which runs exe
