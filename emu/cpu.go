@@ -412,6 +412,9 @@ type Fault struct {
 	// code before Addr, not by a jump; PC is then before Addr when the
 	// instruction there straddles into it.
 	RanInto bool
+	// PastEOF says that the access was to a page of a file mapping past
+	// the end of its file (CPU.PastEOF).
+	PastEOF bool
 }
 
 // FaultKind classifies a fault.
@@ -531,6 +534,7 @@ func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 		// The page table refused an access: the PC is at the instruction
 		// that made it, and every instruction before it completed.
 		f.Unicorn, f.Addr, f.Write = nil, r.page, r.typ == C.UC_MEM_WRITE
+		f.PastEOF = r.value&C.IC_MAPPED != 0 && r.value&C.IC_BEYOND != 0
 		switch {
 		case r.typ == C.UC_MEM_FETCH:
 			f.Kind = FaultFetch
