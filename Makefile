@@ -135,7 +135,7 @@ $(TIMESCHED_BINS): testdata/c/errname.h
 # (cmd/icount/syscalls_test.go): the ids and sessions, more file calls,
 # memory, event descriptors, processes and waits, the /proc state and
 # machine files; amd64 musl- and glibc-static, arm64 glibc-static.
-CONF_C    := ids fsmore vm procs procstate procstatus
+CONF_C    := ids fsmore vm mapfile procs procstate procstatus
 CONF_BINS := $(foreach p,$(CONF_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(CONF_BINS)
 $(CONF_BINS): testdata/c/errname.h testdata/c/conformance.h

@@ -22,6 +22,8 @@ type CPU interface {
 	WriteAsGuest(addr uint64, b []byte) error
 	Accessible(addr, n uint64, need emu.Prot) uint64
 	Zero(addr, size uint64) error
+	MapFile(addr, size uint64, fd int, off uint64) (bool, error)
+	PastEOF(addr, size uint64) error
 	Reg(r emu.Reg) uint64
 	Regs(regs []emu.Reg, vals []uint64) // at most emu.MaxRegs at once
 	SetReg(r emu.Reg, v uint64) error

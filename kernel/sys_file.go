@@ -364,6 +364,10 @@ func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint6
 		p.madeFD(fd)
 	} else if hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, false, true)
+		if err := p.k.cutFiles(fd, 0, ""); err != nil {
+			unix.Close(fd)
+			return 0, err
+		}
 	}
 	return p.installOpened(dirfd, host, fd, hostFlags, flags, made)
 }
@@ -861,7 +865,7 @@ func sysFtruncate(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	p.stamp(f.host, false, true)
-	return 0, nil
+	return 0, p.k.cutFiles(f.host, 0, "")
 }
 
 func sysFsync(t *Task, a [6]uint64) (uint64, error) {
