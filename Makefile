@@ -72,6 +72,11 @@ TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
 MEM_BINS  := $(BUILD)/c/mmapstress-musl $(BUILD)/c/mmapstress-glibc $(BUILD)/arm64/c/mmapstress-glibc
 TESTPROGS += $(MEM_BINS)
 
+# What a guest's large reads and file mappings cost the host
+# (testdata/c/bigfile.c): amd64 musl-static.
+BIGFILE_BINS := $(BUILD)/c/bigfile-musl
+TESTPROGS    += $(BIGFILE_BINS)
+
 # The file-system calls of kernel/sys_fsops.go (cmd/icount/fsops_test.go):
 # amd64 musl- and glibc-static, arm64 glibc-static.
 FSOPS_BINS := $(BUILD)/c/fsops-musl $(BUILD)/c/fsops-glibc $(BUILD)/arm64/c/fsops-glibc
@@ -130,7 +135,7 @@ $(TIMESCHED_BINS): testdata/c/errname.h
 # (cmd/icount/syscalls_test.go): the ids and sessions, more file calls,
 # memory, event descriptors, processes and waits, the /proc state and
 # machine files; amd64 musl- and glibc-static, arm64 glibc-static.
-CONF_C    := ids fsmore vm procs procstate procstatus
+CONF_C    := ids fsmore vm mapfile procs procstate procstatus
 CONF_BINS := $(foreach p,$(CONF_C),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-glibc $(BUILD)/arm64/c/$(p)-glibc)
 TESTPROGS += $(CONF_BINS)
 $(CONF_BINS): testdata/c/errname.h testdata/c/conformance.h

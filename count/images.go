@@ -213,8 +213,9 @@ func (r *runner) retire(ended []*kernel.Image, final bool) {
 	for _, ki := range r.ended {
 		if ki.Shared {
 			im := r.order[ki.ID]
-			im.part = &profile.Profile{Syscalls: ki.Calls, Functions: []profile.FunctionCount{}}
-			for _, n := range ki.Calls {
+			calls := ki.Calls()
+			im.part = &profile.Profile{Syscalls: calls, Functions: []profile.FunctionCount{}}
+			for _, n := range calls {
 				im.part.Totals.Syscalls += n
 			}
 			continue
@@ -253,7 +254,7 @@ func outside(p *profile.Profile) uint64 {
 // read builds the image's part of the Profile from its CPU.
 func (im *image) read(opts Options) {
 	cpu := im.cpu
-	part := &profile.Profile{Syscalls: im.kimg.Calls}
+	part := &profile.Profile{Syscalls: im.kimg.Calls()}
 	cpu.FlushSiteCuts()
 	blocks := im.dec.ran(cpu.Blocks(), im.mods.entry)
 	fillCounts(part, blocks, im.mods, opts.HotBlocks)

@@ -28,6 +28,9 @@ var (
 // describeFault says which signal the kernel would deliver for f, and what
 // happened, in words.
 func describeFault(arch emu.Arch, f *emu.Fault, read func(uint64, []byte) error) (signal, string) {
+	if f.PastEOF {
+		return sigBUS, fmt.Sprintf("access to %#x, past the end of the file mapped there%s", f.Addr, faultingInsn(arch, f.PC, read))
+	}
 	switch f.Kind {
 	case emu.FaultUnmapped:
 		return sigSEGV, fmt.Sprintf("access to unmapped address %#x%s%s", f.Addr, faultingInsn(arch, f.PC, read), stackOverflow(arch, f.Addr))
@@ -129,6 +132,9 @@ func faultSignal(arch emu.Arch, f *emu.Fault, cpu *emu.CPU) kernel.FaultSignal {
 	switch f.Kind {
 	case emu.FaultUnmapped, emu.FaultProtection, emu.FaultFetch:
 		fs.Memory, fs.Write, fs.Fetch, fs.Addr = true, f.Write, f.Kind == emu.FaultFetch, f.Addr
+		if f.PastEOF {
+			fs.Code = busAdrerr
+		}
 		return fs
 	case emu.FaultInstruction:
 		fs.Code, fs.Trapno = illIllopn, 6
@@ -193,6 +199,7 @@ const (
 	fpeFltinv  = 7
 	segvMaperr = 1
 	busAdraln  = 1
+	busAdrerr  = 2
 	trapBrkpt  = 1
 )
 

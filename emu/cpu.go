@@ -393,46 +393,6 @@ func (c *CPU) Close() {
 	}
 }
 
-// Reg reads a register; reading an invalid register returns 0.
-func (c *CPU) Reg(r Reg) uint64 {
-	if r == X86MXCSR || r == X86FPSW {
-		C.ic_fp_fold(c.st) // the exceptions raised so far are in them
-	}
-	var v C.uint64_t
-	C.uc_reg_read(c.uc, C.int(r), unsafe.Pointer(&v))
-	return uint64(v)
-}
-
-// SetReg writes a register.
-func (c *CPU) SetReg(r Reg, v uint64) error {
-	val := C.uint64_t(v)
-	if err := C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&val)); err != C.UC_ERR_OK {
-		return check(fmt.Sprintf("write register %d", r), err)
-	}
-	switch r {
-	case X86MXCSR:
-		C.ic_fp_loaded(c.st, 1, 0)
-	case X86FPSW:
-		C.ic_fp_loaded(c.st, 0, 1)
-	}
-	return nil
-}
-
-// RegBytes reads the n bytes of a wide register (a vector register: 16,
-// an x87 register: 10).
-func (c *CPU) RegBytes(r Reg, n int) []byte {
-	buf := make([]byte, 64) // room for any register Unicorn writes
-	C.uc_reg_read(c.uc, C.int(r), unsafe.Pointer(&buf[0]))
-	return buf[:n]
-}
-
-// SetRegBytes writes a wide register from its bytes.
-func (c *CPU) SetRegBytes(r Reg, b []byte) error {
-	buf := make([]byte, 64)
-	copy(buf, b)
-	return check(fmt.Sprintf("write register %d", r), C.uc_reg_write(c.uc, C.int(r), unsafe.Pointer(&buf[0])))
-}
-
 // PC returns the program counter.
 func (c *CPU) PC() uint64 { return c.Reg(c.pcReg()) }
 
@@ -451,6 +411,9 @@ type Fault struct {
 	// code before Addr, not by a jump; PC is then before Addr when the
 	// instruction there straddles into it.
 	RanInto bool
+	// PastEOF says that the access was to a page of a file mapping past
+	// the end of its file (CPU.PastEOF).
+	PastEOF bool
 }
 
 // FaultKind classifies a fault.
@@ -570,6 +533,7 @@ func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 		// The page table refused an access: the PC is at the instruction
 		// that made it, and every instruction before it completed.
 		f.Unicorn, f.Addr, f.Write = nil, r.page, r.typ == C.UC_MEM_WRITE
+		f.PastEOF = r.value&C.IC_MAPPED != 0 && r.value&C.IC_BEYOND != 0
 		switch {
 		case r.typ == C.UC_MEM_FETCH:
 			f.Kind = FaultFetch

@@ -73,8 +73,11 @@ static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, 
 	return copy_run(dst, run, host + (run - lo), len);
 }
 
-// copy_data copies what the host holds of [lo, hi), mapped in src.
-static int copy_data(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
+// copy_data copies what the host holds of [lo, hi), mapped in src. Pages
+// of a file (files) hold the file's bytes whether the host has them
+// present or not: each is read.
+static int copy_data(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap, int files) {
+	if (files) pagemap = -1;
 	for (uint64_t a = lo, next; a < hi; a = next) {
 		uint64_t i = a >> IC_SLAB_BITS;
 		if (!src->slab[i]) {
@@ -92,9 +95,10 @@ static int copy_data(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, i
 
 // ic_mem_copy_from gives dst, which has nothing mapped, every mapping of
 // src with its permissions and contents; the marks of pages holding code
-// are not copied (dst has no translations). It returns 0, or
-// IC_COPY_NOMEM or IC_COPY_NOHOST with *failed_at the address it failed
-// at.
+// are not copied (dst has no translations), and the pages of a file's
+// mapping (IC_FILE) are copied into dst's anonymous memory. It returns 0,
+// or IC_COPY_NOMEM or IC_COPY_NOHOST with *failed_at the address it
+// failed at.
 int ic_mem_copy_from(ic_mem *dst, const ic_mem *src, uint64_t *failed_at) {
 	const uint64_t limit = 1ull << IC_ADDR_BITS;
 	int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -109,9 +113,9 @@ int ic_mem_copy_from(ic_mem *dst, const ic_mem *src, uint64_t *failed_at) {
 		}
 		if (!(v & IC_MAPPED)) continue;
 		*failed_at = a;
-		if (ic_mem_set(dst, a, end, v) != 0) err = IC_COPY_NOMEM;
+		if (ic_mem_set(dst, a, end, v & ~IC_FILE) != 0) err = IC_COPY_NOMEM;
 		else if ((v & UC_PROT_ALL) && ic_mem_back(dst, a, end) != 0) err = IC_COPY_NOHOST;
-		else if (copy_data(dst, src, a, end, pagemap) != 0) err = IC_COPY_NOHOST;
+		else if (copy_data(dst, src, a, end, pagemap, v & IC_FILE) != 0) err = IC_COPY_NOHOST;
 	}
 	if (pagemap >= 0) close(pagemap);
 	return err;

@@ -24,7 +24,7 @@ static inline int is_table(uintptr_t e) { return e != 0 && !(e & 1); }
 // page is readable (neither CPU has write-only pages), and on x86-64 an
 // executable one too.
 static inline uint32_t effective(const ic_mem *m, uint8_t v) {
-	if (!(v & IC_MAPPED)) return 0;
+	if (!(v & IC_MAPPED) || (v & IC_BEYOND)) return 0;
 	uint32_t p = v & UC_PROT_ALL;
 	if (p & UC_PROT_WRITE) p |= UC_PROT_READ;
 	if (m->exec_reads && (p & UC_PROT_EXEC)) p |= UC_PROT_READ;
@@ -257,6 +257,49 @@ void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi) {
 		uint8_t *p = m->slab[i] + (a & (SLAB_SIZE - 1));
 		if (PAGE_SIZE % m->host_page != 0 || madvise(p, next - a, MADV_DONTNEED) != 0) memset(p, 0, next - a);
 	}
+}
+
+// ic_mem_release gives the host memory behind [lo, hi) (page aligned)
+// back, reading as zeros after, as ic_mem_zero; when files says that a
+// page of it may be a file's (IC_FILE), the slab's anonymous memory is
+// mapped there again, so that no page of the file comes back.
+void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files) {
+	if (!files) {
+		ic_mem_zero(m, lo, hi);
+		return;
+	}
+	for (uint64_t a = lo, next; a < hi; a = next) {
+		uint64_t i = a >> IC_SLAB_BITS;
+		next = (i + 1) << IC_SLAB_BITS;
+		if (next > hi) next = hi;
+		if (!m->slab[i]) continue;
+		uint8_t *p = m->slab[i] + (a & (SLAB_SIZE - 1));
+		if (mmap(p, next - a, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+			memset(p, 0, next - a); // private copies of zeros
+	}
+}
+
+// ic_mem_map_file makes the host memory behind [lo, hi) (page aligned,
+// newly mapped: reading zeros) a private mapping of the host file fd from
+// offset off, which must hold the range's bytes but for part of its last
+// page (a page wholly past the end of a file would stop icount with the
+// host's SIGBUS), and marks its pages IC_FILE. It returns -1 when the
+// host cannot map the file (or its pages are not the guest's size): the
+// memory then reads zeros still, for the caller to copy the file's bytes
+// instead.
+int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off) {
+	if (m->host_page != PAGE_SIZE || ic_mem_back(m, lo, hi) != 0) return -1;
+	for (uint64_t a = lo, next; a < hi; a = next) {
+		uint64_t i = a >> IC_SLAB_BITS;
+		next = (i + 1) << IC_SLAB_BITS;
+		if (next > hi) next = hi;
+		uint8_t *p = m->slab[i] + (a & (SLAB_SIZE - 1));
+		if (mmap(p, next - a, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED, fd, (off_t)(off + (a - lo))) == MAP_FAILED) {
+			ic_mem_release(m, lo, a, 1);
+			return -1;
+		}
+	}
+	return ic_mem_update(m, lo, hi, 0xff, IC_FILE);
 }
 
 // ic_mem_copy copies n bytes between buf and guest memory at addr, which

@@ -102,7 +102,7 @@ func (c *CPU) Unmap(addr, size uint64) error {
 	if err := c.set(op, addr, size, 0); err != nil {
 		return err
 	}
-	C.ic_mem_zero(c.mem, C.uint64_t(addr), C.uint64_t(addr+size))
+	C.ic_mem_release(c.mem, C.uint64_t(addr), C.uint64_t(addr+size), C.int(old&C.IC_FILE))
 	if old&C.UC_PROT_ALL != 0 {
 		return check("flush TLB", C.ic_mem_flush_tlb(c.mem))
 	}
@@ -127,7 +127,8 @@ func (c *CPU) Protect(addr, size uint64, prot Prot) error {
 	old := Prot(C.ic_mem_any(c.mem, C.uint64_t(addr), C.uint64_t(addr+size)))
 	// A page holding translated code stays marked (IC_CODE): made writable,
 	// the TLB gives it no write access, and a store there discards its code.
-	if err := c.update(op, addr, size, C.IC_CODE, C.uint8_t(prot&ProtAll)|C.IC_MAPPED); err != nil {
+	// A file's page stays one (IC_FILE, IC_BEYOND).
+	if err := c.update(op, addr, size, C.IC_CODE|C.IC_FILE|C.IC_BEYOND, C.uint8_t(prot&ProtAll)|C.IC_MAPPED); err != nil {
 		return err
 	}
 	// The TLB may hold a permission taken away; one given needs no flush,
@@ -138,8 +139,70 @@ func (c *CPU) Protect(addr, size uint64, prot Prot) error {
 	return nil
 }
 
+// MapFile shows the host file fd's bytes from offset off (page aligned)
+// in [addr, addr+size), mapped (Map) and not written since: the host maps
+// the file there, privately, so that the guest reads the file's pages,
+// shared with the host's page cache, without a copy of them, and a write
+// (the guest's or icount's) gives its page a private copy that never
+// reaches the file. The file must hold the range's bytes but for part of
+// its last page: the host would stop icount with SIGBUS at a page wholly
+// past the file's end (see PastEOF). What the guest sees of the file's
+// pages it has not written is the host's page cache, as on Linux: a change
+// to the file shows in them. MapFile reports false, the memory left
+// reading zeros, when the host cannot map the file; a fork's copy
+// (CopyMemoryFrom) has the file's bytes in memory of its own.
+func (c *CPU) MapFile(addr, size uint64, fd int, off uint64) (bool, error) {
+	op := fmt.Sprintf("map file %#x+%#x", addr, size)
+	if err := pages(op, addr, size); err != nil {
+		return false, err
+	}
+	if off%PageSize != 0 {
+		return false, &MemoryError{Op: op, Addr: addr, What: fmt.Sprintf("file offset %#x not page aligned", off)}
+	}
+	if bad := uint64(C.ic_mem_find(c.mem, C.uint64_t(addr), C.uint64_t(addr+size), 0)); bad != addr+size {
+		return false, &MemoryError{Op: op, Addr: bad, What: "not mapped"}
+	}
+	return C.ic_mem_map_file(c.mem, C.uint64_t(addr), C.uint64_t(addr+size), C.int(fd), C.uint64_t(off)) == 0, nil
+}
+
+// PastEOF marks the mapped pages of [addr, addr+size) as lying wholly past
+// the end of the file they map, as a file's pages past its end when
+// mapped, or after it was cut shorter: the guest may access none of them
+// (a Fault with PastEOF, Linux's SIGBUS), and their host memory, the
+// file's or the guest's copies, is given back. Their translated code is
+// discarded.
+func (c *CPU) PastEOF(addr, size uint64) error {
+	op := fmt.Sprintf("past EOF %#x+%#x", addr, size)
+	if err := pages(op, addr, size); err != nil {
+		return err
+	}
+	old := C.ic_mem_any(c.mem, C.uint64_t(addr), C.uint64_t(addr+size))
+	if old&C.IC_MAPPED == 0 {
+		return nil
+	}
+	if old&C.IC_CODE != 0 {
+		if err := c.InvalidateCode(addr, size); err != nil {
+			return err
+		}
+	}
+	for a := addr; a < addr+size; {
+		var end C.uint64_t
+		v := C.ic_mem_lookup(c.mem, C.uint64_t(a), &end)
+		next := min(uint64(end), addr+size)
+		if v&C.IC_MAPPED != 0 {
+			if err := c.update(op, a, next-a, ^C.uint8_t(C.IC_FILE), C.IC_BEYOND); err != nil {
+				return err
+			}
+		}
+		a = next
+	}
+	C.ic_mem_release(c.mem, C.uint64_t(addr), C.uint64_t(addr+size), C.int(old&C.IC_FILE))
+	return check("flush TLB", C.ic_mem_flush_tlb(c.mem))
+}
+
 // Zero zeroes the mapped pages of [addr, addr+size), page aligned, and
-// gives their host memory back.
+// gives their host memory back; a file's page (MapFile) holds the file's
+// bytes again, as Linux's MADV_DONTNEED gives a private file mapping.
 func (c *CPU) Zero(addr, size uint64) error {
 	if err := pages(fmt.Sprintf("zero %#x+%#x", addr, size), addr, size); err != nil {
 		return err

@@ -25,6 +25,16 @@
 // stale are discarded before they run again (emu/codewrite.go).
 #define IC_MAPPED 8
 #define IC_CODE 16
+// IC_FILE marks a page whose host memory is a private mapping of a file
+// (ic_mem_map_file): the guest reads the file's page, shared with the
+// host's page cache, without a copy; a write (the guest's or icount's)
+// makes the host copy the page, never reaching the file. Releasing such a
+// page puts the slab's anonymous memory back (ic_mem_release).
+#define IC_FILE 32
+// IC_BEYOND marks a page of a file mapping that lies wholly past the end
+// of its file: the guest may not access it at all (Linux's SIGBUS), and
+// its host memory is anonymous.
+#define IC_BEYOND 64
 // Host memory is reserved for guest addresses in slabs of 64 GiB.
 #define IC_SLAB_BITS 36
 #define IC_NSLABS (1u << (IC_ADDR_BITS - IC_SLAB_BITS))
@@ -100,6 +110,8 @@ int ic_mem_update(ic_mem *m, uint64_t lo, uint64_t hi, uint8_t keep, uint8_t val
 int ic_mem_mark_code(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
+void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files);
+int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off);
 uint64_t ic_mem_next_touched(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
 void ic_mem_grant(ic_mem *m);

@@ -118,8 +118,10 @@ int ic_mem_spare(ic_mem *m) {
 	if (n == 0) ic_mem_free_suspects(m);
 	if (failed) return -1;
 
-	for (uint64_t a = 0, end; a < LIMIT; a = end)
-		if (ic_mem_lookup(m, a, &end) & IC_MAPPED) ic_mem_zero(m, a, end);
+	for (uint64_t a = 0, end; a < LIMIT; a = end) {
+		uint8_t v = ic_mem_lookup(m, a, &end);
+		if (v & IC_MAPPED) ic_mem_release(m, a, end, v & IC_FILE);
+	}
 	if (ic_mem_set(m, 0, LIMIT, 0) != 0) return -1;
 	for (uint32_t i = 0; i < IC_NSLABS; i++)
 		if (m->chunks[i]) memset(m->chunks[i], 0, IC_CHUNKS / 8);

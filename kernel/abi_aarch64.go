@@ -59,7 +59,7 @@ var abiAArch64 = &abi{
 	userTop: 1 << 48,
 }
 
-func init() { abis[emu.ARM64] = abiAArch64 }
+func init() { register(abiAArch64) }
 
 // statGeneric encodes struct stat as asm-generic/stat.h lays it out for
 // 64-bit arches (128 bytes), which arm64 uses.

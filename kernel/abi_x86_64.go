@@ -44,7 +44,7 @@ var abiX86_64 = &abi{
 	userTop: 1<<47 - emu.PageSize,
 }
 
-func init() { abis[emu.X86_64] = abiX86_64 }
+func init() { register(abiX86_64) }
 
 // The CPU state Linux gives a new x86-64 process besides its stack: the
 // kernel enables FXSAVE/FXRSTOR of the SSE state and SSE exceptions

@@ -4,16 +4,58 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// What one read or write makes icount allocate, whatever the guest
-// passes: a write takes the guest's bytes a piece of ioPiece at a time,
-// when the host takes them (a write blocked on a full pipe holds none, as
-// Linux copies from the caller's memory as room appears), and a read's
-// buffer is no larger than what the file can give at once (what is left
-// of a regular file, a pipe's capacity). The bytes moved, the short
-// counts and the errors are the single transfer's.
+// What one read or write makes icount hold, whatever the guest passes: a
+// write takes the guest's bytes a piece of ioPiece at a time, when the
+// host takes them (a write blocked on a full pipe holds none, as Linux
+// copies from the caller's memory as room appears), and a read's buffer
+// is no larger than what the file can give at once (what is left of a
+// regular file, a pipe's capacity). The bytes moved, the short counts and
+// the errors are the single transfer's. The buffers are lent (ioBuffers),
+// not made per call.
 
 // ioPiece is the most of a transfer icount holds at once.
 const ioPiece = 1 << 20
+
+// ioBuffers lends transfers their buffers: one kept between calls, as
+// large as the largest transfer so far (at most maxIO), so that a
+// program's reads and writes cost no allocation, nor the zeroing of one.
+// The kernel handles one system call at a time, and a transfer gives its
+// buffer back when the call returns; one that blocks its thread
+// (errBlocked) keeps the buffer it has until its wait ends (its closures
+// hold it), and the next transfer gets a new one. A lent buffer holds
+// the bytes of earlier transfers: only what a transfer put in it may
+// reach the guest.
+type ioBuffers struct {
+	spare []byte
+}
+
+// take lends a buffer of n bytes.
+func (b *ioBuffers) take(n uint64) []byte {
+	buf := b.spare
+	b.spare = nil
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	return buf[:n]
+}
+
+// give takes a buffer back, keeping the larger of it and the one kept.
+func (b *ioBuffers) give(buf []byte) {
+	if cap(buf) > cap(b.spare) {
+		b.spare = buf
+	}
+}
+
+// withIOBuffer runs the transfer xfer with a buffer of n bytes lent by
+// the kernel, and takes it back unless the transfer blocked its thread.
+func (k *Kernel) withIOBuffer(n uint64, xfer func(buf []byte) (uint64, error)) (uint64, error) {
+	buf := k.ioBufs.take(n)
+	ret, err := xfer(buf)
+	if err != errBlocked {
+		k.ioBufs.give(buf)
+	}
+	return ret, err
+}
 
 // guestSource is the bytes a write takes from the guest: the first size
 // bytes through iov (iovSpan's size: those the guest may read).
@@ -23,25 +65,24 @@ type guestSource struct {
 	size uint64
 }
 
-// bytesAt reads n bytes of the source from offset off.
-func (s guestSource) bytesAt(off, n uint64) ([]byte, error) {
-	buf := make([]byte, 0, n)
+// read fills buf with the source's bytes from offset off.
+func (s guestSource) read(buf []byte, off uint64) error {
 	for _, v := range s.iov {
-		if uint64(len(buf)) == n {
+		if len(buf) == 0 {
 			break
 		}
 		if off >= v.len {
 			off -= v.len
 			continue
 		}
-		b, err := s.p.readMem(v.base+off, min(v.len-off, n-uint64(len(buf))))
-		if err != nil {
-			return nil, err
+		n := min(v.len-off, uint64(len(buf)))
+		if err := s.p.cpu.ReadAsGuest(v.base+off, buf[:n]); err != nil {
+			return unix.EFAULT
 		}
-		buf = append(buf, b...)
+		buf = buf[n:]
 		off = 0
 	}
-	return buf, nil
+	return nil
 }
 
 // writePieces writes the source from offset done with write, pieces of
@@ -53,10 +94,13 @@ func (s guestSource) writePieces(done int, piece uint64, write func(b []byte, at
 	if uint64(done) >= s.size {
 		return write(nil, done)
 	}
+	bufs := &s.p.k.ioBufs
+	buf := bufs.take(min(piece, s.size-uint64(done)))
+	defer bufs.give(buf)
 	moved := 0
 	for at := uint64(done); at < s.size; {
-		b, err := s.bytesAt(at, min(piece, s.size-at))
-		if err != nil {
+		b := buf[:min(piece, s.size-at)]
+		if err := s.read(b, at); err != nil {
 			return moved, err
 		}
 		n, err := write(b, int(at))

@@ -82,6 +82,9 @@ type Kernel struct {
 	sliced    bool // the CPUs run in slices of quantum (a second task exists)
 	switching bool // the CPU stopped for Schedule
 	yield     bool // ... and the running task gives up its turn
+	// callVals is where the running task's system call is read (its
+	// number and arguments), one call at a time.
+	callVals [7]uint64
 	// moved is set when a blocked transfer moved bytes without ending
 	// its wait (part of a write to a pipe), which may ready another wait:
 	// endWaits then looks at every wait again.
@@ -120,9 +123,13 @@ type Kernel struct {
 	// cookies renumbers inotify's rename cookies (sys_inotify.go).
 	cookies inotifyCookies
 
-	failure    error  // set when the run must stop with an icount error
-	in         inputs // what the guest read that icount does not pin (inputs.go)
-	memRefused uint64 // mappings --max-memory refused (sys_mem.go)
+	failure error     // set when the run must stop with an icount error
+	in      inputs    // what the guest read that icount does not pin (inputs.go)
+	ioBufs  ioBuffers // the buffers lent to reads and writes (iopieces.go)
+	// mappedFiles are the files a mapping has shown (filemap.go), whose
+	// truncations are looked for in the mappings.
+	mappedFiles map[fileID]bool
+	memRefused  uint64 // mappings --max-memory refused (sys_mem.go)
 }
 
 // New prepares the kernel of a run and its first process, which runs exe
@@ -133,7 +140,7 @@ func New(host Host, exe *loader.Executable, opts Options) (*Kernel, error) {
 		opts.Argv = []string{exe.Path}
 	}
 	k := &Kernel{host: host, opts: opts, clk: clockState{fixed: opts.Clock},
-		quantum: opts.Quantum, nextID: PID, procs: map[int]*Process{},
+		quantum: opts.Quantum, nextID: PID, procs: map[int]*Process{}, mappedFiles: map[fileID]bool{},
 		loaded: map[CPU]held{}, futexes: map[futexKey]*futexQueue{}, spaceUsers: map[CPU]int{}, in: newInputs()}
 	if k.quantum == 0 {
 		k.quantum = DefaultQuantum

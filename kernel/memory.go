@@ -16,11 +16,19 @@ type vma struct {
 	start, end uint64
 	prot       emu.Prot
 	name       string
+	// file is the host file a file mapping shows (the zero fileID for
+	// any other mapping), and off the offset in it of start: what a
+	// truncation of the file finds (fileCut).
+	file fileID
+	off  uint64
 }
 
 func (v vma) bounds() (uint64, uint64) { return v.start, v.end }
 
 func (v vma) clip(start, end uint64) vma {
+	if v.file != (fileID{}) {
+		v.off += start - v.start
+	}
 	v.start, v.end = start, end
 	return v
 }
@@ -58,7 +66,7 @@ func (m *addressSpace) Map(addr, size uint64, prot emu.Prot, name string) error 
 	if err := m.cpu.Map(addr, size, prot); err != nil {
 		return err
 	}
-	m.vmas.insert(vma{addr, addr + size, prot, name})
+	m.vmas.insert(vma{start: addr, end: addr + size, prot: prot, name: name})
 	if name == "[stack]" && m.mmapTop == 0 {
 		m.mmapTop = addr + size - mmapGap
 	}

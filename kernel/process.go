@@ -22,7 +22,10 @@ type CPU interface {
 	WriteAsGuest(addr uint64, b []byte) error
 	Accessible(addr, n uint64, need emu.Prot) uint64
 	Zero(addr, size uint64) error
+	MapFile(addr, size uint64, fd int, off uint64) (bool, error)
+	PastEOF(addr, size uint64) error
 	Reg(r emu.Reg) uint64
+	Regs(regs []emu.Reg, vals []uint64) // at most emu.MaxRegs at once
 	SetReg(r emu.Reg, v uint64) error
 	RegBytes(r emu.Reg, n int) []byte
 	SetRegBytes(r emu.Reg, b []byte) error
@@ -118,7 +121,6 @@ type Image struct {
 	Interp     *loader.Executable
 	InterpBase uint64
 	CPU        CPU
-	Calls      map[string]uint64 // system calls made, by name
 	Exit       ImageExit
 
 	// Shared says that it ran in another image's address space (a
@@ -127,7 +129,8 @@ type Image struct {
 	Shared bool
 	ended  bool // its program ended: an exit, a death, an exec
 	prov   *provenance
-	tasks  []*Task // the threads that ran in it, in creation order
+	calls  *callCounts // the system calls it made
+	tasks  []*Task     // the threads that ran in it, in creation order
 	insns  []uint64
 }
 
@@ -138,6 +141,9 @@ type ImageExit struct {
 	Exec    bool // it was replaced by exec
 	Running bool // it still ran when the run ended
 }
+
+// Calls returns the system calls the image made, by name.
+func (im *Image) Calls() map[string]uint64 { return im.calls.byName() }
 
 // Ended reports whether the image's program ended (an exit, a death by a
 // signal, an exec); else it still ran.
@@ -362,26 +368,27 @@ func loaded(prov *provenance, e *loader.Executable, base uint64) {
 	}
 }
 
+// noCall answers a number no row of the table has.
+var noCall = Syscall{Handler: sysENOSYS, Support: ENOSYS}
+
 // syscall handles the system call the task is making now.
 func (t *Task) syscall() {
 	p := t.proc
 	k := p.k
 	cpu := p.cpu
+	vals := &k.callVals
+	cpu.Regs(p.abi.callRegs[:], vals[:])
 	// Linux reads the number as a 32-bit int on both arches: the upper
 	// half of the register is ignored.
-	nr := uint64(uint32(cpu.Reg(p.abi.nr)))
-	var args [6]uint64
-	for i, r := range p.abi.args {
-		args[i] = cpu.Reg(r)
-	}
-	sc := p.abi.table[nr]
-	calls := p.img.Calls
+	nr := uint64(uint32(vals[0]))
+	args := [6]uint64(vals[1:])
+	p.img.calls.add(nr)
+	sc := p.abi.table.row(nr)
 	if sc == nil {
 		// A number Linux has no call for: Linux answers ENOSYS, which
 		// libc and runtimes probe new calls by.
-		sc = &Syscall{Nr: nr, Name: fmt.Sprintf("syscall_%d", nr), Handler: sysENOSYS, Support: ENOSYS}
+		sc = &noCall
 	}
-	calls[sc.Name]++
 	if sc.Handler == nil {
 		k.fail(&UnsupportedError{Name: sc.Name, Nr: nr, PC: p.abi.syscallPC(cpu)})
 		return

@@ -142,7 +142,7 @@ func esrOf(f *FaultSignal) uint64 {
 		if f.Fetch {
 			ec = esrECIabt
 		}
-		if f.Code == segvAccerr {
+		if f.Signo == sigSEGV && f.Code == segvAccerr {
 			fsc = fscPermL3
 		}
 		esr := ec<<26 | esrIL | fsc

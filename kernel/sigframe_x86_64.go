@@ -98,7 +98,7 @@ func (p *Process) frameX86(d *sigDelivery) (bool, error) {
 			if f.Fetch {
 				errCode |= x86PFInstr
 			}
-			if f.Code == segvAccerr {
+			if f.Signo == sigSEGV && f.Code == segvAccerr {
 				errCode |= x86PFProt
 			}
 		}

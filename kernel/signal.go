@@ -172,8 +172,9 @@ func (i sigInfo) bytes() []byte {
 // FaultSignal is a synchronous fault as the guest is told of it.
 type FaultSignal struct {
 	Signo int
-	// Code is the si_code; for a memory fault (Memory) SEGV_MAPERR or
-	// SEGV_ACCERR is worked out from the mappings.
+	// Code is the si_code; for a memory fault (Memory) that is a SIGSEGV,
+	// SEGV_MAPERR or SEGV_ACCERR is worked out from the mappings (a SIGBUS
+	// past the end of a mapped file has BUS_ADRERR).
 	Code   int
 	Addr   uint64 // si_addr: the address accessed, or the instruction's
 	Memory bool   // an access refused by the page tables

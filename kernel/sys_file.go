@@ -31,9 +31,10 @@ func sysRead(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 && a[2] > 0 {
 		return emptyIO(f, a[2], func() (int, error) { return unix.Read(f.host, nil) })
 	}
-	buf := make([]byte, readRoom(f, size, -1))
-	return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
-		return uint64(n), p.writeMem(a[1], buf[:n])
+	return p.k.withIOBuffer(readRoom(f, size, -1), func(buf []byte) (uint64, error) {
+		return p.readFile(f, a[0], buf, func(n int) (uint64, error) {
+			return uint64(n), p.writeMem(a[1], buf[:n])
+		})
 	})
 }
 
@@ -60,14 +61,16 @@ func sysPread64(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 && a[2] > 0 {
 		return emptyIO(f, a[2], func() (int, error) { return unix.Pread(f.host, nil, int64(a[3])) })
 	}
-	buf := make([]byte, readRoom(f, size, int64(a[3])))
-	n, virt := p.readVirtual(f, buf)
-	if !virt {
-		if n, err = unix.Pread(f.host, buf, int64(a[3])); err != nil {
-			return 0, errnoOf(err)
+	return p.k.withIOBuffer(readRoom(f, size, int64(a[3])), func(buf []byte) (uint64, error) {
+		n, virt := p.readVirtual(f, buf)
+		if !virt {
+			var err error
+			if n, err = unix.Pread(f.host, buf, int64(a[3])); err != nil {
+				return 0, errnoOf(err)
+			}
 		}
-	}
-	return uint64(n), p.writeMem(a[1], buf[:n])
+		return uint64(n), p.writeMem(a[1], buf[:n])
+	})
 }
 
 func sysPwrite64(t *Task, a [6]uint64) (uint64, error) {
@@ -107,8 +110,9 @@ func sysReadv(t *Task, a [6]uint64) (uint64, error) {
 	if size == 0 {
 		return emptyIO(f, want, func() (int, error) { return unix.Read(f.host, nil) })
 	}
-	buf := make([]byte, readRoom(f, size, -1))
-	return p.readFile(f, a[0], buf, func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) })
+	return p.k.withIOBuffer(readRoom(f, size, -1), func(buf []byte) (uint64, error) {
+		return p.readFile(f, a[0], buf, func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) })
+	})
 }
 
 func sysWritev(t *Task, a [6]uint64) (uint64, error) {
@@ -137,11 +141,12 @@ func (p *Process) writeFile(f *file, fd uint64, src guestSource) (uint64, error)
 		return 0, unix.EINVAL
 	}
 	if f.sock != nil {
-		buf, err := src.bytesAt(0, src.size)
-		if err != nil {
-			return 0, err
-		}
-		return p.sockSend(f, fd, buf, 0, nil, nil, sentCount)
+		return p.k.withIOBuffer(src.size, func(buf []byte) (uint64, error) {
+			if err := src.read(buf, 0); err != nil {
+				return 0, err
+			}
+			return p.sockSend(f, fd, buf, 0, nil, nil, sentCount)
+		})
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	write := func(b []byte, _ int) (int, error) { return unix.Write(f.host, b) }
@@ -359,6 +364,10 @@ func (p *Process) openHost(dir int, dirfd uint64, path string, flags, mode uint6
 		p.madeFD(fd)
 	} else if hostFlags&unix.O_TRUNC != 0 {
 		p.stamp(fd, false, true)
+		if err := p.k.cutFiles(fd, 0, ""); err != nil {
+			unix.Close(fd)
+			return 0, err
+		}
 	}
 	return p.installOpened(dirfd, host, fd, hostFlags, flags, made)
 }
@@ -856,7 +865,7 @@ func sysFtruncate(t *Task, a [6]uint64) (uint64, error) {
 		return 0, errnoOf(err)
 	}
 	p.stamp(f.host, false, true)
-	return 0, nil
+	return 0, p.k.cutFiles(f.host, 0, "")
 }
 
 func sysFsync(t *Task, a [6]uint64) (uint64, error) {

@@ -152,7 +152,7 @@ func (p *Process) newImage(parent int, exec, shared bool, interpBase uint64) *Im
 	}
 	im := &Image{ID: len(k.images), PID: p.pid, PPID: ppid, Parent: parent, Exec: exec,
 		Argv: p.argv, Exe: p.exe, Interp: p.interp, InterpBase: interpBase, CPU: p.cpu,
-		Calls: map[string]uint64{}, prov: p.prov, Shared: shared}
+		calls: newCallCounts(p.abi.table), prov: p.prov, Shared: shared}
 	k.images = append(k.images, im)
 	return im
 }

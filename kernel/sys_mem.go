@@ -149,48 +149,19 @@ func sysMmap(t *Task, a [6]uint64) (uint64, error) {
 		m.sharedFile = append(m.sharedFile, [2]uint64{addr, addr + size})
 	}
 	if src != nil {
-		// A private copy of the file's bytes; the pages past its end
-		// read as zeros.
-		n, err := p.readForMap(src, length, off)
-		if err == nil {
-			err = p.cpu.Write(addr, n)
-		}
+		shown, err := p.mapFile(src, addr, size, length, off)
 		if err != nil {
 			m.unmap(addr, addr+size)
 			p.prov.cut(addr, addr+size)
 			return 0, err
 		}
 		if prot&emu.ProtExec != 0 {
-			if err := watchCode(p.cpu, addr, uint64(len(n))); err != nil {
+			if err := watchCode(p.cpu, addr, shown); err != nil {
 				return 0, err
 			}
 		}
 	}
 	return addr, nil
-}
-
-// readForMap reads what a file mapping of length bytes from off holds: the
-// file's bytes up to its end.
-func (p *Process) readForMap(f *file, length, off uint64) ([]byte, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(f.host, &st); err != nil {
-		return nil, errnoOf(err)
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return nil, unix.ENODEV
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFREG {
-		if off >= uint64(st.Size) {
-			return nil, nil
-		}
-		length = min(length, uint64(st.Size)-off)
-	}
-	buf := make([]byte, min(length, maxIO*64))
-	n, err := unix.Pread(f.host, buf, int64(off))
-	if err != nil {
-		return nil, errnoOf(err)
-	}
-	return buf[:n], nil
 }
 
 func sysMunmap(t *Task, a [6]uint64) (uint64, error) {

@@ -139,19 +139,20 @@ func sysRecvfrom(t *Task, a [6]uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	buf := make([]byte, min(a[2], maxIO))
 	fits := func(off, n int) bool { return p.writable(a[1]+uint64(off), uint64(n)) }
-	return p.sockRecv(f, a[0], buf, int(a[3]), fits, func(n, res int, got unixRecv, _ int) (uint64, error) {
-		releaseAll(got.files)
-		if err := p.writeMem(a[1], buf[:n]); err != nil {
-			return 0, err
-		}
-		if a[4] != 0 {
-			if err := p.putSockaddr(a[4], a[5], got.from); err != nil {
+	return p.k.withIOBuffer(min(a[2], maxIO), func(buf []byte) (uint64, error) {
+		return p.sockRecv(f, a[0], buf, int(a[3]), fits, func(n, res int, got unixRecv, _ int) (uint64, error) {
+			releaseAll(got.files)
+			if err := p.writeMem(a[1], buf[:n]); err != nil {
 				return 0, err
 			}
-		}
-		return uint64(res), nil
+			if a[4] != 0 {
+				if err := p.putSockaddr(a[4], a[5], got.from); err != nil {
+					return 0, err
+				}
+			}
+			return uint64(res), nil
+		})
 	})
 }
 

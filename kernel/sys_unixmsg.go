@@ -68,15 +68,17 @@ func (p *Process) sendmsg(f *file, fd, addr uint64, flags int, finish func(n, si
 			return 0, err
 		}
 	}
-	buf, err := guestSource{p, iov, iovSize(iov)}.bytesAt(0, iovSize(iov))
-	if err != nil {
-		return 0, err
-	}
-	files, err := p.readRights(m.control, m.controllen)
-	if err != nil {
-		return 0, err
-	}
-	return p.sockSend(f, fd, buf, flags, to, files, func(n int) (uint64, error) { return finish(n, len(buf)) })
+	size := iovSize(iov)
+	return p.k.withIOBuffer(size, func(buf []byte) (uint64, error) {
+		if err := (guestSource{p, iov, size}).read(buf, 0); err != nil {
+			return 0, err
+		}
+		files, err := p.readRights(m.control, m.controllen)
+		if err != nil {
+			return 0, err
+		}
+		return p.sockSend(f, fd, buf, flags, to, files, func(n int) (uint64, error) { return finish(n, len(buf)) })
+	})
 }
 
 // readRights reads the guest's control messages: the descriptors of its
@@ -153,7 +155,6 @@ func (p *Process) recvmsg(f *file, fd, addr uint64, flags int, finish func(res u
 	if err != nil {
 		return 0, err
 	}
-	buf := make([]byte, iovSize(iov))
 	fits := func(off, n int) bool {
 		for _, v := range iov {
 			part := min(uint64(max(n, 0)), max(v.len, uint64(off))-uint64(off))
@@ -165,37 +166,39 @@ func (p *Process) recvmsg(f *file, fd, addr uint64, flags int, finish func(res u
 		}
 		return true
 	}
-	return p.sockRecv(f, fd, buf, flags, fits, func(n, res int, got unixRecv, rflags int) (uint64, error) {
-		if err := p.scatter(iov, buf[:n]); err != nil {
-			releaseAll(got.files)
-			return 0, err
-		}
-		le := binary.LittleEndian
-		var out [msghdrSize]byte
-		if m.name != 0 {
-			if err := p.writeMem(m.name, got.from[:min(uint64(len(got.from)), m.namelen)]); err != nil {
+	return p.k.withIOBuffer(iovSize(iov), func(buf []byte) (uint64, error) {
+		return p.sockRecv(f, fd, buf, flags, fits, func(n, res int, got unixRecv, rflags int) (uint64, error) {
+			if err := p.scatter(iov, buf[:n]); err != nil {
 				releaseAll(got.files)
 				return 0, err
 			}
-			le.PutUint32(out[msgNamelen:], uint32(len(got.from)))
-		}
-		control, trunc := p.controlOut(f.sock, got, m.controllen, flags&unix.MSG_CMSG_CLOEXEC != 0)
-		if err := p.writeMem(m.control, control); err != nil {
-			return 0, err
-		}
-		rflags |= flags & unix.MSG_CMSG_CLOEXEC
-		if trunc {
-			rflags |= unix.MSG_CTRUNC
-		}
-		le.PutUint64(out[msgControllen:], uint64(len(control)))
-		le.PutUint32(out[msgFlags:], uint32(rflags))
-		if err := p.writeMem(addr+msgNamelen, out[msgNamelen:msgNamelen+4]); err != nil {
-			return 0, err
-		}
-		if err := p.writeMem(addr+msgControllen, out[msgControllen:]); err != nil {
-			return 0, err
-		}
-		return finish(uint64(res), rflags)
+			le := binary.LittleEndian
+			var out [msghdrSize]byte
+			if m.name != 0 {
+				if err := p.writeMem(m.name, got.from[:min(uint64(len(got.from)), m.namelen)]); err != nil {
+					releaseAll(got.files)
+					return 0, err
+				}
+				le.PutUint32(out[msgNamelen:], uint32(len(got.from)))
+			}
+			control, trunc := p.controlOut(f.sock, got, m.controllen, flags&unix.MSG_CMSG_CLOEXEC != 0)
+			if err := p.writeMem(m.control, control); err != nil {
+				return 0, err
+			}
+			rflags |= flags & unix.MSG_CMSG_CLOEXEC
+			if trunc {
+				rflags |= unix.MSG_CTRUNC
+			}
+			le.PutUint64(out[msgControllen:], uint64(len(control)))
+			le.PutUint32(out[msgFlags:], uint32(rflags))
+			if err := p.writeMem(addr+msgNamelen, out[msgNamelen:msgNamelen+4]); err != nil {
+				return 0, err
+			}
+			if err := p.writeMem(addr+msgControllen, out[msgControllen:]); err != nil {
+				return 0, err
+			}
+			return finish(uint64(res), rflags)
+		})
 	})
 }
 

@@ -100,19 +100,20 @@ func (p *Process) preadv(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, 
 	if atCursor {
 		room = -1
 	}
-	buf := make([]byte, readRoom(f, size, room))
-	finish := func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) }
-	if n, ok := p.readVirtual(f, buf); ok {
+	return p.k.withIOBuffer(readRoom(f, size, room), func(buf []byte) (uint64, error) {
+		finish := func(n int) (uint64, error) { return uint64(n), p.scatter(iov, buf[:n]) }
+		if n, ok := p.readVirtual(f, buf); ok {
+			return finish(n)
+		}
+		if atCursor && f.pipe && flags&rwfNowait == 0 {
+			return p.readFile(f, fd, buf, finish)
+		}
+		n, err := unix.Preadv2(f.host, [][]byte{buf}, int64(pos), hostRWFlags(f, flags))
+		if err != nil {
+			return 0, errnoOf(err)
+		}
 		return finish(n)
-	}
-	if atCursor && f.pipe && flags&rwfNowait == 0 {
-		return p.readFile(f, fd, buf, finish)
-	}
-	n, err := unix.Preadv2(f.host, [][]byte{buf}, int64(pos), hostRWFlags(f, flags))
-	if err != nil {
-		return 0, errnoOf(err)
-	}
-	return finish(n)
+	})
 }
 
 func (p *Process) pwritev(fd, iovAddr, cnt, pos, flags uint64, v2 bool) (uint64, error) {

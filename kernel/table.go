@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/icount-dev/icount/emu"
@@ -41,8 +42,11 @@ type abi struct {
 	arch    emu.Arch
 	nr, ret emu.Reg
 	args    [6]emu.Reg
-	pc, sp  emu.Reg
-	tls     emu.Reg // the thread pointer clone's CLONE_SETTLS sets
+	// callRegs are nr and args, the registers a system call is read
+	// from, in one batch.
+	callRegs [7]emu.Reg
+	pc, sp   emu.Reg
+	tls      emu.Reg // the thread pointer clone's CLONE_SETTLS sets
 	// cloneTLSArg and cloneCTIDArg are clone's arguments tls and
 	// child_tid, whose order differs between arches.
 	cloneTLSArg, cloneCTIDArg int
@@ -51,7 +55,7 @@ type abi struct {
 	resumePC func(cpu CPU) uint64
 	// syscallSize is the system-call instruction's length.
 	syscallSize uint64
-	table       map[uint64]*Syscall
+	table       callTable
 	hwcap       uint64
 	platform    string
 	// start sets the registers at the entry point; sp points at argc.
@@ -103,19 +107,86 @@ func (c *Call) Nr(arch emu.Arch) int {
 // not emulate, for both arches.
 func Calls() []Call { return slices.Concat(calls, absentRows()) }
 
+// register makes a the ABI of its arch.
+func register(a *abi) {
+	a.callRegs = [7]emu.Reg{a.nr, a.args[0], a.args[1], a.args[2], a.args[3], a.args[4], a.args[5]}
+	abis[a.arch] = a
+}
+
+// callTable is one arch's rows of the system-call table, indexed by
+// number: nil for a number no row has.
+type callTable []*Syscall
+
 // newTable indexes arch's rows of the table by number.
-func newTable(arch emu.Arch) map[uint64]*Syscall {
+func newTable(arch emu.Arch) callTable {
 	all := Calls()
-	t := make(map[uint64]*Syscall, len(all))
+	var t callTable
 	for _, c := range all {
 		nr := c.Nr(arch)
 		if nr == none {
 			continue
 		}
-		if t[uint64(nr)] != nil {
+		if nr >= len(t) {
+			t = append(t, make(callTable, nr+1-len(t))...)
+		}
+		if t[nr] != nil {
 			panic("kernel: system call number listed twice: " + c.Name)
 		}
-		t[uint64(nr)] = &Syscall{uint64(nr), c.Name, c.Handler, c.Support, c.Note}
+		t[nr] = &Syscall{uint64(nr), c.Name, c.Handler, c.Support, c.Note}
 	}
 	return t
+}
+
+// row returns the row of call nr, nil if the table has none.
+func (t callTable) row(nr uint64) *Syscall {
+	if nr >= uint64(len(t)) {
+		return nil
+	}
+	return t[nr]
+}
+
+// callCounts counts the system calls one image made: a counter a number
+// of its arch's table (the numbers no row has among them), and apart the
+// numbers past the table's end.
+type callCounts struct {
+	table callTable
+	byNr  []uint64          // indexed by number, as table
+	past  map[uint64]uint64 // numbers past the table's end
+}
+
+func newCallCounts(t callTable) *callCounts {
+	return &callCounts{table: t, byNr: make([]uint64, len(t))}
+}
+
+// add counts one call of number nr.
+func (c *callCounts) add(nr uint64) {
+	if nr < uint64(len(c.byNr)) {
+		c.byNr[nr]++
+		return
+	}
+	if c.past == nil {
+		c.past = map[uint64]uint64{}
+	}
+	c.past[nr]++
+}
+
+// byName returns the counts by call name; a number no row has is named
+// syscall_NR.
+func (c *callCounts) byName() map[string]uint64 {
+	m := map[string]uint64{}
+	name := func(nr uint64) string {
+		if sc := c.table.row(nr); sc != nil {
+			return sc.Name
+		}
+		return fmt.Sprintf("syscall_%d", nr)
+	}
+	for nr, n := range c.byNr {
+		if n != 0 {
+			m[name(uint64(nr))] += n
+		}
+	}
+	for nr, n := range c.past {
+		m[name(nr)] += n
+	}
+	return m
 }

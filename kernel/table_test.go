@@ -1,6 +1,9 @@
 package kernel
 
-import "testing"
+import (
+	"maps"
+	"testing"
+)
 
 // linuxRanges are the numbers of Linux 6.1's system-call tables (the
 // kernel icount's uname reports), by arch: x86-64's, and the generic
@@ -24,5 +27,23 @@ func TestTablesCoverLinux(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCallCounts checks the counts an image keeps by number and reports
+// by name: a row's name, syscall_NR for a number in the table's range no
+// row has and for one past its end.
+func TestCallCounts(t *testing.T) {
+	c := newCallCounts(abiX86_64.table)
+	for _, nr := range []uint64{110, 110, 0, 335, 1 << 40, 1 << 40, 1 << 40} {
+		c.add(nr)
+	}
+	got := c.byName()
+	want := map[string]uint64{"getppid": 2, "read": 1, "syscall_335": 1, "syscall_1099511627776": 3}
+	if !maps.Equal(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+	if abiX86_64.table.row(335) != nil {
+		t.Errorf("x86-64 has a row for 335")
 	}
 }

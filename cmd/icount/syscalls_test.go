@@ -159,6 +159,10 @@ var conformancePrograms = []conformanceProgram{
 	bothArches("fsmore", 200),
 	// mremap, mincore of pages touched, membarrier.
 	bothArches("vm", 30),
+	// Private and shared read-only file mappings (kernel/filemap.go): the
+	// file's bytes, writes kept private, the file's changes shown, SIGBUS
+	// past the end and after a truncation, fork, a file past 1 GiB.
+	bothArches("mapfile", 35),
 	// waitid, execveat, tkill, rt_sigsuspend, getitimer, sched_yield,
 	// sched_setaffinity, epoll_pwait2; x86-64's alarm, pause, time,
 	// eventfd and epoll_create.
