@@ -3,7 +3,6 @@ package count
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -49,15 +48,6 @@ func BenchmarkNewBlock(b *testing.B) {
 type cost struct{ wall, cpu time.Duration }
 
 func (c cost) add(d cost) cost { return cost{c.wall + d.wall, c.cpu + d.cpu} }
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // timeRun runs a program to its end and says how long it took.
 func timeRun(b *testing.B, opts Options) cost {
