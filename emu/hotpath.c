@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "_cgo_export.h"
 
@@ -18,11 +19,22 @@ static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) {
 // program runs a few hundred blocks, and the table doubles as it fills.
 #define IC_TABLE_INITIAL 1024
 
+// table_alloc returns a zeroed table of n slots, page aligned: fresh
+// pages from the host, which are zeros already (no pass clearing them).
+static ic_block *table_alloc(uint32_t n) {
+	void *p = mmap(NULL, (size_t)n * sizeof(ic_block), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+// table_free frees a table of n slots.
+static void table_free(ic_block *t, uint32_t n) {
+	if (t) munmap(t, (size_t)n * sizeof *t);
+}
+
 // ic_grow moves every entry into a table of nslots slots.
 static int ic_grow(ic_state *s, uint32_t nslots) {
-	ic_block *t = aligned_alloc(64, nslots * sizeof *t);
+	ic_block *t = table_alloc(nslots);
 	if (!t) return -1;
-	memset(t, 0, nslots * sizeof *t);
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		ic_block *b = &s->table[i];
 		if (b->size == 0) continue;
@@ -34,7 +46,7 @@ static int ic_grow(ic_state *s, uint32_t nslots) {
 	if (s->cur) s->cur = t + (s->cur - s->table);
 	// The old table is kept until ic_free, and the new one published before
 	// its size: Go may be summing the table from another thread (Executed).
-	if (s->table) s->retired[s->nretired++] = s->table;
+	if (s->table) s->retired[s->nretired++] = (ic_table){s->table, s->nslots};
 	__atomic_store_n(&s->table, t, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->nslots, nslots, __ATOMIC_RELEASE);
 	return 0;
@@ -84,14 +96,14 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 // forgotten blocks and page keys.
 static void release(ic_state *s) {
 	ic_cct_free(s);
-	for (int i = 0; i < s->nretired; i++) free(s->retired[i]);
+	for (int i = 0; i < s->nretired; i++) table_free(s->retired[i].t, s->retired[i].n);
 	for (ic_gone *g = s->gone, *next; g; g = next) {
 		next = g->next;
 		free(g);
 	}
 	for (uint32_t i = 0; i < s->npageslots; i++) free(s->pages[i].keys);
 	free(s->pages);
-	free(s->table);
+	table_free(s->table, s->nslots);
 }
 
 void ic_free(ic_state *s) {

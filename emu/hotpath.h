@@ -85,6 +85,8 @@ typedef struct ic_pagekeys {
 	ic_key *keys;
 } ic_pagekeys;
 
+typedef struct ic_table ic_table;
+
 typedef struct ic_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go-side CPU
@@ -129,7 +131,10 @@ typedef struct ic_state {
 	// Block tables outgrown, freed by ic_free: each is twice the last, so
 	// they take less than the table in use, and a reader on another thread
 	// never reads freed memory.
-	ic_block *retired[40];
+	struct ic_table {
+		ic_block *t;
+		uint32_t n; // slots
+	} retired[40];
 	int nretired;
 
 	// Blocks whose code changed (ic_forget_code), kept with their counts in
