@@ -176,11 +176,9 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, 
 // ends, its instruction sites and its known differences from the hardware.
 func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 	sh := &blockShape{code: b.code}
-	code, size := b.code, uint32(len(b.code))
-	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
-	defer func() { d.insts = insts[:0] }()
 	switch d.arch {
 	case emu.ARM64:
+		code, size := b.code, uint32(len(b.code))
 		// Every arm64 instruction is 4 bytes.
 		n := size / 4
 		sh.starts = make([]uint32, n)
@@ -195,43 +193,55 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 				sh.end = blockEndARM64(inst, err)
 			}
 		}
-	case emu.X86_64:
-		for off := 0; off < len(code); {
-			sh.starts = append(sh.starts, uint32(off))
-			inst, n, k, err := x86DecodeKind(code[off:])
-			insts = append(insts, inst)
-			sh.kind = append(sh.kind, k)
-			if err != nil && isVEX(code[off:]) {
-				// A VEX or EVEX instruction the emulator stopped
-				// translating in (its block ends with it): its site
-				// refuses it, so nothing from it on runs.
-				break
-			}
-			if err != nil {
-				// The emulator executed it, so it is one instruction;
-				// without its length the rest of the block is unknown.
-				sh.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
-				d.failed = append(d.failed, sh.bad)
-				break
-			}
-			off += n
-		}
-		if n := len(sh.starts); n > 0 && sh.bad == "" && b.bad == "" {
-			sh.end = blockEndX86(insts[n-1])
-		}
-	}
-	if sh.bad == "" && b.bad == "" {
-		sh.fidelity = classifyFidelity(d.arch, insts)
-	}
-	if code != nil {
-		switch d.arch {
-		case emu.X86_64:
-			sh.sites = sitesX86(code, sh.starts, insts, addr)
-		case emu.ARM64:
+		if code != nil {
 			sh.sites = sitesARM64(code, addr)
+		}
+	case emu.X86_64:
+		// Most blocks hold only instructions x86Fast knows, none of them
+		// a site; the others are decoded whole with x86asm.
+		if !decodeFastX86(sh) {
+			d.decodeX86(sh, addr)
 		}
 	}
 	return sh
+}
+
+// decodeX86 decodes the x86-64 block sh.code at addr with x86asm: its
+// instructions' offsets and kinds, how it ends, its known differences
+// from the hardware and its instruction sites.
+func (d *decoder) decodeX86(sh *blockShape, addr uint64) {
+	code := sh.code
+	insts := d.insts[:0] // each instruction decoded, Op 0 if unknown
+	defer func() { d.insts = insts[:0] }()
+	for off := 0; off < len(code); {
+		sh.starts = append(sh.starts, uint32(off))
+		inst, n, k, err := x86DecodeKind(code[off:])
+		insts = append(insts, inst)
+		sh.kind = append(sh.kind, k)
+		if err != nil && isVEX(code[off:]) {
+			// A VEX or EVEX instruction the emulator stopped
+			// translating in (its block ends with it): its site
+			// refuses it, so nothing from it on runs.
+			break
+		}
+		if err != nil {
+			// The emulator executed it, so it is one instruction;
+			// without its length the rest of the block is unknown.
+			sh.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
+			d.failed = append(d.failed, sh.bad)
+			break
+		}
+		off += n
+	}
+	if n := len(sh.starts); n > 0 && sh.bad == "" {
+		sh.end = blockEndX86(insts[n-1])
+	}
+	if sh.bad == "" {
+		sh.fidelity = classifyFidelity(emu.X86_64, insts)
+	}
+	if code != nil {
+		sh.sites = sitesX86(code, sh.starts, insts, addr)
+	}
 }
 
 // blockEndARM64 and blockEndX86 classify the last instruction of a block,
