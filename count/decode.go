@@ -101,8 +101,11 @@ type decoder struct {
 	// cpu hooks the instruction sites found in new blocks (sites.go);
 	// nil hooks none.
 	cpu siteHooks
-	// insts is newBlock's room for the instructions it decodes.
-	insts []x86asm.Inst
+	// insts is newBlock's room for the instructions it decodes, and
+	// fastStarts and fastKinds decodeFastX86's.
+	insts      []x86asm.Inst
+	fastStarts []uint32
+	fastKinds  []kind
 	// shapes is the run's, shared by every image's decoder; nil for none.
 	shapes *shapes
 	// slab and code are where new blocks and their bytes are allocated,
@@ -199,7 +202,7 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 	case emu.X86_64:
 		// Most blocks hold only instructions x86Fast knows, none of them
 		// a site; the others are decoded whole with x86asm.
-		if !decodeFastX86(sh) {
+		if !d.decodeFastX86(sh) {
 			d.decodeX86(sh, addr)
 		}
 	}
@@ -384,7 +387,7 @@ func x86DecodeKind(code []byte) (x86asm.Inst, int, kind, error) {
 		}
 	}
 	if i+1 < len(code) && code[i] == 0x0f && code[i+1] >= 0x18 && code[i+1] <= 0x1f {
-		alt := append([]byte(nil), code...)
+		alt := append([]byte(nil), code[:min(len(code), 15)]...) // x86asm reads at most 15
 		alt[i+1] = 0x1f
 		if i+2 < len(alt) {
 			alt[i+2] &^= 0x38 // NOP is 0F 1F /0: the ModRM reg field does not change the length

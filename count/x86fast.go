@@ -153,30 +153,24 @@ func x86Fast(code []byte) (n int, k kind, end emu.BlockEnd, ok bool) {
 // is sure of all of its instructions: then the block has no instruction
 // site and no fidelity entry, and its kinds and end are x86asm's. It
 // returns false, leaving sh as it was, when it is not sure of one.
-func decodeFastX86(sh *blockShape) bool {
+func (d *decoder) decodeFastX86(sh *blockShape) bool {
 	code := sh.code
 	if len(code) == 0 {
 		return false
 	}
-	var (
-		starts [512]uint32 // a translated block has at most 512
-		kinds  [512]kind
-		n      int
-		end    emu.BlockEnd
-	)
-	for off := 0; off < len(code); n++ {
-		if n == len(starts) {
-			return false
-		}
+	starts, kinds := d.fastStarts[:0], d.fastKinds[:0]
+	defer func() { d.fastStarts, d.fastKinds = starts[:0], kinds[:0] }()
+	var end emu.BlockEnd
+	for off := 0; off < len(code); {
 		size, k, e, ok := x86Fast(code[off:])
 		if !ok {
 			return false
 		}
-		starts[n], kinds[n], end = uint32(off), k, e
+		starts, kinds, end = append(starts, uint32(off)), append(kinds, k), e
 		off += size
 	}
-	sh.starts = append([]uint32(nil), starts[:n]...)
-	sh.kind = append([]kind(nil), kinds[:n]...)
+	sh.starts = append([]uint32(nil), starts...)
+	sh.kind = append([]kind(nil), kinds...)
 	sh.end = end
 	return true
 }
