@@ -109,9 +109,13 @@ type decoder struct {
 	// shapes is the run's, shared by every image's decoder; nil for none.
 	shapes *shapes
 	// slab and code are where new blocks and their bytes are allocated,
-	// many at a time.
-	slab []decodedBlock
-	code []byte
+	// many at a time (carve); shapeSlab, startSlab and kindSlab where
+	// new shapes and decodeFastX86's offsets and kinds are.
+	slab      []decodedBlock
+	code      []byte
+	shapeSlab []blockShape
+	startSlab []uint32
+	kindSlab  []kind
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, place func(uint64) (uint64, int)) *decoder {
@@ -120,17 +124,20 @@ func newDecoder(arch emu.Arch, read func(uint64, []byte) error, place func(uint6
 
 // alloc returns a new block and room for its bytes.
 func (d *decoder) alloc(size uint32) (*decodedBlock, []byte) {
-	if len(d.slab) == 0 {
-		d.slab = make([]decodedBlock, 256)
+	return &carve(&d.slab, 1, 256)[0], carve(&d.code, int(size), 64<<10)
+}
+
+// carve returns n elements from the front of *slab, first making it a new
+// slab of max(n, chunk) elements if it holds fewer: what many small
+// allocations kept for the run would take, allocated at once. The slice
+// returned has no room to grow into the slab.
+func carve[T any](slab *[]T, n, chunk int) []T {
+	if n > len(*slab) {
+		*slab = make([]T, max(n, chunk))
 	}
-	b := &d.slab[0]
-	d.slab = d.slab[1:]
-	if int(size) > len(d.code) {
-		d.code = make([]byte, max(64<<10, int(size)))
-	}
-	code := d.code[:size:size]
-	d.code = d.code[size:]
-	return b, code
+	s := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	return s
 }
 
 // newBlock is the emulator's first-sight hook: it counts the block's
@@ -178,7 +185,8 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, 
 // newBlock read, once: their offsets, kinds (for the mix), how the block
 // ends, its instruction sites and its known differences from the hardware.
 func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
-	sh := &blockShape{code: b.code}
+	sh := &carve(&d.shapeSlab, 1, 256)[0]
+	sh.code = b.code
 	switch d.arch {
 	case emu.ARM64:
 		code, size := b.code, uint32(len(b.code))

@@ -169,8 +169,10 @@ func (d *decoder) decodeFastX86(sh *blockShape) bool {
 		starts, kinds, end = append(starts, uint32(off)), append(kinds, k), e
 		off += size
 	}
-	sh.starts = append([]uint32(nil), starts...)
-	sh.kind = append([]kind(nil), kinds...)
+	sh.starts = carve(&d.startSlab, len(starts), 4096)
+	sh.kind = carve(&d.kindSlab, len(kinds), 4096)
+	copy(sh.starts, starts)
+	copy(sh.kind, kinds)
 	sh.end = end
 	return true
 }
