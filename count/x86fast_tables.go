@@ -82,6 +82,9 @@ func plain(k kind) fastOp { return fastOp{reg: k, form: fReg} }
 
 // group is an opcode whose ModRM.reg selects the instruction.
 func group(g [8]fastOp) fastOp {
+	if len(fastGroups) == 256 {
+		panic("x86Fast: more groups than fastOp.group can index")
+	}
 	fastGroups = append(fastGroups, g)
 	return fastOp{form: fModRM | fGroup, group: uint8(len(fastGroups) - 1)}
 }
