@@ -514,6 +514,7 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseOutcomes -fuzztime=20000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
 	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./count
+	$(GO) test -run='^$$' -fuzz=FuzzX86Fast -fuzztime=100000x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
 # that cmd/icount/cpython_test.go knows (make test runs the fast ones), the

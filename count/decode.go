@@ -101,14 +101,21 @@ type decoder struct {
 	// cpu hooks the instruction sites found in new blocks (sites.go);
 	// nil hooks none.
 	cpu siteHooks
-	// insts is newBlock's room for the instructions it decodes.
-	insts []x86asm.Inst
+	// insts is newBlock's room for the instructions it decodes, and
+	// fastStarts and fastKinds decodeFastX86's.
+	insts      []x86asm.Inst
+	fastStarts []uint32
+	fastKinds  []kind
 	// shapes is the run's, shared by every image's decoder; nil for none.
 	shapes *shapes
 	// slab and code are where new blocks and their bytes are allocated,
-	// many at a time.
-	slab []decodedBlock
-	code []byte
+	// many at a time (carve); shapeSlab, startSlab and kindSlab where
+	// new shapes and decodeFastX86's offsets and kinds are.
+	slab      []decodedBlock
+	code      []byte
+	shapeSlab []blockShape
+	startSlab []uint32
+	kindSlab  []kind
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, place func(uint64) (uint64, int)) *decoder {
@@ -117,17 +124,20 @@ func newDecoder(arch emu.Arch, read func(uint64, []byte) error, place func(uint6
 
 // alloc returns a new block and room for its bytes.
 func (d *decoder) alloc(size uint32) (*decodedBlock, []byte) {
-	if len(d.slab) == 0 {
-		d.slab = make([]decodedBlock, 256)
+	return &carve(&d.slab, 1, 256)[0], carve(&d.code, int(size), 64<<10)
+}
+
+// carve returns n elements from the front of *slab, first making it a new
+// slab of max(n, chunk) elements if it holds fewer: what many small
+// allocations kept for the run would take, allocated at once. The slice
+// returned has no room to grow into the slab.
+func carve[T any](slab *[]T, n, chunk int) []T {
+	if n > len(*slab) {
+		*slab = make([]T, max(n, chunk))
 	}
-	b := &d.slab[0]
-	d.slab = d.slab[1:]
-	if int(size) > len(d.code) {
-		d.code = make([]byte, max(64<<10, int(size)))
-	}
-	code := d.code[:size:size]
-	d.code = d.code[size:]
-	return b, code
+	s := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	return s
 }
 
 // newBlock is the emulator's first-sight hook: it counts the block's
@@ -175,12 +185,11 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, 
 // newBlock read, once: their offsets, kinds (for the mix), how the block
 // ends, its instruction sites and its known differences from the hardware.
 func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
-	sh := &blockShape{code: b.code}
-	code, size := b.code, uint32(len(b.code))
-	insts := d.insts[:0] // x86-64: each instruction decoded, Op 0 if unknown
-	defer func() { d.insts = insts[:0] }()
+	sh := &carve(&d.shapeSlab, 1, 256)[0]
+	sh.code = b.code
 	switch d.arch {
 	case emu.ARM64:
+		code, size := b.code, uint32(len(b.code))
 		// Every arm64 instruction is 4 bytes.
 		n := size / 4
 		sh.starts = make([]uint32, n)
@@ -195,43 +204,55 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 				sh.end = blockEndARM64(inst, err)
 			}
 		}
-	case emu.X86_64:
-		for off := 0; off < len(code); {
-			sh.starts = append(sh.starts, uint32(off))
-			inst, n, k, err := x86DecodeKind(code[off:])
-			insts = append(insts, inst)
-			sh.kind = append(sh.kind, k)
-			if err != nil && isVEX(code[off:]) {
-				// A VEX or EVEX instruction the emulator stopped
-				// translating in (its block ends with it): its site
-				// refuses it, so nothing from it on runs.
-				break
-			}
-			if err != nil {
-				// The emulator executed it, so it is one instruction;
-				// without its length the rest of the block is unknown.
-				sh.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
-				d.failed = append(d.failed, sh.bad)
-				break
-			}
-			off += n
-		}
-		if n := len(sh.starts); n > 0 && sh.bad == "" && b.bad == "" {
-			sh.end = blockEndX86(insts[n-1])
-		}
-	}
-	if sh.bad == "" && b.bad == "" {
-		sh.fidelity = classifyFidelity(d.arch, insts)
-	}
-	if code != nil {
-		switch d.arch {
-		case emu.X86_64:
-			sh.sites = sitesX86(code, sh.starts, insts, addr)
-		case emu.ARM64:
+		if code != nil {
 			sh.sites = sitesARM64(code, addr)
+		}
+	case emu.X86_64:
+		// Most blocks hold only instructions x86Fast knows, none of them
+		// a site; the others are decoded whole with x86asm.
+		if !d.decodeFastX86(sh) {
+			d.decodeX86(sh, addr)
 		}
 	}
 	return sh
+}
+
+// decodeX86 decodes the x86-64 block sh.code at addr with x86asm: its
+// instructions' offsets and kinds, how it ends, its known differences
+// from the hardware and its instruction sites.
+func (d *decoder) decodeX86(sh *blockShape, addr uint64) {
+	code := sh.code
+	insts := d.insts[:0] // each instruction decoded, Op 0 if unknown
+	defer func() { d.insts = insts[:0] }()
+	for off := 0; off < len(code); {
+		sh.starts = append(sh.starts, uint32(off))
+		inst, n, k, err := x86DecodeKind(code[off:])
+		insts = append(insts, inst)
+		sh.kind = append(sh.kind, k)
+		if err != nil && isVEX(code[off:]) {
+			// A VEX or EVEX instruction the emulator stopped
+			// translating in (its block ends with it): its site
+			// refuses it, so nothing from it on runs.
+			break
+		}
+		if err != nil {
+			// The emulator executed it, so it is one instruction;
+			// without its length the rest of the block is unknown.
+			sh.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
+			d.failed = append(d.failed, sh.bad)
+			break
+		}
+		off += n
+	}
+	if n := len(sh.starts); n > 0 && sh.bad == "" {
+		sh.end = blockEndX86(insts[n-1])
+	}
+	if sh.bad == "" {
+		sh.fidelity = classifyFidelity(emu.X86_64, insts)
+	}
+	if code != nil {
+		sh.sites = sitesX86(code, sh.starts, insts, addr)
+	}
 }
 
 // blockEndARM64 and blockEndX86 classify the last instruction of a block,
@@ -374,7 +395,7 @@ func x86DecodeKind(code []byte) (x86asm.Inst, int, kind, error) {
 		}
 	}
 	if i+1 < len(code) && code[i] == 0x0f && code[i+1] >= 0x18 && code[i+1] <= 0x1f {
-		alt := append([]byte(nil), code...)
+		alt := append([]byte(nil), code[:min(len(code), 15)]...) // x86asm reads at most 15
 		alt[i+1] = 0x1f
 		if i+2 < len(alt) {
 			alt[i+2] &^= 0x38 // NOP is 0F 1F /0: the ModRM reg field does not change the length
