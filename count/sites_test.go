@@ -23,6 +23,8 @@ func TestSitesX86(t *testing.T) {
 			[]emu.SiteKind{0, emu.SiteCmpxchg32}},
 		{"register destination written", []byte{0x89, 0xf1, 0x31, 0xc0, 0x0f, 0xb1, 0xd1}, // mov %esi,%ecx; xor %eax,%eax; cmpxchg %edx,%ecx
 			[]emu.SiteKind{0, 0, 0}},
+		{"cmpxchg of a byte", []byte{0x49, 0x89, 0xc5, 0x0f, 0xb0, 0xc8, 0xf0, 0x0f, 0xb0, 0x0f}, // mov %rax,%r13; cmpxchg %cl,%al; lock cmpxchg %cl,(%rdi)
+			[]emu.SiteKind{0, 0, 0}},
 		{"bsf after pmovmskb", []byte{0x66, 0x0f, 0xd7, 0xc0, 0x0f, 0xbc, 0xc0}, // pmovmskb %xmm0,%eax; bsf %eax,%eax
 			[]emu.SiteKind{0, 0}},
 		{"bsf alone", []byte{0x0f, 0xbc, 0xc0}, []emu.SiteKind{emu.SiteBitScan32}},

@@ -154,7 +154,10 @@ func fpSiteX86(inst x86asm.Inst) (emu.Site, bool) {
 func fixX86(inst x86asm.Inst) (emu.Site, bool) {
 	switch inst.Op {
 	case x86asm.CMPXCHG:
-		if inst.DataSize != 32 {
+		// cmpxchg r/m32, r32 (0F B1 without REX.W or 66); x86asm gives
+		// the byte form (0F B0) a DataSize of 32 too, so the source
+		// register's width tells them apart.
+		if src, ok := inst.Args[1].(x86asm.Reg); !ok || inst.DataSize != 32 || !(src >= x86asm.EAX && src <= x86asm.R15L) {
 			return emu.Site{}, false
 		}
 		s := emu.Site{Kind: emu.SiteCmpxchg32}

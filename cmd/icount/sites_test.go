@@ -21,7 +21,7 @@ func TestSitesMatchNative(t *testing.T) {
 		prog  string
 		lines int
 	}{
-		{"sites/intfix-musl", 6301},
+		{"sites/intfix-musl", 6601},
 		{"sites/privileged-musl", 28},
 	} {
 		prog := testProgram(t, c.prog)

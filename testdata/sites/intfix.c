@@ -1,6 +1,7 @@
 /* intfix.c: the integer instructions whose results Unicorn computes
    differently from the hardware, over many inputs: cmpxchg r/m32, r32
-   (RAX and a register destination, equal and not), bsf and bsr of 32 bits
+   (RAX and a register destination, equal and not) and, unfixed, its byte
+   form, bsf and bsr of 32 bits
    (a zero source leaves the destination), and lock neg of every size (the
    flags). Prints every result and the arithmetic flags: the output must be
    the same natively and under icount. */
@@ -44,6 +45,14 @@ static void cmpxchg_mem(uint64_t rax, uint32_t mem, uint64_t src) {
 	                 : "cc");
 	printf("cmpxchg mem: rax %016llx mem %08x flags %03llx\n", (unsigned long long)rax, mem,
 	       (unsigned long long)(flags & FLAGS));
+}
+
+/* cmpxchg %cl,%al: the byte form, whose destination AL always equals
+   AL, so AL gets CL. No fix applies: the byte form writes AL alone. */
+static void cmpxchg_byte(uint64_t rax, uint64_t src) {
+	uint64_t flags;
+	__asm__ volatile("cmpxchg %%cl, %%al\n\tpushfq\n\tpop %[fl]" : "+a"(rax), [fl] "=r"(flags) : "c"(src) : "cc");
+	printf("cmpxchg byte: rax %016llx flags %03llx\n", (unsigned long long)rax, (unsigned long long)(flags & FLAGS));
 }
 
 static void bitscan(uint64_t dst, uint64_t src) {
@@ -110,6 +119,7 @@ int main(void) {
 		cmpxchg_reg(a, (b & ~0xffffffffull) | (a & 0xffffffff), c); /* equal */
 		cmpxchg_mem(a, (uint32_t)b, c);
 		cmpxchg_mem(a, (uint32_t)a, c); /* equal */
+		cmpxchg_byte(a, c);
 		bitscan(a, b);
 		bitscan(a, b & ~0xffffffffull); /* a zero source */
 		lockneg(a);
