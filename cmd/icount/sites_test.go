@@ -30,6 +30,19 @@ func TestSitesMatchNative(t *testing.T) {
 			t.Fatalf("%s natively: status %d, %d lines, want 0 and %d", c.prog, status, strings.Count(want, "\n"), c.lines)
 		}
 		r := runIcount(t, nil, []string{"-q"}, prog)
+		if hostVendor() == "AuthenticAMD" {
+			// An AMD processor refuses sysexit in 64-bit mode as
+			// undefined (#UD: SIGILL), where icount's CPU, as an Intel
+			// one, raises a general protection fault (SIGSEGV): the
+			// native line is held to what Intel's would be.
+			lines := strings.SplitAfter(want, "\n")
+			for i, l := range lines {
+				if strings.HasPrefix(l, "sysexit  signal 4 ") {
+					lines[i] = "sysexit  signal 11 code 0x80 addr 0 trapno 13 err 0 at the instruction: yes\n"
+				}
+			}
+			want = strings.Join(lines, "")
+		}
 		if r.status != 0 || r.stdout != want {
 			t.Errorf("%s: status %d, stdout differs from the native run:\n%s\nstderr:\n%s", c.prog, r.status, firstDiff(want, r.stdout), r.stderr)
 		}
