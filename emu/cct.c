@@ -153,10 +153,23 @@ static int pop_return(ic_state *s, uint64_t target) {
 	return 0;
 }
 
-// unwind pops every frame entered below sp: the guest has left them.
-static void unwind(ic_state *s, uint64_t sp) {
+// unwind pops every frame entered below sp: the guest has left them, for
+// code of func (its entry, 0 if unknown). A frame entered at sp itself is
+// left too when func is the function of a frame below it: on arm64 a call
+// does not move the stack pointer, so a function's callee is entered at
+// its caller's own sp, and a landing pad (a C++ exception's, longjmp's) in
+// the caller is reached at that sp.
+static void unwind(ic_state *s, uint64_t sp, uint64_t func) {
 	uint32_t d = s->depth;
 	while (d > 1 && s->frames[d - 1].sp < sp) d--;
+	if (func && s->nodes[s->frames[d - 1].node].func != func) {
+		for (uint32_t k = d; k > 1 && s->frames[k - 1].sp == sp; k--) {
+			if (s->nodes[s->frames[k - 2].node].func == func) {
+				d = k - 1;
+				break;
+			}
+		}
+	}
 	pop_to(s, d);
 }
 
@@ -184,11 +197,11 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 		return;
 	case IC_END_RET:
 		if (!pop_return(s, b->addr)) {
-			unwind(s, read_sp(s));
+			unwind(s, read_sp(s), b->func);
 		}
 		break;
 	case IC_END_IJMP:
-		unwind(s, read_sp(s));
+		unwind(s, read_sp(s), b->func);
 		break;
 	}
 	if (b->func && b->func != s->top_func) {
