@@ -9,7 +9,7 @@ BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file 
 
 # Debian packages icount's build and tests need (installed by `make deps`).
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd time \
-                   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+                   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
                    python3 libpython3.11-testsuite sqlite3 \
                    $(BATTERY_PACKAGES)
 
@@ -71,6 +71,17 @@ TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
 # glibc-static, arm64 glibc-static.
 MEM_BINS  := $(BUILD)/c/mmapstress-musl $(BUILD)/c/mmapstress-glibc $(BUILD)/arm64/c/mmapstress-glibc
 TESTPROGS += $(MEM_BINS)
+
+# The ways of leaving frames without returning, in loops, for the
+# calling-context tree (cmd/icount/unwind_test.go): C (glibc-static: musl
+# has no ucontext) and C++, both arches.
+A64CXX      := aarch64-linux-gnu-g++
+UNWIND_BINS := $(BUILD)/c/unwind-glibc $(BUILD)/arm64/c/unwind-glibc $(BUILD)/cxx/unwind $(BUILD)/arm64/cxx/unwind
+TESTPROGS   += $(UNWIND_BINS)
+
+$(BUILD)/arm64/cxx/%: testdata/cxx/%.cc | deps
+	@mkdir -p $(@D)
+	$(A64CXX) -static $(CFLAGS) -o $@ $<
 
 # What a guest's large reads and file mappings cost the host
 # (testdata/c/bigfile.c): amd64 musl-static.

@@ -273,11 +273,12 @@ func matchNative(t *testing.T, p cProgram, native, guest string) result {
 // for qemu-aarch64 -L (icount's own default --sysroot for arm64).
 const arm64Sysroot = "/usr/aarch64-linux-gnu"
 
-// runJudge runs prog outside icount, as the judge of its output: natively
-// for an x86-64 program, under qemu-aarch64 as a Cortex-A72 (its
-// libraries from arm64Sysroot) for an arm64 one, in a new directory with
-// environment env (nil: empty). It returns stdout and the exit status.
-func runJudge(t *testing.T, env []string, prog string) (string, int) {
+// runJudge runs prog with args outside icount, as the judge of its
+// output: natively for an x86-64 program, under qemu-aarch64 as a
+// Cortex-A72 (its libraries from arm64Sysroot) for an arm64 one, in a new
+// directory with environment env (nil: empty). It returns stdout and the
+// exit status.
+func runJudge(t *testing.T, env []string, prog string, args ...string) (string, int) {
 	t.Helper()
 	f, err := elf.Open(prog)
 	if err != nil {
@@ -287,13 +288,13 @@ func runJudge(t *testing.T, env []string, prog string) (string, int) {
 	f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, prog)
+	cmd := exec.CommandContext(ctx, prog, args...)
 	if arm64 {
 		qemu, err := exec.LookPath("qemu-aarch64")
 		if err != nil {
 			t.Fatal("qemu-aarch64 is missing: make deps installs qemu-user")
 		}
-		cmd = exec.CommandContext(ctx, qemu, "-cpu", "cortex-a72", "-L", arm64Sysroot, prog)
+		cmd = exec.CommandContext(ctx, qemu, append([]string{"-cpu", "cortex-a72", "-L", arm64Sysroot, prog}, args...)...)
 	}
 	cmd.Dir, cmd.Env = t.TempDir(), append([]string{}, env...)
 	var out, errb bytes.Buffer
