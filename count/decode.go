@@ -92,8 +92,12 @@ type decoder struct {
 	read func(addr uint64, b []byte) error
 	// place names the function holding addr (its entry, 0 if unknown)
 	// and the executable mapping (decodedBlock.mapping, -1 if none).
-	place  func(addr uint64) (fn uint64, mapping int)
-	blocks map[blockKey]*decodedBlock
+	place func(addr uint64) (fn uint64, mapping int)
+	// resumes says whether the indirect jump ending a block of the
+	// function entered at fn resumes a goroutine (emu.EndResume); nil for
+	// no.
+	resumes func(fn uint64) bool
+	blocks  map[blockKey]*decodedBlock
 	// forgotten holds, by id, the blocks whose code changed after they
 	// were decoded (see forget).
 	forgotten map[uint32]*decodedBlock
@@ -175,6 +179,9 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, 
 		b.bad = shape.bad
 	}
 	b.info.Instructions, b.info.End = uint32(len(shape.starts)), shape.end
+	if b.info.End == emu.EndIndirectJump && d.resumes != nil && d.resumes(fn) {
+		b.info.End = emu.EndResume
+	}
 	d.blocks[k] = b
 	info := b.info
 	info.Restart = d.hookSites(b, shape.sites)

@@ -106,6 +106,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	im.cpu = cpu
 	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
+	im.dec.resumes = im.mods.resumes
 	im.dec.cpu = cpu
 	r.shareShapes(im.dec)
 	cpu.SetSiteCuts(im.dec.siteCuts)

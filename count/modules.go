@@ -30,6 +30,11 @@ type module struct {
 	syms  *symtab
 	dbg   *debugInfo
 	lines bool // dbg holds the line tables
+	// resume is the entry of the Go runtime's gogo, whose jump resumes a
+	// goroutine (emu.EndResume): 0 in a module that is not a Go program;
+	// resumeKnown says it was looked up.
+	resume      uint64
+	resumeKnown bool
 }
 
 // objectFile is what icount reads once of a file mapped executable.
@@ -235,6 +240,22 @@ func (ms *modules) entryIn(m *module, addr uint64) uint64 {
 		ms.names[addr] = named{qualName{m.name, m.offsetName(addr)}, m}
 	}
 	return 0
+}
+
+// resumes says whether a block of the function entered at fn that ends in
+// an indirect jump resumes a goroutine: whether fn is the Go runtime's
+// gogo (the assembly function runtime.gogo jumps to, in a program that
+// has both).
+func (ms *modules) resumes(fn uint64) bool {
+	m := ms.moduleAt(fn)
+	if !m.resumeKnown {
+		m.resumeKnown = true
+		syms := m.symbols()
+		if _, goRuntime := syms.byName("runtime.gogo.abi0"); goRuntime {
+			m.resume, _ = syms.byName("gogo")
+		}
+	}
+	return fn != 0 && fn == m.resume
 }
 
 // nameOf names the function entered at entry (or the block at entry, when

@@ -4,7 +4,9 @@
 // A call pushes a frame for the callee. A return pops to the frame whose
 // return address it reaches; a return or indirect jump that reaches none
 // (longjmp, exceptions, signal returns) pops every frame entered below the
-// stack pointer, as callgrind does. A block in another function than the
+// stack pointer, as callgrind does. Go's runtime.gogo, which resumes a
+// goroutine on another stack, pops to the last frame of the function it
+// resumes. A block in another function than the
 // current frame's, reached without a call (a tail call, a jump into a .cold
 // part, falling off the end of a function), pushes a frame marked as jumped,
 // or pops back to that function if it is just below on the stack.
@@ -173,6 +175,19 @@ static void unwind(ic_state *s, uint64_t sp, uint64_t func) {
 	pop_to(s, d);
 }
 
+// resume pops to the last frame entered of func, and reports whether
+// there was one.
+static int resume(ic_state *s, uint64_t func) {
+	if (!func) return 0;
+	for (uint32_t d = s->depth; d >= 1; d--) {
+		if (s->nodes[s->frames[d - 1].node].func == func) {
+			pop_to(s, d);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 // jump_into handles reaching func without a call: back to it if it is the
 // function of a frame reached only through jumps from it, else a new frame.
 static void jump_into(ic_state *s, uint64_t func, uint64_t sp) {
@@ -202,6 +217,13 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 		break;
 	case IC_END_IJMP:
 		unwind(s, read_sp(s), b->func);
+		break;
+	case IC_END_RESUME:
+		// The stack pointer says nothing here: the goroutine resumes on a
+		// stack its frames were not entered on (a grown one, or its own
+		// after the scheduler's). It resumes in the frame of the function
+		// it jumps into that was entered last.
+		if (!resume(s, b->func)) unwind(s, read_sp(s), b->func);
 		break;
 	}
 	if (b->func && b->func != s->top_func) {

@@ -64,6 +64,9 @@ const (
 	EndCall         BlockEnd = C.IC_END_CALL
 	EndReturn       BlockEnd = C.IC_END_RET
 	EndIndirectJump BlockEnd = C.IC_END_IJMP
+	// EndResume is the jump of Go's runtime.gogo, which resumes a goroutine
+	// in a function it was running, on another stack.
+	EndResume BlockEnd = C.IC_END_RESUME
 )
 
 // BlockInfo is what the decoder says of a block on first sight.

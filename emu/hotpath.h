@@ -18,6 +18,10 @@ enum {
 	IC_END_CALL = 1,  // call / bl / blr
 	IC_END_RET = 2,   // ret
 	IC_END_IJMP = 3,  // an indirect jump (switch tables, longjmp)
+	// Go's runtime.gogo: the jump that resumes a goroutine where it was
+	// (after its stack grew, a panic recovered, or another goroutine ran),
+	// on another stack than the frames it left.
+	IC_END_RESUME = 4,
 };
 
 // One translated block as the emulator ran it, keyed by start address and
