@@ -247,6 +247,9 @@ func (ms *modules) entryIn(m *module, addr uint64) uint64 {
 // gogo (the assembly function runtime.gogo jumps to, in a program that
 // has both).
 func (ms *modules) resumes(fn uint64) bool {
+	if n, ok := ms.names[fn]; !ok || n.name != "gogo" {
+		return false // the common case, known without looking further
+	}
 	m := ms.moduleAt(fn)
 	if !m.resumeKnown {
 		m.resumeKnown = true
