@@ -1,11 +1,9 @@
 package count
 
 import (
-	"crypto/sha256"
 	"debug/elf"
-	"encoding/hex"
 	"fmt"
-	"io"
+	"github.com/icount-dev/icount/internal/filedigest"
 	"os"
 	"path/filepath"
 
@@ -160,9 +158,8 @@ func (ms *modules) object(path string) *objectFile {
 		return o
 	}
 	defer f.Close()
-	h := sha256.New()
-	if n, err := io.Copy(h, f); err == nil {
-		o.size, o.sha256 = n, hex.EncodeToString(h.Sum(nil))
+	if n, sum, err := filedigest.Of(int(f.Fd())); err == nil {
+		o.size, o.sha256 = n, sum
 	}
 	if ef, err := elf.NewFile(f); err == nil {
 		for _, p := range ef.Progs {

@@ -7,9 +7,7 @@ package kernel
 // program's input).
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
+	"github.com/icount-dev/icount/internal/filedigest"
 	"os"
 
 	"github.com/icount-dev/icount/inherited"
@@ -72,23 +70,11 @@ func (k *Kernel) noteOpen(path string, fd, hostFlags int, made bool) {
 // digestAt is the SHA-256 of the regular file open at fd, read from its
 // start without moving its offset; "" when it cannot be read.
 func digestAt(fd int) string {
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(preader(fd), 0, 1<<62)); err != nil {
+	_, sum, err := filedigest.Of(fd)
+	if err != nil {
 		return ""
 	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// preader reads a host descriptor at offsets (pread), leaving its file
-// offset alone.
-type preader int
-
-func (r preader) ReadAt(b []byte, off int64) (int, error) {
-	n, err := unix.Pread(int(r), b, off)
-	if err == nil && n == 0 && len(b) > 0 {
-		return 0, io.EOF
-	}
-	return n, err
+	return sum
 }
 
 // stdioKinds says what descriptors 0, 1 and 2 were when icount started.

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/icount-dev/icount/internal/filedigest"
 	"io"
 	"io/fs"
 	"os"
@@ -97,7 +98,13 @@ func Open(path string) (*Executable, error) {
 	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
 		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
 	}
-	return Parse(path, data)
+	// The digest through the run's cache of them, which count and the
+	// kernel find it in when they meet the file again.
+	size, sum, err := filedigest.Of(int(f.Fd()))
+	if err != nil || size != int64(len(data)) {
+		return nil, errorf(path, NotRunnable, "the file changed while it was read")
+	}
+	return parse(path, data, sum)
 }
 
 // identSize is how much of a file checkIdent needs: the ELF header, or a
@@ -115,6 +122,11 @@ func unwrapPath(err error) error {
 // Parse validates data as an executable icount can run; path names it in
 // errors.
 func Parse(path string, data []byte) (exe *Executable, err error) {
+	return parse(path, data, "")
+}
+
+// parse is Parse, given the SHA-256 of data if known ("": compute it).
+func parse(path string, data []byte, sum string) (exe *Executable, err error) {
 	if err := checkIdent(path, data[:min(len(data), identSize)], int64(len(data))); err != nil {
 		return nil, err
 	}
@@ -192,8 +204,11 @@ func Parse(path string, data []byte) (exe *Executable, err error) {
 	if err := checkLayout(exe); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	exe.SHA256 = hex.EncodeToString(sum[:])
+	if sum == "" {
+		digest := sha256.Sum256(data)
+		sum = hex.EncodeToString(digest[:])
+	}
+	exe.SHA256 = sum
 	exe.BuildID = BuildID(f)
 	return exe, nil
 }
