@@ -42,9 +42,35 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building icount: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	if err := closeInheritedOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// The native judges start with the mask icount's first process has,
+	// whatever the test's own was: set once here, for every test (the
+	// mask is the process's, shared by the tests that run in parallel).
+	syscall.Umask(0o022)
 	code := m.Run()
 	os.RemoveAll(tmp)
 	os.Exit(code)
+}
+
+// closeInheritedOnExec marks close-on-exec every descriptor past the
+// standard three that the test binary inherited (GNU time's -o file, a
+// CI runner's pipe), so that a native judge starts with the standard
+// descriptors alone, as a guest under icount does: an inherited one would
+// take the lowest free number and shift every number the judge opens.
+func closeInheritedOnExec() error {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("listing the inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
 
 // testProgram returns the path of a program built by `make testprogs`.
