@@ -419,6 +419,7 @@ type batteryRun struct {
 
 // TestBattery runs each case natively and twice under icount.
 func TestBattery(t *testing.T) {
+	t.Parallel()
 	slow := os.Getenv("ICOUNT_CONFORMANCE") != ""
 	var cases []batteryCase
 	skipped := 0

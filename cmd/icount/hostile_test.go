@@ -117,6 +117,7 @@ func mebibyteOfArgs() []string {
 // seconds with its message and exit status, a parseable Profile (marked
 // incomplete, with the reason, when icount stopped it), and never a panic.
 func TestHostileGuests(t *testing.T) {
+	t.Parallel()
 	for _, h := range hostileGuests {
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
@@ -162,6 +163,7 @@ func noPanic(t *testing.T, stderr string) {
 // marked incomplete with the signal, and exact (the loop's two-instruction
 // blocks and two calls make an even total); the status is 128+signal.
 func TestSignalStops(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sig    syscall.Signal
 		name   string
