@@ -194,6 +194,7 @@ func assertNoWorktree(t *testing.T, dir string) {
 // loop are exactly +30 on work and on the total, zero on every other
 // function's own count, and --fail-above gates on them.
 func TestABAddedWork(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	commitEdit(t, dir, "#define WORK 1000", "#define WORK 1010", "ten more iterations")
 
@@ -262,6 +263,7 @@ func TestABAddedWork(t *testing.T) {
 // TestABCommentOnly is acceptance 2: a revision that only changes a
 // comment builds the same binary, and every delta is exactly zero.
 func TestABCommentOnly(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	commitEdit(t, dir, "/* A benchmark with a known amount of work. */", "/* A benchmark: its work is known. */", "comment")
 	status, out, stderr := icountIn(t, dir, "ab", "--base", "HEAD~1", "--bin", "bench", "--format", "json", "--fail-above", "0")
@@ -292,6 +294,7 @@ func TestABCommentOnly(t *testing.T) {
 // TestABBuildFails is acceptance 5, first half: a build that fails leaves
 // no worktree and exits 126.
 func TestABBuildFails(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	status, _, stderr := icountIn(t, dir, "ab", "--base", "HEAD", "--bin", "bench", "--build", "echo compiling; exit 4")
 	if status != exitCannotRun || !strings.Contains(stderr, `building the base HEAD tree: "echo compiling; exit 4" failed: exit status 4`) {
@@ -322,6 +325,7 @@ func TestABBuildFails(t *testing.T) {
 // TestABInterrupt is acceptance 5, second half: SIGINT during the build
 // stops the build, removes the worktree and exits 130.
 func TestABInterrupt(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	mark := filepath.Join(t.TempDir(), "building")
 	cmd := exec.Command(icountBin, "ab", "--base", "HEAD", "--bin", "bench",
@@ -370,6 +374,7 @@ func TestABInterrupt(t *testing.T) {
 // TestABSuite runs three benchmarks of one suite through ab, two at a
 // time: each runs work argc times more, so grows by 3*argc.
 func TestABSuite(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	write(t, filepath.Join(dir, "suite.toml"), `
 [[bench]]

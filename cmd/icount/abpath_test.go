@@ -96,6 +96,7 @@ func abThrice(t *testing.T, dir string, args ...string) string {
 // 3-instruction loop is exactly +30, and a comment-only head exactly 0
 // with identical binaries (built with -g at one path), on three runs each.
 func TestABSamePath(t *testing.T) {
+	t.Parallel()
 	dir := cwdRepo(t, staticCC(t))
 	// The count depends on the directory: the same binary run in two
 	// directories of other lengths counts differently.
@@ -167,6 +168,7 @@ func TestABSamePath(t *testing.T) {
 // be taken as built: a script icount refuses to run); the repository's
 // hooks do not run; from a hook's environment, the index is left intact.
 func TestABWorkingTree(t *testing.T) {
+	t.Parallel()
 	dir := cwdRepo(t, staticCC(t))
 	p := filepath.Join(dir, "bench.c")
 	b, _ := os.ReadFile(p)
@@ -224,6 +226,7 @@ func TestABWorkingTree(t *testing.T) {
 // while its benchmark runs, leave no process alive; the next ab removes
 // the tree and worktree left behind, works and leaves neither.
 func TestABKilled(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	tree := filepath.Join(abTreeOf(t, dir), "tree")
 	pidFile := filepath.Join(t.TempDir(), "sleep.pid")
@@ -274,6 +277,7 @@ int main(int argc, char **argv) {
 // the directory it runs in, that the head changed is code, not an input
 // that changed: the comparison has a verdict and a note names the file.
 func TestABTreeIsCode(t *testing.T) {
+	t.Parallel()
 	dir := gitRepoOf(t, readC, staticCC(t))
 	write(t, filepath.Join(dir, "data.txt"), "one\n")
 	os.Mkdir(filepath.Join(dir, "run"), 0o755)
@@ -301,6 +305,7 @@ func TestABTreeIsCode(t *testing.T) {
 // directory is gone (an unmounted disk, say) outlives an ab, which removes
 // only its own.
 func TestABLeavesOtherWorktrees(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	other := filepath.Join(t.TempDir(), "elsewhere")
 	gitIn(t, dir, "worktree", "add", "--detach", "--quiet", other, "HEAD")
@@ -318,6 +323,7 @@ func TestABLeavesOtherWorktrees(t *testing.T) {
 // TestABConcurrent: two ab runs of one repository at once: the second
 // waits for the first, says so, and both give the same report.
 func TestABConcurrent(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	commitEdit(t, dir, "#define WORK 1000", "#define WORK 1010", "ten more iterations")
 	args := []string{"ab", "--base", "HEAD~1", "--bin", "bench", "--build", "sleep 1; make -s"}
@@ -346,6 +352,7 @@ func TestABConcurrent(t *testing.T) {
 // reads the time stamp counter) gives a verdict with no clock flag; with
 // --host-clock it gives none, saying the runs were not pinned, and exits 4.
 func TestABPinnedClock(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Fatal("gcc is missing (make deps installs it)")
 	}
@@ -371,6 +378,7 @@ func TestABPinnedClock(t *testing.T) {
 // failure's class: 5 for a benchmark's own exit 3, 126 for one the head
 // no longer builds.
 func TestABSuiteOutcomes(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	write(t, filepath.Join(dir, "three.c"), "int main(void) { return 3; }\n")
 	write(t, filepath.Join(dir, "Makefile"), "all: bench three\nbench: bench.c\n\t"+staticCC(t)+" -o bench bench.c\nthree: three.c\n\t"+staticCC(t)+" -o three three.c\n")

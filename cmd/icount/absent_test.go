@@ -135,6 +135,7 @@ func amd64Answers(t *testing.T, judged string, amd64 map[string]string) string {
 // answer (a read of the host's NTP state, open_tree's O_PATH descriptor):
 // each stops the run with status 125, naming the call and the form.
 func TestAbsentStops(t *testing.T) {
+	t.Parallel()
 	bin := testProgram(t, "c/absent-musl")
 	for call, what := range map[string]string{
 		"adjtimex":      "a read of the clock's NTP state",

@@ -14,11 +14,15 @@ import (
 	"testing"
 )
 
-func TestExactCountsARM64(t *testing.T) { checkExactCounts(t, "arm64") }
+func TestExactCountsARM64(t *testing.T) {
+	t.Parallel()
+	checkExactCounts(t, "arm64")
+}
 
 // TestARM64Profile checks the metadata and the guest's output of an arm64
 // run.
 func TestARM64Profile(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "arm64/write"))
 	if r.stdout != "hello, icount\n" || r.status != 42 {
 		t.Errorf("stdout %q, status %d", r.stdout, r.status)
@@ -39,6 +43,7 @@ func TestARM64Profile(t *testing.T) {
 // AT_HWCAP2, AT_PLATFORM), a 16-byte aligned initial stack pointer, TLS in
 // TPIDR_EL0 and the fixed identity.
 func TestARM64Startup(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "arm64/c/auxv-glibc"))
 	want := "argc=1 sp%16=0\nhwcap=0x8fb hwcap2=0 platform=aarch64\npagesz=4096 random=yes tls=yes\npid=1000 uid=1000 gid=1000\n"
 	if r.status != 0 || r.stdout != want {
@@ -51,6 +56,7 @@ func TestARM64Startup(t *testing.T) {
 // emulate, and on each kind of fault and CPU exception: each names the
 // instruction or call, its address and its function.
 func TestARM64Messages(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prog   string
 		status int
@@ -75,8 +81,10 @@ func TestARM64Messages(t *testing.T) {
 // same stdin, arguments and input file, and compares their stdout, exit
 // status and output file byte for byte.
 func TestARM64CProgramsMatchAMD64(t *testing.T) {
+	t.Parallel()
 	for _, p := range cPrograms {
 		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
 			native := testProgram(t, filepath.Join("c", p.name+"-glibc"))
 			guest := testProgram(t, filepath.Join("arm64", "c", p.name+"-glibc"))
 			r := matchNative(t, p, native, guest)
@@ -134,6 +142,7 @@ var busyboxCases = []struct {
 // icount and of the amd64 busybox-static natively, on the same inputs, and
 // wants byte-identical output and the same exit status from each.
 func TestARM64Busybox(t *testing.T) {
+	t.Parallel()
 	native, guest := busybox(t, "amd64"), busybox(t, "arm64")
 	dir := t.TempDir()
 	in := filepath.Join(repoRoot, "testdata", "c", "textstat.c")
@@ -159,6 +168,7 @@ func TestARM64Busybox(t *testing.T) {
 		}
 		name := strings.Join(c.args, " ")
 		t.Run(c.args[0], func(t *testing.T) {
+			t.Parallel()
 			wantOut, wantStatus := runNative(t, dir, stdin, native, args...)
 			r := runIcount(t, stdin, nil, guest, args...)
 			if r.status != wantStatus || r.stdout != wantOut {
@@ -182,6 +192,7 @@ func TestARM64Busybox(t *testing.T) {
 // TestARM64Determinism runs an arm64 program repeatedly and from a second
 // path, and wants identical counts down to every hot block.
 func TestARM64Determinism(t *testing.T) {
+	t.Parallel()
 	prog := busybox(t, "arm64")
 	args := []string{"sha256sum", filepath.Join(repoRoot, "testdata", "c", "crunch.c")}
 	data, err := os.ReadFile(prog)
@@ -218,6 +229,7 @@ func TestARM64Determinism(t *testing.T) {
 // TestSyscallsARM64 checks that the support matrix prints the arm64 table
 // under either name of the arch.
 func TestSyscallsARM64(t *testing.T) {
+	t.Parallel()
 	for _, arch := range []string{"arm64", "aarch64"} {
 		out, err := exec.Command(icountBin, "syscalls", "--arch", arch).Output()
 		if err != nil {

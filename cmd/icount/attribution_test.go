@@ -57,6 +57,7 @@ var functionLine = regexp.MustCompile(`(?m)^# function: (\S+) self=(\d+) inclusi
 // call count on hand-written assembly whose call graph is worked out in
 // its header.
 func TestAttributionExact(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot, "testdata", "amd64", "callgraph.S")
 	b, err := os.ReadFile(src)
 	if err != nil {
@@ -87,8 +88,10 @@ func TestAttributionExact(t *testing.T) {
 // consistent, and after each longjmp or catch the stack is back where it
 // was.
 func TestAttributionInvariants(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"c/crunch-glibc", "c/textstat-musl", "c/longjmp-glibc", "c/longjmp-musl", "cxx/throw"} {
 		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
 			r := runIcount(t, nil, nil, testProgram(t, prog))
 			if r.profile == nil || r.status != 0 {
 				t.Fatalf("status %d\n%s", r.status, r.stderr)
@@ -122,6 +125,7 @@ func TestAttributionInvariants(t *testing.T) {
 // setjmp, differ: valgrind gives those symbols' cost to the caller, icount
 // to the symbol. callgraph.c calls none of them.)
 func TestAttributionMatchesCallgrind(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "c/callgraph-musl")
 	out := filepath.Join(t.TempDir(), "callgrind.out")
 	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, prog)
@@ -155,6 +159,7 @@ func TestAttributionMatchesCallgrind(t *testing.T) {
 // TestCollect counts only the body of a program whose setup and body are
 // separate functions: the total is the body's inclusive cost in a full run.
 func TestCollect(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "c/callgraph-musl")
 	full := runIcount(t, nil, nil, prog)
 	body, ok := functionByName(full.profile, "body")

@@ -10,6 +10,7 @@ import (
 // TestBadInput gives icount files it cannot run: each ends with one line
 // naming the file and the problem, and a documented exit status.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, err := os.ReadFile(testProgram(t, "amd64/loop"))
 	if err != nil {
@@ -45,6 +46,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := runIcount(t, nil, nil, c.path)
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 			if r.status != c.status || len(lines) != 1 || !strings.Contains(lines[0], c.msg) ||
@@ -62,6 +64,7 @@ func TestBadInput(t *testing.T) {
 // icount does not emulate: its name, number, address, what of it is
 // missing and the function.
 func TestUnsupportedSyscall(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "amd64/unsupported"))
 	want := "icount: system call openat2 (437) at pc 0x401022 uses openat2 of /proc/self/exe with resolve flags 4, whose lookup reaches /proc (icount gives it other host files, or answers it itself), which icount does not emulate (see 'icount syscalls'), in _start+0x22 (unsupported)"
 	if r.status != exitUnsupported || !strings.Contains(r.stderr, want+"\n") {
@@ -74,6 +77,7 @@ func TestUnsupportedSyscall(t *testing.T) {
 
 // TestFaultMessage checks the message for a guest killed by a fault.
 func TestFaultMessage(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "amd64/fault"))
 	want := "icount: SIGSEGV: access to unmapped address 0x10 by `mov (%rdx),%rcx` at 0x40101a, in _start+0x1a (fault)\n"
 	if r.status != 139 || !strings.HasSuffix(r.stderr, want) {

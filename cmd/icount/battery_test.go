@@ -419,6 +419,7 @@ type batteryRun struct {
 
 // TestBattery runs each case natively and twice under icount.
 func TestBattery(t *testing.T) {
+	t.Parallel()
 	slow := os.Getenv("ICOUNT_CONFORMANCE") != ""
 	var cases []batteryCase
 	skipped := 0
@@ -432,9 +433,6 @@ func TestBattery(t *testing.T) {
 	if skipped > 0 {
 		t.Logf("%d more cases run with ICOUNT_CONFORMANCE=1 (make conformance)", skipped)
 	}
-	// Both sides start with the same mask (icount's first process has 022).
-	old := syscall.Umask(0o022)
-	t.Cleanup(func() { syscall.Umask(old) })
 	guest := batteryGuest(t)
 	for _, c := range cases {
 		c := c

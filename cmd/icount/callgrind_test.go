@@ -24,6 +24,7 @@ var irefs = regexp.MustCompile(`I\s+refs:\s+([\d,]+)`)
 //   - valgrind's initial brk is not page aligned, so musl's malloc runs its
 //     alignment code in __malloc_alloc_meta.
 func TestMatchesCallgrind(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		t.Fatal("valgrind is not installed: run `make deps`")
 	}
@@ -35,6 +36,7 @@ func TestMatchesCallgrind(t *testing.T) {
 	in := filepath.Join(repoRoot, "testdata", "c", "crunch.c")
 	for _, name := range []string{"textstat-musl", "crunch-musl"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			prog := testProgram(t, filepath.Join("c", name))
 			dir := t.TempDir()
 			cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", prog, in, filepath.Join(dir, "vg.out"))

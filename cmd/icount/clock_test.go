@@ -66,8 +66,10 @@ var calibratePrograms = []struct{ arch, path string }{
 // same. With the default clock (read k returns k seconds) the first
 // calibration run measures one second.
 func TestFixedClockCalibration(t *testing.T) {
+	t.Parallel()
 	for _, p := range calibratePrograms {
 		t.Run(strings.ReplaceAll(p.path, "/", "_"), func(t *testing.T) {
+			t.Parallel()
 			prog := testProgram(t, p.path)
 			var first result
 			for i := 0; i < 5; i++ {
@@ -112,8 +114,10 @@ func TestFixedClockCalibration(t *testing.T) {
 // the summary says how often the guest read it and that the count may
 // depend on timing.
 func TestHostClockWarns(t *testing.T) {
+	t.Parallel()
 	for _, p := range calibratePrograms {
 		t.Run(strings.ReplaceAll(p.path, "/", "_"), func(t *testing.T) {
+			t.Parallel()
 			// Calibrate to a millisecond: quick under emulation.
 			r := runIcount(t, nil, nil, testProgram(t, p.path), "0.001", "0.001")
 			if r.status != 0 || r.profile == nil {
@@ -136,6 +140,7 @@ func TestHostClockWarns(t *testing.T) {
 // three-value table: the reads return its values in order and then go on
 // by its last step; the counts are those worked out in their headers.
 func TestCounterReadsFromTable(t *testing.T) {
+	t.Parallel()
 	table := filepath.Join(t.TempDir(), "clock.table")
 	if err := os.WriteFile(table, []byte("# three reads, then by the last step (100 ns)\n1000\n2500\n2600\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -151,6 +156,7 @@ func TestCounterReadsFromTable(t *testing.T) {
 	} {
 		for _, variant := range []string{tc.prog, tc.prog + "-pie"} {
 			t.Run(strings.ReplaceAll(variant, "/", "_"), func(t *testing.T) {
+				t.Parallel()
 				arch := strings.Split(tc.prog, "/")[0]
 				src := filepath.Join(repoRoot, "testdata", arch, filepath.Base(tc.prog)+".S")
 				exp := readExpectation(t, src)
@@ -191,6 +197,7 @@ func TestCounterReadsFromTable(t *testing.T) {
 // which measure 1.5 s: it settles there, and the window of 100 * (1 +
 // 10/1.5) = 700 iterations measures the table's last step, 0.5 s.
 func TestClockTableCalibration(t *testing.T) {
+	t.Parallel()
 	table := filepath.Join(t.TempDir(), "clock.table")
 	if err := os.WriteFile(table, []byte("0\n100000000\n1000000000\n2500000000\n3000000000\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -210,6 +217,7 @@ func TestClockTableCalibration(t *testing.T) {
 // TestClockFlagErrors: a malformed table is refused with the line it is
 // wrong on, and so are bad clock flags, with the usage status.
 func TestClockFlagErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -250,8 +258,10 @@ func TestClockFlagErrors(t *testing.T) {
 // without --inherit-env), and with every core of the machine busy, counts
 // the same, down to the hottest blocks.
 func TestPinnedFromAnywhere(t *testing.T) {
+	t.Parallel()
 	for _, p := range calibratePrograms {
 		t.Run(strings.ReplaceAll(p.path, "/", "_"), func(t *testing.T) {
+			t.Parallel()
 			data, err := os.ReadFile(testProgram(t, p.path))
 			if err != nil {
 				t.Fatal(err)
@@ -336,6 +346,7 @@ func loadEveryCore(t *testing.T) func() uint64 {
 // --fixed-clock, measures the virtual time it slept, and counts the same on
 // every run.
 func TestSleepReturnsAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"c/sleeper-musl", "c/sleeper-glibc", "arm64/c/sleeper-glibc"} {
 		t.Run(strings.ReplaceAll(prog, "/", "_"), func(t *testing.T) {
 			var first result
@@ -369,8 +380,10 @@ func TestSleepReturnsAtOnce(t *testing.T) {
 // description and count come from the emulated CPU and --cpus (busybox's
 // head, cat and nproc, both arches).
 func TestPinnedHostFiles(t *testing.T) {
+	t.Parallel()
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
 			bb := busybox(t, arch)
 			run := func(flags []string, args ...string) string {
 				t.Helper()
@@ -426,6 +439,7 @@ func TestPinnedHostFiles(t *testing.T) {
 // it when it first translates it, so only that first execution reads the
 // host's counter, and a warning says so.
 func TestCounterReadInWrittenCode(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "c/jitclock-musl")
 	var first result
 	for i := 0; i < 2; i++ {

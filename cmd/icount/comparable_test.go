@@ -37,6 +37,7 @@ func saveRun(t *testing.T, dir, name string, stdout *os.File, flags []string, pr
 // of stdout, the working directory the program read; a run that did not
 // read its working directory compares from anywhere.
 func TestNoVerdictNamesWhat(t *testing.T) {
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data.txt")
 	write(t, data, "one\n")
 	dir := t.TempDir()
@@ -98,6 +99,7 @@ func TestNoVerdictNamesWhat(t *testing.T) {
 // gets a verdict with no clock flag; --host-clock gives none, status 4,
 // and says why.
 func TestBaselinePinsClock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if status, _, stderr := icountIn(t, dir, "run", "-q", "--save", "b", "/bin/true"); status != 0 {
 		t.Fatalf("--save: status %d\n%s", status, stderr)
@@ -121,6 +123,7 @@ func TestBaselinePinsClock(t *testing.T) {
 // not read as zero instructions (which would hide a regression as an
 // improvement): diff refuses it, status 2, naming what is wrong.
 func TestDiffRefusesGutted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := saveRun(t, dir, "good", nil, []string{"--fixed-clock"}, "/bin/true")
 	b, err := os.ReadFile(good)
@@ -176,6 +179,7 @@ int main(int argc, char **argv) {
 // naming the file with both digests; the dynamically linked glibc
 // benchmark has no clock flag, and the clock is no reason.
 func TestABNamesChangedInput(t *testing.T) {
+	t.Parallel()
 	dir := gitRepoOf(t, stateC, "gcc -O2")
 	state := filepath.Join(t.TempDir(), "state.txt")
 	write(t, state, "a first line\n")
@@ -191,6 +195,7 @@ func TestABNamesChangedInput(t *testing.T) {
 // anything is compared or built (status 2, one line), and the report is
 // written whole.
 func TestCompareOutputChecked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := saveRun(t, dir, "good", nil, []string{"--fixed-clock"}, "/bin/true")
 	bad := filepath.Join(dir, "nonexistent", "r.md")

@@ -200,6 +200,7 @@ func cpuReport(unexplained map[string]*cpuGroup) string {
 }
 
 func TestCPUConformance(t *testing.T) {
+	t.Parallel()
 	known := make([]*regexp.Regexp, len(cpuKnown))
 	for i, k := range cpuKnown {
 		known[i] = regexp.MustCompile(k.pattern)

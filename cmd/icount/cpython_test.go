@@ -147,6 +147,7 @@ const cpythonLimit = 30 * time.Minute
 // TestCPython runs each module natively and under icount in the same
 // directory with the same environment and compares the tests' outcomes.
 func TestCPython(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/lib/python3.11/test/test_math.py"); err != nil {
 		t.Fatalf("CPython's tests are missing: install libpython3.11-testsuite (make deps does)")
 	}

@@ -9,6 +9,7 @@ import (
 // TestDeterminism runs the same program twice, and a copy of it from a
 // longer path, and wants identical counts, down to every hot block.
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "c/textstat-glibc")
 	stdin, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "c", "textstat.c"))
 	if err != nil {

@@ -68,6 +68,7 @@ func dynamicInputs(t *testing.T, dir string) {
 // under icount: stdout and exit status equal their native run's, and a
 // second run counts the same.
 func TestDebianPrograms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dynamicInputs(t, dir)
 	// The guest runs as uid and gid 1000, the host user mapped onto them:
@@ -152,6 +153,7 @@ func TestDebianPrograms(t *testing.T) {
 // TestDateIgnoresHostClock checks that date reads only the fixed clock:
 // `date -u` prints the clock's start, and -d @0 the epoch.
 func TestDateIgnoresHostClock(t *testing.T) {
+	t.Parallel()
 	date := hostProgram(t, "date")
 	// Every read of the time takes the next value (ld.so reads the time
 	// stamp counter too), so date prints start + k seconds for its read k.
@@ -206,6 +208,7 @@ func checkObjects(t *testing.T, p *profile.Profile) map[string]uint64 {
 // natively, and instructions attributed to the program, libstdc++, libc
 // and ld.so, summing exactly to the total.
 func TestDynamicCXX(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "dynamic/wordfreq")
 	want, status := runNative(t, t.TempDir(), nil, prog)
 	r := runIcount(t, nil, []string{"--fixed-clock"}, prog)
@@ -251,9 +254,11 @@ func TestDynamicCXX(t *testing.T) {
 // Debian's cross libraries, under the default sysroot: each prints what
 // its amd64 build prints natively.
 func TestDynamicARM64(t *testing.T) {
+	t.Parallel()
 	for _, p := range cPrograms {
 		for _, variant := range []string{p.name, p.name + "-nopie"} {
 			t.Run(variant, func(t *testing.T) {
+				t.Parallel()
 				r := matchNative(t, p, testProgram(t, "dynamic/"+p.name), testProgram(t, "dynamic/arm64/"+variant))
 				m := r.profile.Meta
 				if m.Arch != "aarch64" || m.Sysroot != "/usr/aarch64-linux-gnu" || m.Interpreter == nil ||
@@ -270,6 +275,7 @@ func TestDynamicARM64(t *testing.T) {
 // same output, each deterministic, loaded at the fixed bases the Profile
 // records.
 func TestPIEAndNonPIE(t *testing.T) {
+	t.Parallel()
 	bases := map[string]struct{ exe, interp uint64 }{
 		"dynamic/crunch":             {0x555555554000, 0x7ffff8000000},
 		"dynamic/crunch-nopie":       {0, 0x7ffff8000000},
@@ -300,6 +306,7 @@ func TestPIEAndNonPIE(t *testing.T) {
 // $ORIGIN/lib, from another directory: ld.so resolves $ORIGIN from
 // /proc/self/exe, which the guest sees as /icount/exe/NAME.
 func TestOrigin(t *testing.T) {
+	t.Parallel()
 	r := runIcountIn(t, t.TempDir(), nil, []string{"-q"}, testProgram(t, "dynamic/origin"))
 	if r.stdout != "hello from libgreet, origin\n" || r.status != 0 {
 		t.Fatalf("stdout %q, status %d\n%s", r.stdout, r.status, r.stderr)
@@ -320,6 +327,7 @@ func TestOrigin(t *testing.T) {
 // parent; realpath of its executable follows Debian's python3 link to
 // python3.11 beside it, as natively, without an error.
 func TestInterpreterPrefix(t *testing.T) {
+	t.Parallel()
 	real, err := filepath.EvalSymlinks("/usr/bin/python3")
 	if err != nil {
 		t.Fatal(err)
@@ -339,6 +347,7 @@ func TestInterpreterPrefix(t *testing.T) {
 // instructions: the emulator forgets a block whose code changes, so the
 // new code is a new block, decoded and counted as what it is.
 func TestCodeReplaced(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot, "testdata", "dynamic", "remap.S")
 	want := readExpectation(t, src)
 	prog := testProgram(t, "dynamic/remap")
@@ -378,6 +387,7 @@ func TestCodeReplaced(t *testing.T) {
 // interpreter does not exist: on amd64 a PT_INTERP pointing nowhere, on
 // arm64 a sysroot without it.
 func TestMissingInterpreter(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(testProgram(t, "dynamic/crunch"))
 	if err != nil {
 		t.Fatal(err)
@@ -414,6 +424,7 @@ func TestMissingInterpreter(t *testing.T) {
 // message reaches stderr unchanged, and icount exits with its status, as
 // natively.
 func TestMissingLibrary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data, err := os.ReadFile(testProgram(t, "dynamic/origin"))
 	if err != nil {
@@ -446,6 +457,7 @@ func TestMissingLibrary(t *testing.T) {
 // libstdc++, libc, ld.so), each from its own file: every function's
 // instructions sum to its self cost.
 func TestAnnotateLibraries(t *testing.T) {
+	t.Parallel()
 	prof := filepath.Join(t.TempDir(), "prof.json")
 	if status, _, stderr := icountIn(t, "", "run", "-q", "--count-only", "--lines", "--json", prof, testProgram(t, "dynamic/wordfreq")); status != 0 {
 		t.Fatalf("run: %d %s", status, stderr)
@@ -495,6 +507,7 @@ func TestAnnotateLibraries(t *testing.T) {
 // libsigsegv in grep does, to find its stack), its command line and its
 // environment come from the guest, the same on every run, not from icount.
 func TestProcSelf(t *testing.T) {
+	t.Parallel()
 	cat := hostProgram(t, "cat")
 	a := runIcount(t, nil, []string{"-q", "--env", "K=V"}, cat, "/proc/self/maps")
 	b := runIcount(t, nil, []string{"-q", "--env", "K=V"}, cat, "/proc/self/maps")

@@ -53,6 +53,7 @@ func runClosed(t *testing.T, fd int, argv ...string) (int, string) {
 // started without stderr still ends as it should: a stop exits 125 and
 // writes its Profile.
 func TestClosedStdio(t *testing.T) {
+	t.Parallel()
 	native := testProgram(t, "c/stdfds-glibc")
 	for fd := 0; fd < 3; fd++ {
 		wantPath := filepath.Join(t.TempDir(), "report")
@@ -167,6 +168,7 @@ func finishPrivtmp(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, r *bufio.R
 // directory, which is gone afterwards. With --host-tmp the program's
 // files are the host's.
 func TestPrivateTmp(t *testing.T) {
+	t.Parallel()
 	name := fmt.Sprintf("icount-privtmp-%d", os.Getpid())
 	hostPaths := []string{"/tmp/" + name, "/var/tmp/" + name, filepath.Join(os.TempDir(), name)}
 	for _, prog := range edgesPrograms("privtmp") {
@@ -227,6 +229,7 @@ func TestPrivateTmp(t *testing.T) {
 // only the host has from the host, and gets ENOENT for one neither has,
 // as under qemu-aarch64 -L with the same sysroot.
 func TestSysrootFirst(t *testing.T) {
+	t.Parallel()
 	bin := testProgram(t, "arm64/c/headline-dynamic")
 	sysroot := t.TempDir()
 	if err := os.Symlink(filepath.Join(arm64Sysroot, "lib"), filepath.Join(sysroot, "lib")); err != nil {
@@ -259,6 +262,7 @@ func TestSysrootFirst(t *testing.T) {
 // /usr/lib/python3.11 and could not import _decimal); it needs the arm64
 // interpreter and standard library installed under the sysroot.
 func TestSysrootPython(t *testing.T) {
+	t.Parallel()
 	python := filepath.Join(arm64Sysroot, "usr", "bin", "python3")
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s is not installed (Debian installs python3:arm64 only into / with dpkg multiarch; the cross packages hold libraries alone)", python)
@@ -274,6 +278,7 @@ func TestSysrootPython(t *testing.T) {
 // a background job's SIGINT and SIGQUIT): a shell that ignores SIGHUP and
 // SIGQUIT runs grep on its /proc/self/status natively and under icount.
 func TestInheritedIgnored(t *testing.T) {
+	t.Parallel()
 	const script = `trap "" HUP QUIT; exec "$@" SigIgn /proc/self/status`
 	native, err := exec.Command("/bin/bash", "-c", script, "sh", "/bin/grep").Output()
 	if err != nil || !strings.HasPrefix(string(native), "SigIgn:\t") || !strings.HasSuffix(string(native), "5\n") {

@@ -20,6 +20,7 @@ import (
 // 1000) and under icount run by root: both show the unprivileged view, in
 // which trusted. attributes are neither read nor listed nor changed.
 func TestFileops2Trusted(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("only root can give a file a trusted. attribute")
 	}

@@ -45,6 +45,7 @@ func topBySelf(p *profile.Profile, n int) []profile.FunctionCount {
 // each instruction's line is executed as often as the header of
 // callgraph.S works out, and the lines sum to the total.
 func TestLinesExact(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot, "testdata", "amd64", "callgraph.S")
 	b, err := os.ReadFile(src)
 	if err != nil {
@@ -119,6 +120,7 @@ func TestLinesExact(t *testing.T) {
 // at -O2: the lines of each function sum to its self cost, functions have
 // their declaration's file and line, and code inlined into main is named.
 func TestLinesC(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, []string{"--lines"}, testProgram(t, "c/crunch-musl-g"))
 	if r.profile == nil || r.status != 0 {
 		t.Fatalf("status %d\n%s", r.status, r.stderr)
@@ -169,6 +171,7 @@ var mixLine = regexp.MustCompile(`(?m)^# mix: loads=(\d+) stores=(\d+) branches=
 // TestMixExact checks the instruction mix of hand-written assembly against
 // the mix its header works out, in all and per function.
 func TestMixExact(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot, "testdata", "amd64", "mix.S")
 	b, err := os.ReadFile(src)
 	if err != nil {
@@ -257,11 +260,13 @@ func callgrindAnnotate(t *testing.T, file string, args ...string) (uint64, map[s
 // them and prints the same total and the same top functions, with the same
 // self costs; and, with --inclusive=yes, the same inclusive costs.
 func TestCallgrindAnnotateReadsIcount(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("callgrind_annotate"); err != nil {
 		t.Fatal("callgrind_annotate is not installed: run `make deps`")
 	}
 	for _, prog := range []string{"c/callgraph-musl-g", "c/crunch-musl", "c/crunch-musl-g", "cxx/throw"} {
 		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "callgrind.out")
 			r := runIcount(t, nil, []string{"--callgrind", out}, testProgram(t, prog))
 			if r.profile == nil || r.status != 0 {
@@ -330,9 +335,11 @@ func pprofTop(t *testing.T, file string, args ...string) (uint64, map[string]ann
 // icount's self cost as flat and its inclusive cost as cum; and that the
 // blocks sample type totals the block executions.
 func TestPprofTopReadsIcount(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"c/callgraph-musl-g", "c/crunch-musl", "c/textstat-glibc", "cxx/throw"} {
 		for _, flags := range [][]string{nil, {"--count-only"}} {
 			t.Run(prog+strings.Join(flags, ""), func(t *testing.T) {
+				t.Parallel()
 				out := filepath.Join(t.TempDir(), "prof.pb.gz")
 				stdin, _ := os.ReadFile(filepath.Join(repoRoot, "testdata", "c", "textstat.c"))
 				r := runIcount(t, stdin, append([]string{"--pprof", out}, flags...), testProgram(t, prog))
@@ -367,6 +374,7 @@ func TestPprofTopReadsIcount(t *testing.T) {
 // different inputs and checks that benchstat compares them and prints the
 // change icount counted.
 func TestBenchstatReadsIcount(t *testing.T) {
+	t.Parallel()
 	benchstat := filepath.Join(repoRoot, ".deps", "bin", "benchstat")
 	if _, err := os.Stat(benchstat); err != nil {
 		t.Fatalf("%s is missing: run `make deps`", benchstat)
@@ -412,6 +420,7 @@ var sourceRow = regexp.MustCompile(`^\s+([\d,]+|\.)  (.*)$`)
 // Profile gives it, each function's instruction counts sum to its self
 // cost, and icount says when a source or the binary is missing or changed.
 func TestAnnotate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A copy of the binary, to change it later.
 	bin := filepath.Join(dir, "callgraph")

@@ -72,12 +72,14 @@ func buildGo(t *testing.T, arch, pkg string, test bool) string {
 // --fixed-clock on each arch: its output is the native amd64 build's, and
 // every run counts the same.
 func TestGoProgram(t *testing.T) {
+	t.Parallel()
 	native, status := runNative(t, t.TempDir(), nil, buildGo(t, "amd64", "./prog", false))
 	if status != 0 || !strings.Contains(native, "\nrecovered: -1 runtime error: invalid memory address or nil pointer dereference\n") || !strings.HasSuffix(native, "\ndone\n") {
 		t.Fatalf("native run: exit %d\n%s", status, native)
 	}
 	for _, arch := range goArches {
 		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
 			prog := buildGo(t, arch, "./prog", false)
 			var first result
 			for i := 0; i < 5; i++ {
@@ -126,8 +128,10 @@ var benchLine = regexp.MustCompile(`(?m)^Benchmark(Sort|Hash)\s+100\s+\d+ ns/op`
 // profile a Go benchmark, five times on each arch: the benchmark lines
 // and PASS appear, and every run's output and count are the same.
 func TestGoBenchmark(t *testing.T) {
+	t.Parallel()
 	for _, arch := range goArches {
 		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
 			bin := buildGo(t, arch, "./bench", true)
 			var first result
 			for i := 0; i < 5; i++ {
@@ -181,8 +185,10 @@ func collectSort(t *testing.T, bin string, n int, flags ...string) result {
 // and the scheduler work each preemption does runs inside the extent: a
 // count still the same on every run, but not exactly linear in N.)
 func TestGoBenchmarkCollect(t *testing.T) {
+	t.Parallel()
 	for _, arch := range goArches {
 		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
 			bin := buildGo(t, arch, "./bench", true)
 			a, b := collectSort(t, bin, 100), collectSort(t, bin, 100)
 			if d := sameRun(a, b); d != "" {

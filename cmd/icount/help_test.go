@@ -9,6 +9,7 @@ import (
 // TestHelp: every command has examples in its --help, the exit statuses
 // are a help topic, and cobra writes shell completion.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	for _, c := range newRootCmd().Commands() {
 		if c.Name() == "help" || c.Name() == "completion" {
 			continue

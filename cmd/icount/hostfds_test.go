@@ -70,6 +70,7 @@ func xzInput(t *testing.T, dir string) string {
 // instructions, system calls and per-thread totals, however fast the
 // reader was.
 func TestXzHostPipe(t *testing.T) {
+	t.Parallel()
 	xz := hostProgram(t, "xz")
 	dir := t.TempDir()
 	input := xzInput(t, dir)
@@ -87,6 +88,7 @@ func TestXzHostPipe(t *testing.T) {
 		{"decompress-T2", "-T2 -dc text.xz"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			args := strings.Fields(c.args)
 			want, status := runNative(t, dir, nil, xz, args...)
 			if status != 0 {
@@ -143,6 +145,7 @@ func (r *jitteryReader) Read(b []byte) (int, error) {
 // times each: every run prints what the native run prints, and all count
 // the same.
 func TestHostPipeReads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	input, err := os.ReadFile(xzInput(t, dir))
 	if err != nil {
@@ -151,6 +154,7 @@ func TestHostPipeReads(t *testing.T) {
 	input = input[:512<<10]
 	for _, name := range []string{"wc", "md5sum"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			prog := hostProgram(t, name)
 			want, status := runNative(t, dir, input, prog)
 			if status != 0 {
@@ -179,6 +183,7 @@ func TestHostPipeReads(t *testing.T) {
 // raises SIGPIPE, which kills it as natively (`yes | head -1`: yes's
 // status 141).
 func TestSIGPIPEHostReader(t *testing.T) {
+	t.Parallel()
 	const script = `"$@" | head -1; echo "status ${PIPESTATUS[0]}"`
 	native, err := exec.Command("/bin/bash", "-c", script, "sh", "/usr/bin/yes").Output()
 	if err != nil || string(native) != "y\nstatus 141\n" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,6 +117,7 @@ func mebibyteOfArgs() []string {
 // seconds with its message and exit status, a parseable Profile (marked
 // incomplete, with the reason, when icount stopped it), and never a panic.
 func TestHostileGuests(t *testing.T) {
+	t.Parallel()
 	for _, h := range hostileGuests {
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
@@ -161,6 +163,7 @@ func noPanic(t *testing.T, stderr string) {
 // marked incomplete with the signal, and exact (the loop's two-instruction
 // blocks and two calls make an even total); the status is 128+signal.
 func TestSignalStops(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sig    syscall.Signal
 		name   string
@@ -238,6 +241,25 @@ func startBlocked(t *testing.T, flags ...string) *blocked {
 	return b
 }
 
+// waitReading waits until a thread of the run is blocked in read(2) on
+// its standard input, as the guest's read of the pipe leaves it: before
+// then the guest is still starting, for longer than any fixed pause on a
+// loaded machine.
+func (b *blocked) waitReading(t *testing.T) {
+	t.Helper()
+	tasks := fmt.Sprintf("/proc/%d/task", b.cmd.Process.Pid)
+	reading := fmt.Sprintf("%d 0x0 ", unix.SYS_READ) // the call's number and its first argument, fd 0
+	waitFor(t, func() bool {
+		ents, _ := os.ReadDir(tasks)
+		for _, e := range ents {
+			if call, err := os.ReadFile(filepath.Join(tasks, e.Name(), "syscall")); err == nil && strings.HasPrefix(string(call), reading) {
+				return true
+			}
+		}
+		return false
+	}, "the guest to block reading its stdin")
+}
+
 // wait waits up to limit for the run to end.
 func (b *blocked) wait(t *testing.T, limit time.Duration) {
 	t.Helper()
@@ -252,10 +274,12 @@ func (b *blocked) wait(t *testing.T, limit time.Duration) {
 
 // TestTimeoutBlocked: a guest blocked reading a pipe nobody writes does not
 // stop at --timeout; icount exits 124 after its grace period, saying so.
+// The timeout leaves the guest time to reach its read on a loaded machine
+// (at 200 ms it was sometimes still starting, and stopped there).
 func TestTimeoutBlocked(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	b := startBlocked(t, "-q", "--timeout", "200ms")
+	b := startBlocked(t, "-q", "--timeout", "2s")
 	b.wait(t, stopGrace+10*time.Second)
 	if took := time.Since(start); b.cmd.ProcessState.ExitCode() != exitTimeout || took < stopGrace ||
 		!strings.Contains(b.errb.String(), "icount: the program did not stop within 5s of being asked (it is blocked in a system call): exiting, nothing written\n") {
@@ -278,7 +302,7 @@ func TestSecondSignal(t *testing.T) {
 			t.Parallel()
 			jsonPath := filepath.Join(t.TempDir(), "p.json")
 			b := startBlocked(t, "-q", "--json", jsonPath)
-			time.Sleep(300 * time.Millisecond)
+			b.waitReading(t)
 			b.cmd.Process.Signal(c.sig)
 			time.Sleep(300 * time.Millisecond)
 			b.cmd.Process.Signal(c.sig) // the same request

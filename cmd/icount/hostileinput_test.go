@@ -87,6 +87,7 @@ func (m measured) peakRSS() int64 {
 // backed when touched); a 256 GiB one without a bound runs and answers
 // SIGTERM.
 func TestHugeSegment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	huge := withLastLoadMemsz(t, testProgram(t, "c/empty-musl"), dir, 256<<30)
 	start := time.Now()
@@ -132,6 +133,7 @@ func TestHugeSegment(t *testing.T) {
 // A 1 GiB file that is not ELF is refused from its first bytes: it is
 // not read whole.
 func TestHugeNotELF(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "notelf")
 	if err := os.WriteFile(path, []byte("MZ not an ELF file\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -201,6 +203,7 @@ func writeProgram(t *testing.T, path string, b []byte) string {
 // with a warning; the run is the same (against the good binary at a path
 // of the same length), and icount's memory is not the count's.
 func TestCorruptLineTables(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := testProgram(t, "c/callgraph-musl-g")
 	prog := withHugeLineCounts(t, src, dir)
@@ -244,6 +247,7 @@ func TestCorruptLineTables(t *testing.T) {
 // regular file, and ends at once: it neither waits for the FIFO's writer
 // nor reads the device without end.
 func TestAnnotateNonRegularSources(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -300,8 +304,10 @@ func TestAnnotateNonRegularSources(t *testing.T) {
 // the 256 MiB the writes ask for (522 MiB when each blocked write held a
 // copy of its buffer), and every byte arrives.
 func TestBlockedWritesHoldNothing(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"hostile/c/pipehog-musl", "hostile/arm64/c/pipehog-glibc"} {
 		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
 			m := measure(t, context.Background(), "run", "-q", testProgram(t, prog))
 			var errb bytes.Buffer
 			m.Stderr = &errb
@@ -323,12 +329,14 @@ func TestBlockedWritesHoldNothing(t *testing.T) {
 // past the point of no return, as Linux's under ulimit -v: the child dies
 // of SIGSEGV (the native run under the same limit is the judge).
 func TestExecPastMaxMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ prog, target string }{
 		{"hostile/c/execbig-musl", "c/empty-musl"},
 		{"hostile/arm64/c/execbig-glibc", "hostile/arm64/c/args-glibc"},
 	} {
 		t.Run(c.prog, func(t *testing.T) {
+			t.Parallel()
 			big := withLastLoadMemsz(t, testProgram(t, c.target), dir, 256<<30)
 			want := "the child was killed by signal 11\n"
 			if !strings.Contains(c.prog, "arm64") {

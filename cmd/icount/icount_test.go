@@ -42,9 +42,35 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building icount: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	if err := closeInheritedOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// The native judges start with the mask icount's first process has,
+	// whatever the test's own was: set once here, for every test (the
+	// mask is the process's, shared by the tests that run in parallel).
+	syscall.Umask(0o022)
 	code := m.Run()
 	os.RemoveAll(tmp)
 	os.Exit(code)
+}
+
+// closeInheritedOnExec marks close-on-exec every descriptor past the
+// standard three that the test binary inherited (GNU time's -o file, a
+// CI runner's pipe), so that a native judge starts with the standard
+// descriptors alone, as a guest under icount does: an inherited one would
+// take the lowest free number and shift every number the judge opens.
+func closeInheritedOnExec() error {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("listing the inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
 
 // testProgram returns the path of a program built by `make testprogs`.
@@ -162,17 +188,22 @@ func checkExactCounts(t *testing.T, arch string) {
 		want := readExpectation(t, src)
 		for _, variant := range []string{name, name + "-pie"} {
 			t.Run(variant, func(t *testing.T) {
+				t.Parallel()
 				checkExpectation(t, runIcount(t, nil, nil, testProgram(t, filepath.Join(arch, variant))), want)
 			})
 		}
 	}
 }
 
-func TestExactCountsAMD64(t *testing.T) { checkExactCounts(t, "amd64") }
+func TestExactCountsAMD64(t *testing.T) {
+	t.Parallel()
+	checkExactCounts(t, "amd64")
+}
 
 // TestGuestOwnsStdout checks that icount adds nothing to the guest's
 // stdout and prefixes all it says on stderr.
 func TestGuestOwnsStdout(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "amd64/write"))
 	if r.stdout != "hello, icount\n" {
 		t.Errorf("stdout %q", r.stdout)
@@ -193,6 +224,7 @@ func TestGuestOwnsStdout(t *testing.T) {
 
 // TestGuestArguments checks that flags after the binary belong to the guest.
 func TestGuestArguments(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "amd64/write"), "--json", "x", "-q")
 	if r.profile == nil || strings.Join(r.profile.Meta.Args, " ") != "write --json x -q" {
 		t.Fatalf("guest argv %v, stderr %s", r.profile.Meta.Args, r.stderr)
@@ -235,9 +267,11 @@ func runNativeWith(t *testing.T, dir string, stdin []byte, cred *syscall.Credent
 // stdin and a file and write stdout and a file, natively and under icount,
 // and compares everything they produce byte for byte.
 func TestCProgramsMatchNative(t *testing.T) {
+	t.Parallel()
 	for _, p := range cPrograms {
 		for _, libc := range []string{"musl", "glibc"} {
 			t.Run(p.name+"-"+libc, func(t *testing.T) {
+				t.Parallel()
 				prog := testProgram(t, filepath.Join("c", p.name+"-"+libc))
 				matchNative(t, p, prog, prog)
 			})

@@ -58,6 +58,7 @@ func (b libmBuild) tableName() string {
 // TestLibm runs every build of the libm program under icount and under its
 // judge and compares their outputs line by line against libmKnown.
 func TestLibm(t *testing.T) {
+	t.Parallel()
 	type entry struct {
 		prog, line *regexp.Regexp
 		reason     string

@@ -9,6 +9,7 @@ import (
 // TestMaxInstructions stops programs after exactly N instructions, whether
 // N ends a block or falls inside one, with and without the call tree.
 func TestMaxInstructions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prog string
 		n    uint64
@@ -37,6 +38,7 @@ func TestMaxInstructions(t *testing.T) {
 
 // TestParseSize: --max-memory's sizes, in binary units, and what it refuses.
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]uint64{"4096": 4096, "64M": 64 << 20, "64MiB": 64 << 20, "2g": 2 << 30, "1T": 1 << 40, "3KB": 3 << 10, "7b": 7} {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)

@@ -15,6 +15,7 @@ import (
 // file, which they lock with fcntl: under icount they print what they
 // print natively, and the database each leaves reads back the same.
 func TestLocksSQLite(t *testing.T) {
+	t.Parallel()
 	sqlite := hostProgram(t, "sqlite3")
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Fatal("/usr/bin/python3 is missing: install python3")
@@ -25,6 +26,7 @@ func TestLocksSQLite(t *testing.T) {
 		"print(c.execute('select * from t').fetchall())\nc.close()\n"
 	for _, argv := range [][]string{{sqlite, "f.db", sql}, {"/usr/bin/python3", "-c", py}} {
 		t.Run(filepath.Base(argv[0]), func(t *testing.T) {
+			t.Parallel()
 			native := t.TempDir()
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Dir = native
@@ -55,6 +57,7 @@ func TestLocksSQLite(t *testing.T) {
 // cycle of waits, a wait SIGALRM ends) and sqlite3 on a new database twice
 // each under --fixed-clock: the runs count alike.
 func TestLocksDeterministic(t *testing.T) {
+	t.Parallel()
 	fixed := []string{"--fixed-clock"}
 	locks := testProgram(t, "proc/locks-musl")
 	a := runIcount(t, nil, fixed, locks, t.TempDir())

@@ -17,6 +17,7 @@ import (
 // memory it may not execute, on both arches. The other counts are checked
 // with the programs' headers (TestExactCounts*).
 func TestMemoryFaultMessages(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prog, arg string
 		insns     uint64
@@ -46,6 +47,7 @@ func TestMemoryFaultMessages(t *testing.T) {
 // before the page it may not execute, which icount runs as a block of
 // their own: 5 + 2 instructions, then one of the two incs.
 func TestCrossingUnderLimit(t *testing.T) {
+	t.Parallel()
 	for _, n := range []uint64{6, 7, 8} {
 		r := runIcount(t, nil, []string{"-q", "--max-instructions", strconv.FormatUint(n, 10)}, testProgram(t, "amd64/crossing"))
 		if r.profile == nil || r.profile.Totals.Instructions != n || r.status != exitInstructionLimit {
@@ -61,6 +63,7 @@ func TestCrossingUnderLimit(t *testing.T) {
 // again reading zeros, partial munmap, mprotect, mremap and madvise. Its
 // output must be what the amd64 build prints natively.
 func TestManyMappings(t *testing.T) {
+	t.Parallel()
 	want, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/mmapstress-musl"))
 	if status != 0 {
 		t.Fatalf("natively: status %d\n%s", status, want)

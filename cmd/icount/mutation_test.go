@@ -28,6 +28,7 @@ const (
 // shorter), or grow past 1 GiB of host memory. What the mutant itself does
 // (a fault, a refusal, an exit) is its own affair.
 func TestMutantRuns(t *testing.T) {
+	t.Parallel()
 	var seeds []*mutate.Seed
 	for _, p := range []string{"c/callgraph-musl-g", "c/empty-dynamic", "c/empty-musl", "amd64/callgraph-g", "arm64/loop-pie"} {
 		b, err := os.ReadFile(testProgram(t, p))

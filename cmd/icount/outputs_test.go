@@ -15,6 +15,7 @@ import (
 // TestCallgrindParts: of a run of two programs, --callgrind FILE holds
 // both parts, and FILE.1 and FILE.2 each one alone.
 func TestCallgrindParts(t *testing.T) {
+	t.Parallel()
 	fns := func(name string, n uint64) []profile.FunctionCount {
 		return []profile.FunctionCount{{Name: name, Module: name, Self: n}}
 	}
@@ -62,6 +63,7 @@ var outputRun = []string{"run", "-q", "--json", "p.json", "--pprof", "p.pb.gz", 
 // the outputs that fit are still written, the failure is one line naming
 // the file, and icount exits 74; no temporary file is left behind.
 func TestOutputFailureKeepsFile(t *testing.T) {
+	t.Parallel()
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Fatal("prlimit (util-linux) is missing")
@@ -119,6 +121,7 @@ func checkWritten(t *testing.T, dir string) {
 // outputs that fit are still written, the failure is one line naming the
 // file, and icount exits 74.
 func TestOutputNoSpace(t *testing.T) {
+	t.Parallel()
 	if err := exec.Command("unshare", "-rm", "true").Run(); err != nil {
 		t.Skipf("no mount namespace for a small tmpfs (unshare -rm: %v); TestOutputFailureKeepsFile covers EFBIG", err)
 	}
@@ -167,6 +170,7 @@ ls -A >"$OUT/ls"
 // names no directory), the host refused it: status 74, one line, and the
 // guest does not start.
 func TestPrivateTmpRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := exec.Command(icountBin, "run", "-q", busybox(t, "amd64"), "touch", "ran")
 	cmd.Dir = dir

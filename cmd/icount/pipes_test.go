@@ -15,6 +15,7 @@ import (
 // a reader that polls) three times on each build: its
 // output is the native amd64 build's, and every run counts the same.
 func TestPipeThreads(t *testing.T) {
+	t.Parallel()
 	native, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/pipes-glibc"))
 	const want = "pipe: 1048576 bytes, hash 10333980108322242560, producer ok\n" +
 		"eventfd: 7\n" +
@@ -26,6 +27,7 @@ func TestPipeThreads(t *testing.T) {
 	}
 	for _, prog := range []string{"c/pipes-musl", "c/pipes-glibc", "arm64/c/pipes-glibc"} {
 		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
 			var first result
 			for i := 0; i < 3; i++ {
 				r := runIcount(t, nil, []string{"--fixed-clock"}, testProgram(t, prog))

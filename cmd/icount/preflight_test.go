@@ -12,6 +12,7 @@ import (
 // fail with status 2 and one line naming the problem before the guest
 // runs: the guest (busybox touch) never makes its file.
 func TestChecksBeforeRun(t *testing.T) {
+	t.Parallel()
 	bb := busybox(t, "amd64")
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "bad.toml"), "fail_above = [\n")
@@ -60,6 +61,7 @@ func TestChecksBeforeRun(t *testing.T) {
 			[]string{"--clock-table", "t.txt", "--clock-step", "1s"}, "--clock-table t.txt: the clock would pass the largest time"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			d := t.TempDir()
 			for _, f := range []string{"bad.toml", "icount.toml"} {
 				b, _ := os.ReadFile(filepath.Join(dir, f))

@@ -352,6 +352,7 @@ func qemuCommand(t *testing.T, prog string) []string {
 // posix_spawnp starts, count what they count alone, and the tree has the
 // processes spawn.c makes: 31, 10 of them exec'ing.
 func TestProcessSpawn(t *testing.T) {
+	t.Parallel()
 	child := testProgram(t, "proc/child-musl")
 	child64 := testProgram(t, "proc/arm64/child-glibc")
 	dir := procDir(t)
@@ -490,6 +491,7 @@ func userProcesses(t *testing.T, uid int) int {
 // limit, then releases and reaps every child and exits 0, as it does
 // natively under RLIMIT_NPROC. Every child exited 0 and none outlived it.
 func TestProcessForkBomb(t *testing.T) {
+	t.Parallel()
 	const want = "fork failed: EAGAIN\nreaped every child: yes, all exited 0: yes, then wait: ECHILD\n"
 	dir := procDir(t)
 	for _, prog := range []string{"proc/forkbomb-musl", "proc/forkbomb-glibc"} {
@@ -523,6 +525,7 @@ func TestProcessForkBomb(t *testing.T) {
 // run's and its checksum the one worked out here; the musl build counts
 // the same twice, per process too.
 func TestProcessForkMany(t *testing.T) {
+	t.Parallel()
 	const want = "1000 children, 0 with a wrong status, checksum bd2e3ad4ecd45c84\n"
 	dir := procDir(t)
 	judge := procCase{prog: testProgram(t, "proc/forkmany-glibc"), argv0: "forkmany", env: procEnv()}
@@ -576,6 +579,7 @@ func shellEnv(t *testing.T, dir string, env []string) []string {
 // counts on every run (procRepeat), and seq's entry counts what
 // seq counts alone, with the environment sh gives it.
 func TestProcessShellPipeline(t *testing.T) {
+	t.Parallel()
 	dir := procDir(t)
 	c := procCase{prog: "/bin/sh", argv0: "sh", args: []string{"-c", "seq 1 200000 | sort -rn | head -3"}, env: procEnv()}
 	want, status := c.runNative(t, dir, nil)
@@ -600,6 +604,7 @@ func TestProcessShellPipeline(t *testing.T) {
 // its output and exit status (4) are the native run's, and its counts the
 // same on every run (procRepeat).
 func TestProcessBashScript(t *testing.T) {
+	t.Parallel()
 	dir := procDir(t)
 	script := filepath.Join(repoRoot, "testdata", "proc", "script.sh")
 	c := procCase{prog: "/bin/bash", argv0: "bash", args: []string{script}, env: procEnv()}
@@ -632,6 +637,7 @@ var makeProducts = []string{"main.o", "words.o", "sums.o", "prog"}
 // directory: the same output and status, object files and binary equal
 // byte for byte, the same counts on every run (procRepeat).
 func TestProcessMake(t *testing.T) {
+	t.Parallel()
 	conformanceOnly(t)
 	dir := procDir(t)
 	tmp := filepath.Join(filepath.Dir(dir), "tmp")
@@ -693,6 +699,7 @@ func TestProcessMake(t *testing.T) {
 // commit ids and exit status are the native run's, and the counts the
 // same on every run (procRepeat).
 func TestProcessGit(t *testing.T) {
+	t.Parallel()
 	conformanceOnly(t)
 	dir := procDir(t)
 	home := filepath.Join(filepath.Dir(dir), "home")
@@ -720,6 +727,7 @@ func TestProcessGit(t *testing.T) {
 // program; the output and exit status (2) are the native run's, the
 // counts the same on every run (procRepeat).
 func TestProcessPython(t *testing.T) {
+	t.Parallel()
 	conformanceOnly(t)
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Fatal("/usr/bin/python3 is missing: install python3")
@@ -746,6 +754,7 @@ func TestProcessPython(t *testing.T) {
 // its child, the child reading a pipe only the parent could write. The run
 // ends as a deadlock (122), naming each process's wait and where it waits.
 func TestProcessDeadlock(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, []string{"--fixed-clock"}, testProgram(t, "proc/deadlock2-musl"))
 	if r.status != exitDeadlock {
 		t.Fatalf("status %d, want %d; stderr:\n%s", r.status, exitDeadlock, r.stderr)

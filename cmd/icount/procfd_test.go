@@ -10,6 +10,7 @@ import "testing"
 // child's descriptors by listing /proc/self/fd, passes on only what it
 // means to: the child sees the descriptors it sees natively.
 func TestProcFDSubprocess(t *testing.T) {
+	t.Parallel()
 	const script = `import os, subprocess
 os.closerange(3, 1024)  # only the standard descriptors, whatever the judge inherited
 r, w = os.pipe()

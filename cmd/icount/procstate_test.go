@@ -18,6 +18,7 @@ import (
 // three of its pipeline), nor the host's inode of a pipe, and that the
 // files it is given read the same on every run under --fixed-clock.
 func TestProcStrangers(t *testing.T) {
+	t.Parallel()
 	const script = `cat /proc/1/comm; ls /proc/1 >/dev/null; echo "self: $(readlink /proc/self)";
 grep -E '^(Name|Pid|PPid|Uid|Threads):' /proc/self/status; cut -d' ' -f1-6 /proc/self/stat;
 cat /proc/self/comm /proc/uptime /proc/loadavg; head -2 /proc/meminfo; cat /proc/self/fdinfo/0; cat /proc/$$/io
@@ -47,6 +48,7 @@ readlink /proc/self/fd/1; echo pids: $(ls /proc | grep -E '^[0-9]+$')`
 // guest sees as uid 1000, is named as natively: `id -un`, `whoami` and
 // the owner `ls -l` shows of a file the user owns.
 func TestIdentityNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const script = `id -un; id -gn; whoami; touch f; ls -l f | cut -d' ' -f3,4; id -u`
 	want, status := runNative(t, dir, nil, "/bin/sh", "-c", script)

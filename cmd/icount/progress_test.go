@@ -37,6 +37,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // progress line appears after a second and is cleared at the end; with CI
 // set, or stderr not a terminal, there is none.
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CI=") {

@@ -13,6 +13,7 @@ import (
 // equals the native run's, the program made threads, and two runs count
 // the same, per thread too.
 func TestDebianThreadedPrograms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dynamicInputs(t, dir)
 	for _, c := range []struct {
@@ -26,6 +27,7 @@ func TestDebianThreadedPrograms(t *testing.T) {
 		{"zstd", []string{"-T4", "-q", "-c", "words.txt"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			prog := hostProgram(t, c.name)
 			want, status := runNative(t, dir, nil, prog, c.args...)
 			if status != 0 {

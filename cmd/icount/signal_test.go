@@ -32,6 +32,7 @@ func signalGuests(prog string) [][2]string {
 }
 
 func TestSignalHandlers(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []struct {
 		name       string
 		sigreturns uint64 // handlers that returned
@@ -51,6 +52,7 @@ func TestSignalHandlers(t *testing.T) {
 				name += "-" + strings.TrimLeft(prog.flags[0], "-")
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				want, status := runNative(t, t.TempDir(), nil, testProgram(t, g[1]))
 				if status != 0 {
 					t.Fatalf("native run: status %d", status)
@@ -81,6 +83,7 @@ func TestSignalHandlers(t *testing.T) {
 // process dies of it; under icount the run ends with 128+15, the Profile
 // naming the signal.
 func TestSignalDefaultAction(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(testProgram(t, "c/sigsend-glibc"), "die")
 	cmd.Env = []string{}
 	out, err := cmd.Output()
@@ -90,6 +93,7 @@ func TestSignalDefaultAction(t *testing.T) {
 	}
 	for _, g := range signalGuests("sigsend") {
 		t.Run(g[0], func(t *testing.T) {
+			t.Parallel()
 			r := runIcount(t, nil, nil, testProgram(t, g[0]), "die")
 			if r.profile == nil {
 				t.Fatalf("no profile; stderr:\n%s", r.stderr)

@@ -17,6 +17,7 @@ import (
 // (cmpxchg r32, bsf and bsr r32, lock neg) over 300 inputs each, and every
 // privileged instruction under a SIGSEGV handler (SI_KERNEL, trapno 13).
 func TestSitesMatchNative(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prog  string
 		lines int
@@ -68,6 +69,7 @@ func firstDiff(want, got string) string {
 // CPU refuses it, with SIGILL (ILL_ILLOPN, trapno 6, at the instruction).
 // This machine has AVX, so the runs are compared with what they must be.
 func TestSitesAVX(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "sites/avx-glibc")
 	r := runIcount(t, nil, []string{"-q"}, prog)
 	// main's first instruction is the program's first VEX instruction (it
@@ -125,6 +127,7 @@ func padRight(s string, n int) string {
 // a known, unfixed difference from the hardware says so, naming it and how
 // many times it ran: fpwarn reads the x87 status word 7 times.
 func TestFidelityWarnings(t *testing.T) {
+	t.Parallel()
 	r := runIcount(t, nil, nil, testProgram(t, "sites/fpwarn-musl"))
 	want := "`fnstsw` ran 7 times and may give another result than on hardware: it reads floating-point exception flags, of which the emulated CPU never sets the denormal-operand flag (DE), nor the x87's C1 for a result rounded up"
 	if r.status != 0 || r.profile == nil {
@@ -148,22 +151,26 @@ func TestFidelityWarnings(t *testing.T) {
 // a handler), and where the limit falls in a block a fault cuts short
 // (sigsegv: the limit must hold after the handler takes the fault).
 func TestSitesInstructionLimit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prog  string
 		total uint64
 	}{
 		{"amd64/intfix", 21}, {"amd64/privileged", 108}, {"amd64/sigsegv", 40}, {"arm64/privileged", 104},
 	} {
-		prog := testProgram(t, c.prog)
-		for n := uint64(1); n <= c.total; n++ {
-			r := runIcount(t, nil, []string{"-q", "--max-instructions", fmt.Sprint(n)}, prog)
-			if r.profile == nil || r.profile.Totals.Instructions != n {
-				t.Errorf("%s --max-instructions %d: status %d, profile %v; stderr:\n%s", c.prog, n, r.status, r.profile != nil, r.stderr)
-				if r.profile != nil {
-					t.Errorf("counted %d", r.profile.Totals.Instructions)
+		t.Run(c.prog, func(t *testing.T) {
+			t.Parallel()
+			prog := testProgram(t, c.prog)
+			for n := uint64(1); n <= c.total; n++ {
+				r := runIcount(t, nil, []string{"-q", "--max-instructions", fmt.Sprint(n)}, prog)
+				if r.profile == nil || r.profile.Totals.Instructions != n {
+					t.Errorf("%s --max-instructions %d: status %d, profile %v; stderr:\n%s", c.prog, n, r.status, r.profile != nil, r.stderr)
+					if r.profile != nil {
+						t.Errorf("counted %d", r.profile.Totals.Instructions)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -176,6 +183,7 @@ func TestSitesInstructionLimit(t *testing.T) {
 // instruction, Linux ILL_ILLOPC (1) (arch/arm64/kernel/traps.c
 // do_undefinstr), as icount does.
 func TestSitesARM64SystemInstructions(t *testing.T) {
+	t.Parallel()
 	prog := testProgram(t, "sites/arm64/sysinsn-glibc")
 	out, status := runJudge(t, nil, prog)
 	if status != 0 {
@@ -197,6 +205,7 @@ func TestSitesARM64SystemInstructions(t *testing.T) {
 // MXCSR modes, and its trap program unmasks a zero divide and an invalid
 // operation on the x87 and SSE (twice each).
 func TestFPModeWarnings(t *testing.T) {
+	t.Parallel()
 	sse := runIcount(t, nil, []string{"-q"}, testProgram(t, "cpu/x86_sse-musl"))
 	trap := runIcount(t, nil, []string{"-q"}, testProgram(t, "cpu/x86_trap-musl"))
 	for _, c := range []struct {

@@ -16,6 +16,7 @@ import (
 // (jit), exits with another status (smc_rwx), or faults (execstack, whose
 // stack must be executable).
 func TestSelfModifyingCode(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{
 		"amd64/smc_rwx", "amd64/smc_rwx-pie", "c/jit-musl", "c/jit-glibc",
 		"c/execstack-musl", "c/execstack-glibc", "c/execstack-dynamic",
@@ -23,6 +24,7 @@ func TestSelfModifyingCode(t *testing.T) {
 		"arm64/c/execstack-glibc", "arm64/c/execstack-dynamic",
 	} {
 		t.Run(strings.ReplaceAll(prog, "/", "_"), func(t *testing.T) {
+			t.Parallel()
 			path := testProgram(t, prog)
 			wantOut, wantStatus := runJudge(t, nil, path)
 			r := runIcount(t, nil, nil, path)
@@ -36,6 +38,7 @@ func TestSelfModifyingCode(t *testing.T) {
 // TestSelfModifyingCodeDeterministic checks that code patched under
 // another thread's feet counts the same twice, per thread too.
 func TestSelfModifyingCodeDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"c/jit-glibc", "arm64/c/jit-glibc"} {
 		a := runIcount(t, nil, nil, testProgram(t, prog))
 		b := runIcount(t, nil, nil, testProgram(t, prog))

@@ -41,6 +41,7 @@ func stoppedRun(t *testing.T, run int, err error, jsonPath, stderr string) {
 // writes the Profile and exits 143 (before, about one in ten exited at
 // once with nothing written).
 func TestSIGTERMTwiceIsOneRequest(t *testing.T) {
+	t.Parallel()
 	timeout, err := exec.LookPath("timeout")
 	if err != nil {
 		t.Fatal("timeout (coreutils) is missing")

@@ -17,6 +17,7 @@ import (
 // benchmarks run two at a time gives the counts of three separate runs,
 // down to every function and hot block.
 func TestSuiteMatchesSeparateRuns(t *testing.T) {
+	t.Parallel()
 	crunch := testProgram(t, "c/crunch-musl")
 	textstat := testProgram(t, "c/textstat-musl")
 	empty := testProgram(t, "c/empty-glibc")
@@ -110,6 +111,7 @@ func exitThree(t *testing.T, dir string) string {
 // Profile and every outcome are saved, and the status is the first
 // entry's that icount stopped or refused (124, the timeout), never 3.
 func TestSuiteKeepsEveryEntry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty := testProgram(t, "c/empty-musl")
 	write(t, filepath.Join(dir, "suite.toml"), `
@@ -248,6 +250,7 @@ stdin = "no-such-input"
 // TestSuiteUsage: a malformed suite file, flags a suite refuses, and a
 // --save that cannot be written, each refused before anything runs.
 func TestSuiteUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "suite.toml"), "[[bench]]\nname = \"ok\"\nbinary = \""+testProgram(t, "c/empty-musl")+"\"\n")
 	write(t, filepath.Join(dir, "bad.toml"), "[[bench]]\nname = \"a\"\n")
@@ -274,6 +277,7 @@ func TestSuiteUsage(t *testing.T) {
 // TestBaseline: --save keeps the Profile under .icount/, --baseline
 // compares with it, and a gate makes growth exit 3.
 func TestBaseline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "prog")
 	copyFile(t, testProgram(t, "c/empty-musl"), prog)
@@ -336,6 +340,7 @@ func copyFile(t *testing.T, from, to string) {
 // another clock table, and a run that read the host clock against a
 // pinned one each give the warning and no verdict.
 func TestDiffIncomparable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rdtsc := testProgram(t, "amd64/rdtsc")
 	loop := testProgram(t, "amd64/loop")
@@ -394,6 +399,7 @@ func TestDiffIncomparable(t *testing.T) {
 // leaves no process alive, and the next suite removes the directory it
 // left: afterwards $TMPDIR holds nothing of either.
 func TestSuiteKilled(t *testing.T) {
+	t.Parallel()
 	dir, tmp := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(dir, "spin.toml"), "[[bench]]\nname = \"spin\"\nbinary = \""+testProgram(t, "hostile/amd64/spin")+"\"\n")
 	write(t, filepath.Join(dir, "ok.toml"), "[[bench]]\nname = \"ok\"\nbinary = \""+testProgram(t, "c/empty-musl")+"\"\n")
@@ -418,6 +424,7 @@ func TestSuiteKilled(t *testing.T) {
 // does: a dynamically linked glibc program (ld.so reads the time stamp
 // counter) is saved with a fixed clock and compares with a verdict.
 func TestSuitePinnedClock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "suite.toml"), "[[bench]]\nname = \"dyn\"\nbinary = \""+testProgram(t, "c/empty-dynamic")+"\"\n")
 	if status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--save", "p"); status != 0 {

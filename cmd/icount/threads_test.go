@@ -80,6 +80,7 @@ func checkThreadTable(t *testing.T, p *profile.Profile, n int) {
 // At --quantum 1024 (the mutex contended: threads are switched out holding
 // it) the output is still right.
 func TestPthreads(t *testing.T) {
+	t.Parallel()
 	native := testProgram(t, "c/pthreads-glibc")
 	want, status := runNative(t, t.TempDir(), nil, native)
 	if status != 0 || !strings.HasPrefix(want, "workers 4, sum 28799880000 (want 28799880000), joined codes 60\n") ||
@@ -97,6 +98,7 @@ func TestPthreads(t *testing.T) {
 		{"arm64/c/pthreads-dynamic", "aarch64", true},
 	} {
 		t.Run(strings.ReplaceAll(c.prog, "/", "-"), func(t *testing.T) {
+			t.Parallel()
 			prog := testProgram(t, c.prog)
 			flags := []string{"-q", "--fixed-clock"}
 			var runs []result
@@ -171,6 +173,7 @@ func threadCounts(t *testing.T, src string) []uint64 {
 // run counts exactly what the header works out, in total and for each
 // thread.
 func TestThreadsExact(t *testing.T) {
+	t.Parallel()
 	var srcs []string
 	for _, arch := range []string{"amd64", "arm64"} {
 		m, _ := filepath.Glob(filepath.Join(repoRoot, "testdata", arch, "threads*.S"))
@@ -198,6 +201,7 @@ func TestThreadsExact(t *testing.T) {
 					sub = arch + "/" + variant + "/default"
 				}
 				t.Run(sub, func(t *testing.T) {
+					t.Parallel()
 					var flags []string
 					if quantum != "" {
 						flags = []string{"--quantum", quantum}
@@ -233,6 +237,7 @@ var deadlockLine = regexp.MustCompile(`(?m)^icount:   thread (\d+) waits for fut
 // on and the function waiting (glibc's workers in __lll_lock_wait, under
 // pthread_mutex_lock), every line under the prefix; the same twice.
 func TestDeadlock(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prog   string
 		worker string // the function a worker waits in
@@ -242,6 +247,7 @@ func TestDeadlock(t *testing.T) {
 		{"arm64/c/deadlock-glibc", "__lll_lock_wait"},
 	} {
 		t.Run(strings.ReplaceAll(c.prog, "/", "-"), func(t *testing.T) {
+			t.Parallel()
 			prog := testProgram(t, c.prog)
 			r := runIcount(t, nil, []string{"-q"}, prog)
 			if r.status != exitDeadlock || r.stdout != "two threads take two locks in opposite order\n" {
@@ -296,6 +302,7 @@ func TestDeadlock(t *testing.T) {
 // the worker run: the run ends with the native output and counts the same
 // every time, at the default quantum and at 1024.
 func TestSpin(t *testing.T) {
+	t.Parallel()
 	want, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/spin-glibc"))
 	if status != 0 || want != "spinner saw the flag; work 7a193fa86471c283\n" {
 		t.Fatalf("native run: status %d, output %q", status, want)
@@ -303,6 +310,7 @@ func TestSpin(t *testing.T) {
 	for _, prog := range []string{"c/spin-musl", "c/spin-glibc", "arm64/c/spin-glibc"} {
 		for _, quantum := range []string{"100000", "1024"} {
 			t.Run(strings.ReplaceAll(prog, "/", "-")+"/quantum="+quantum, func(t *testing.T) {
+				t.Parallel()
 				flags := []string{"-q", "--quantum", quantum}
 				var runs []result
 				for i := 0; i < 3; i++ {
@@ -328,12 +336,14 @@ func TestSpin(t *testing.T) {
 // is the native run's, every thread is in the Profile with pids in
 // creation order, and two runs count the same. (Its time is make bench's.)
 func TestManyThreadsInTurn(t *testing.T) {
+	t.Parallel()
 	const want = "199990000\n"
 	if out, status := runNative(t, t.TempDir(), nil, testProgram(t, "c/threads20k-musl")); status != 0 || out != want {
 		t.Fatalf("native run: status %d, output %q", status, out)
 	}
 	for _, prog := range []string{"c/threads20k-musl", "arm64/c/threads20k-glibc"} {
 		t.Run(strings.ReplaceAll(prog, "/", "-"), func(t *testing.T) {
+			t.Parallel()
 			var runs []result
 			for i := 0; i < 2; i++ {
 				r := runIcount(t, nil, []string{"-q", "--fixed-clock"}, testProgram(t, prog))

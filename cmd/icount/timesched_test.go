@@ -29,6 +29,7 @@ func unprivileged(t *testing.T) *syscall.Credential {
 // its timer thread (timer_create with SIGEV_THREAD_ID): `ruby -e 'p 1'`
 // prints what it prints natively, and a second run does the same work.
 func TestRubyStarts(t *testing.T) {
+	t.Parallel()
 	const ruby = "/usr/bin/ruby"
 	if _, err := os.Stat(ruby); err != nil {
 		t.Skip("no ruby (apt-get install ruby)")

@@ -14,8 +14,10 @@ import (
 // Linux by TestSyscallConformance), amd64 musl- and glibc-static and arm64
 // glibc-static: each socket call is refused with EACCES.
 func TestUnixSocketsRefused(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"proc/unixsock-musl", "proc/unixsock-glibc", "proc/arm64/unixsock-glibc"} {
 		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
 			r := runIcount(t, nil, nil, testProgram(t, prog), t.TempDir(), "inet")
 			const refused = "socket AF_INET: EACCES\nsocket AF_INET6: EACCES\nsocket AF_NETLINK: EACCES\n"
 			if r.status != 0 || r.stdout != refused {
@@ -31,6 +33,7 @@ func TestUnixSocketsRefused(t *testing.T) {
 // recv_fds, a subprocess given a socket with pass_fds) with Debian's
 // python3 natively and under icount.
 func TestUnixSocketsPython(t *testing.T) {
+	t.Parallel()
 	const py = "/usr/bin/python3"
 	if _, err := exec.LookPath(py); err != nil {
 		t.Fatal("/usr/bin/python3 is missing: make deps installs it")
@@ -51,12 +54,14 @@ func TestUnixSocketsPython(t *testing.T) {
 // socket at a path) built for amd64 and arm64 under icount, twice, and
 // wants the native amd64 build's output and the same counts.
 func TestUnixSocketsGo(t *testing.T) {
+	t.Parallel()
 	native, status := runNative(t, t.TempDir(), nil, buildGo(t, "amd64", "./unixnet", false))
 	if status != 0 || !strings.HasPrefix(native, "echo hello ") {
 		t.Fatalf("native run: exit %d\n%s", status, native)
 	}
 	for _, arch := range goArches {
 		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
 			prog := buildGo(t, arch, "./unixnet", false)
 			r := runIcountIn(t, t.TempDir(), nil, []string{"--fixed-clock"}, prog)
 			if r.status != 0 || r.stdout != native {
@@ -79,6 +84,7 @@ var cpythonUnixSocketTests = []string{"BasicSocketPairTest", "RecvmsgIntoSCMRigh
 // TestUnixSocketsCPython runs those classes with Debian's python3 under
 // icount and wants every test to pass, as natively.
 func TestUnixSocketsCPython(t *testing.T) {
+	t.Parallel()
 	const py = "/usr/bin/python3"
 	if _, err := os.Stat("/usr/lib/python3.11/test/test_socket.py"); err != nil {
 		t.Fatal("CPython's tests are missing: install libpython3.11-testsuite (make deps does)")

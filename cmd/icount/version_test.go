@@ -9,6 +9,7 @@ import (
 
 // TestVersionOf: the version a build reports, from what it recorded.
 func TestVersionOf(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
 	}
@@ -40,6 +41,7 @@ func TestVersionOf(t *testing.T) {
 // TestVersionRecorded: `icount version` and every Profile's meta give
 // the same version, the one the test binary's build recorded.
 func TestVersionRecorded(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(icountBin, "version").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +62,7 @@ func TestVersionRecorded(t *testing.T) {
 // counts when Go records no VCS revision (a git worktree, whose .git is a
 // file; GOFLAGS=-buildvcs=false).
 func TestMakeBuildVersion(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("make", "-n", "-C", repoRoot, "build").Output()
 	if err != nil {
 		t.Fatalf("make -n build: %v", err)
