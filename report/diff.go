@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/icount-dev/icount/profile"
@@ -21,7 +20,7 @@ const DiffSchema = "icount-diff/2"
 const (
 	VerdictRegression = "regression" // a gate failed
 	VerdictNone       = "none"       // the profiles cannot be compared
-	VerdictChanged    = "changed"    // counts grew, within the gates
+	VerdictChanged    = "changed"    // counts grew, within the gates if any is set
 	VerdictImproved   = "improved"   // the total fell and nothing failed
 	VerdictUnchanged  = "unchanged"  // every count is exactly equal
 )
@@ -187,7 +186,7 @@ func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
 		}
 		r.Comparisons = append(r.Comparisons, c)
 	}
-	r.Verdict = overall(r.Comparisons)
+	r.Verdict = overall(r.Comparisons, g)
 	if g != nil {
 		var unused []string
 		for fn := range g.Budgets {
@@ -368,25 +367,27 @@ func functionRows(b, h *profile.Profile, g *Gates, selfOnly bool) (rows, ignored
 	return rows, ignored
 }
 
-// sortRows puts the largest absolute change first (self, then
-// inclusive), then the largest function, then by name.
+// sortRows puts the largest absolute change first (see compareRows).
 func sortRows(rows []FunctionRow) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if c := cmp.Compare(b.Self.Abs(), a.Self.Abs()); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(b.Inclusive.Abs(), a.Inclusive.Abs()); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(max(b.Self.Base, b.Self.Head), max(a.Self.Base, a.Self.Head)); c != 0 {
-			return c < 0
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Module < b.Module
-	})
+	slices.SortStableFunc(rows, compareRows)
+}
+
+// compareRows orders function rows by the largest absolute change (self,
+// then inclusive), then the largest function, then by name.
+func compareRows(a, b FunctionRow) int {
+	if c := cmp.Compare(b.Self.Abs(), a.Self.Abs()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Inclusive.Abs(), a.Inclusive.Abs()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(max(b.Self.Base, b.Self.Head), max(a.Self.Base, a.Self.Head)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Module, b.Module)
 }
 
 // renames pairs each vanished function with a new one of exactly the same
@@ -503,16 +504,23 @@ func (c *Comparison) verdict(g *Gates) Verdict {
 		return Verdict{VerdictImproved, "improvement: " + moved}
 	case total.Head == total.Base:
 		return Verdict{VerdictChanged, "total unchanged; functions moved (see below)"}
-	case g == nil || (g.FailAbove == nil && len(g.Budgets) == 0):
+	case !g.set():
 		return Verdict{VerdictChanged, moved + "; no gate is set"}
 	default:
 		return Verdict{VerdictChanged, moved + ", within the gates"}
 	}
 }
 
+// set reports whether g sets a gate that can fail: a limit on the total
+// or a function's budget (ignore patterns only leave functions out).
+func (g *Gates) set() bool {
+	return g != nil && (g.FailAbove != nil || len(g.Budgets) > 0)
+}
+
 // overall is the Report's verdict: a regression anywhere wins, then no
-// verdict, then growth, improvement, no change.
-func overall(cs []Comparison) Verdict {
+// verdict, then growth, improvement, no change. Growth is called within
+// the gates only when a gate is set (g).
+func overall(cs []Comparison, g *Gates) Verdict {
 	rank := map[string]int{VerdictRegression: 0, VerdictNone: 1, VerdictChanged: 2, VerdictImproved: 3, VerdictUnchanged: 4}
 	if len(cs) == 0 {
 		return Verdict{VerdictNone, "no verdict: nothing was compared"}
@@ -537,10 +545,13 @@ func overall(cs []Comparison) Verdict {
 	lead := map[string]string{
 		VerdictRegression: "regression",
 		VerdictNone:       "no verdict for some benchmarks",
-		VerdictChanged:    "counts grew, within the gates",
+		VerdictChanged:    "counts grew; no gate is set",
 		VerdictImproved:   "improvement",
 		VerdictUnchanged:  "no change in any benchmark",
 	}[worst]
+	if worst == VerdictChanged && g.set() {
+		lead = "counts grew, within the gates"
+	}
 	return Verdict{worst, fmt.Sprintf("%s (%d benchmarks; %s)", lead, len(cs), strings.Join(parts, "; "))}
 }
 

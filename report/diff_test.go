@@ -99,11 +99,18 @@ func scenarios(t *testing.T) map[string]*Report {
 		"incomparable": incomparable, "suite": suite}
 }
 
+// goldenFormats are the forms of a Report the golden files hold: the
+// markdown both bounded (a comment) and full (a file).
+var goldenFormats = []struct {
+	format, ext string
+	opts        DiffOptions
+}{{"text", "txt", DiffOptions{}}, {"markdown", "md", DiffOptions{}}, {"markdown", "full.md", DiffOptions{Full: true}}, {"json", "json", DiffOptions{}}}
+
 func TestDiffGolden(t *testing.T) {
 	for name, r := range scenarios(t) {
-		for _, f := range []struct{ format, ext string }{{"text", "txt"}, {"markdown", "md"}, {"json", "json"}} {
+		for _, f := range goldenFormats {
 			var b bytes.Buffer
-			if err := WriteDiff(&b, r, f.format); err != nil {
+			if err := WriteDiff(&b, r, f.format, f.opts); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "diff", name+"."+f.ext)

@@ -32,6 +32,8 @@ type gateFlags struct {
 	config    string
 	format    string
 	output    string
+	// md shapes the markdown: --top, --full, --full-report.
+	md report.DiffOptions
 	// allowNoVerdict: a comparison with no verdict exits 0, not
 	// exitNoVerdict.
 	allowNoVerdict bool
@@ -44,6 +46,9 @@ func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
 	if withOutput {
 		fl.StringVar(&g.format, "format", "text", "report format: text, markdown or json")
 		fl.StringVarP(&g.output, "output", "o", "", "write the report to `FILE` (default: standard output)")
+		fl.IntVar(&g.md.Top, "top", report.DefaultTop, "markdown: list at most `N` changed functions, largest change first")
+		fl.BoolVar(&g.md.Full, "full", false, "markdown: list every function, unbounded (for a file; a comment stays under 60,000 characters without it)")
+		fl.StringVar(&g.md.FullReport, "full-report", "", "markdown: name `WHERE` the full report is (a URL, a file) where the markdown leaves functions out")
 	}
 }
 
@@ -76,6 +81,9 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 	if g.format != "" && !slices.Contains(report.DiffFormats, g.format) && g.format != "md" {
 		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown or json", g.format)}
 	}
+	if g.format != "" && g.md.Top < 1 { // (run --baseline has no --top of these)
+		return nil, &exitError{exitUsage, fmt.Errorf("--top %d: want 1 or more functions", g.md.Top)}
+	}
 	if g.output != "" {
 		if err := atomicfile.Check(g.output); err != nil {
 			return nil, &exitError{exitUsage, fmt.Errorf("--output %s: %w", g.output, err)}
@@ -88,7 +96,7 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 // an exit status (see verdictStatus).
 func (g *gateFlags) emit(r *report.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteDiff(&b, r, g.format); err != nil {
+	if err := report.WriteDiff(&b, r, g.format, g.md); err != nil {
 		return &exitError{exitInternal, err}
 	}
 	if g.output == "" {
