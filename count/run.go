@@ -405,7 +405,7 @@ func functionCounts(blocks []ranBlock, mods *modules) []profile.FunctionCount {
 	out := make([]profile.FunctionCount, 0, len(self))
 	for entry, n := range self {
 		q := mods.nameOf(entry)
-		out = append(out, profile.FunctionCount{Name: q.name, Module: q.module, Addr: entry, Self: n})
+		out = append(out, profile.FunctionCount{Name: q.name, Module: q.module, Addr: entry, Size: mods.sizeOf(entry), Self: n})
 	}
 	sortFunctions(out)
 	return out

@@ -162,6 +162,7 @@ type FunctionRow struct {
 	Budget    string `json:"budget,omitempty"`      // as configured
 	OverBy    string `json:"over_budget,omitempty"` // what failed
 	ignored   bool   // matched an ignore pattern
+	size      Delta  // bytes of its code on each side, as its symbols give them (0: unknown)
 }
 
 // Rename is a vanished and a new function with exactly the same costs.
@@ -270,7 +271,9 @@ func compareOne(p Pair, g *Gates, roots []string) Comparison {
 		c.Inclusive = c.Inclusive || f.Inclusive.Base != 0 || f.Inclusive.Head != 0
 		c.Calls = c.Calls || f.Calls.Base != 0 || f.Calls.Head != 0
 	}
-	c.Renames = renames(c.Functions)
+	if b.Meta.Arch == h.Meta.Arch {
+		c.Renames = renames(c.Functions)
+	}
 	var notes []string
 	c.Incomparable, notes = Comparability(b, h, roots)
 	c.Notes = append(c.Notes, notes...)
@@ -323,10 +326,12 @@ func functionRows(b, h *profile.Profile, g *Gates, selfOnly bool) (rows, ignored
 			incl, calls = 0, 0
 		}
 		if head {
+			r.size.Head = max(r.size.Head, f.Size)
 			r.Self.Head += f.Self
 			r.Inclusive.Head += incl
 			r.Calls.Head += calls
 		} else {
+			r.size.Base = max(r.size.Base, f.Size)
 			r.Self.Base += f.Self
 			r.Inclusive.Base += incl
 			r.Calls.Base += calls
@@ -390,28 +395,34 @@ func compareRows(a, b FunctionRow) int {
 	return strings.Compare(a.Module, b.Module)
 }
 
-// renames pairs each vanished function with a new one of exactly the same
-// costs, when exactly one such new function exists.
+// renames pairs each vanished function with a new one of the same module,
+// exactly the same costs and a similar size (similarSize), when exactly
+// one such new function exists. (Only between Profiles of one arch: the
+// instructions of two arches do not compare.)
 func renames(rows []FunctionRow) []Rename {
-	type cost struct{ self, incl, calls uint64 }
-	news := map[cost][]string{}
-	for _, r := range rows {
-		if r.Status == "new" && r.Self.Head > 0 {
-			c := cost{r.Self.Head, r.Inclusive.Head, r.Calls.Head}
-			news[c] = append(news[c], r.Name)
-		}
+	type cost struct {
+		module            string
+		self, incl, calls uint64
 	}
-	olds := map[cost][]string{}
+	type fn struct {
+		name string
+		size uint64
+	}
+	news, olds := map[cost][]fn{}, map[cost][]fn{}
 	for _, r := range rows {
-		if r.Status == "vanished" && r.Self.Base > 0 {
-			c := cost{r.Self.Base, r.Inclusive.Base, r.Calls.Base}
-			olds[c] = append(olds[c], r.Name)
+		switch {
+		case r.Status == "new" && r.Self.Head > 0:
+			c := cost{r.Module, r.Self.Head, r.Inclusive.Head, r.Calls.Head}
+			news[c] = append(news[c], fn{r.Name, r.size.Head})
+		case r.Status == "vanished" && r.Self.Base > 0:
+			c := cost{r.Module, r.Self.Base, r.Inclusive.Base, r.Calls.Base}
+			olds[c] = append(olds[c], fn{r.Name, r.size.Base})
 		}
 	}
 	var out []Rename
 	for c, from := range olds {
-		if to := news[c]; len(from) == 1 && len(to) == 1 {
-			out = append(out, Rename{From: from[0], To: to[0], Self: c.self})
+		if to := news[c]; len(from) == 1 && len(to) == 1 && similarSize(from[0].size, to[0].size) {
+			out = append(out, Rename{From: from[0].name, To: to[0].name, Self: c.self})
 		}
 	}
 	slices.SortFunc(out, func(a, b Rename) int {
@@ -421,6 +432,17 @@ func renames(rows []FunctionRow) []Rename {
 		return strings.Compare(a.From, b.From)
 	})
 	return out
+}
+
+// similarSize says whether two functions' sizes in bytes, both known,
+// differ by at most a quarter of the larger: a renamed function keeps
+// its code.
+func similarSize(a, b uint64) bool {
+	if a == 0 || b == 0 {
+		return false
+	}
+	lo, hi := min(a, b), max(a, b)
+	return 4*(hi-lo) <= hi
 }
 
 func sameTotals(c Comparison) bool {
