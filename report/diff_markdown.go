@@ -327,9 +327,9 @@ func (m *mdWriter) functions(changed []benchRow, unchanged int, inclusive, suite
 	shown := m.table(rows, left, mdMoreLine)
 	m.line("")
 	if left := len(changed) - shown; left > 0 {
-		m.line(fmt.Sprintf("%s changed, %d unchanged: %s.", more(left, "function", "functions"), unchanged, fullReport(o)))
+		m.line(fmt.Sprintf("%s changed, %s unchanged: %s.", more(left, "function", "functions"), Group(uint64(unchanged)), fullReport(o)))
 	} else {
-		m.line(fmt.Sprintf("%s changed, %d unchanged.", plural(len(changed), "function", "functions"), unchanged))
+		m.line(fmt.Sprintf("%s changed, %s unchanged.", plural(len(changed), "function", "functions"), Group(uint64(unchanged))))
 	}
 }
 
@@ -383,7 +383,7 @@ func more(n int, one, many string) string {
 	if n == 1 {
 		return "1 more " + one
 	}
-	return fmt.Sprintf("%d more %s", n, many)
+	return Group(uint64(n)) + " more " + many
 }
 
 // clip cuts s to at most max bytes on a character boundary, marking the
