@@ -34,6 +34,8 @@ type gateFlags struct {
 	output    string
 	// md shapes the markdown: --top, --full, --full-report.
 	md report.DiffOptions
+	// reportDir also gets the report in every format of reportFiles.
+	reportDir string
 	// allowNoVerdict: a comparison with no verdict exits 0, not
 	// exitNoVerdict.
 	allowNoVerdict bool
@@ -49,6 +51,7 @@ func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
 		fl.IntVar(&g.md.Top, "top", report.DefaultTop, "markdown: list at most `N` changed functions, largest change first")
 		fl.BoolVar(&g.md.Full, "full", false, "markdown: list every function, unbounded (for a file; a comment stays under 60,000 characters without it)")
 		fl.StringVar(&g.md.FullReport, "full-report", "", "markdown: name `WHERE` the full report is (a URL, a file) where the markdown leaves functions out")
+		fl.StringVar(&g.reportDir, "report-dir", "", "also write the report to `DIR` in every format a CI job keeps: report.json, report.md (a comment), report-full.md")
 	}
 }
 
@@ -89,15 +92,63 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 			return nil, &exitError{exitUsage, fmt.Errorf("--output %s: %w", g.output, err)}
 		}
 	}
+	if g.reportDir != "" {
+		if err := os.MkdirAll(g.reportDir, 0o755); err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--report-dir: %w", err)}
+		}
+		for _, f := range reportFiles {
+			if err := atomicfile.Check(filepath.Join(g.reportDir, f.name)); err != nil {
+				return nil, &exitError{exitUsage, fmt.Errorf("--report-dir: %w", err)}
+			}
+		}
+	}
 	return gates, nil
 }
 
-// emit writes the report where --output says and turns its verdict into
-// an exit status (see verdictStatus).
+// reportFiles are the files --report-dir writes: the report in each form
+// a CI job keeps (the HTML report joins them when icount writes one).
+var reportFiles = []struct {
+	name, format string
+	full         bool // the markdown unbounded
+}{
+	{"report.json", "json", false},
+	{"report.md", "markdown", false},
+	{"report-full.md", "markdown", true},
+}
+
+// writeReportDir writes the report in each form of reportFiles into
+// --report-dir (made by gates), each file whole or not at all.
+func (g *gateFlags) writeReportDir(r *report.Report) error {
+	for _, f := range reportFiles {
+		o := g.md
+		o.Full = f.full
+		var b bytes.Buffer
+		if err := report.WriteDiff(&b, r, f.format, o); err != nil {
+			return &exitError{exitInternal, err}
+		}
+		path := filepath.Join(g.reportDir, f.name)
+		if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+			status := exitInternal
+			if isHostError(err) {
+				status = exitIOError
+			}
+			return &exitError{status, fmt.Errorf("writing the report to %s: %w", path, err)}
+		}
+	}
+	return nil
+}
+
+// emit writes the report where --output and --report-dir say and turns
+// its verdict into an exit status (see verdictStatus).
 func (g *gateFlags) emit(r *report.Report) error {
 	var b bytes.Buffer
 	if err := report.WriteDiff(&b, r, g.format, g.md); err != nil {
 		return &exitError{exitInternal, err}
+	}
+	if g.reportDir != "" {
+		if err := g.writeReportDir(r); err != nil {
+			return err
+		}
 	}
 	if g.output == "" {
 		os.Stdout.Write(b.Bytes())

@@ -36,7 +36,8 @@ func mdFunctionTable(t *testing.T, name, md string, rows int) []string {
 // diff and a two-benchmark suite, whose complete markdown listing
 // (--full) passes GitHub's 65,536 characters, give a comment under
 // 60,000 characters with one table of the 20 largest changes and a line
-// counting the rest.
+// counting the rest; --report-dir writes the comment, the full markdown
+// and the JSON report at once.
 func TestMarkdownFitsAComment(t *testing.T) {
 	const python = "/usr/bin/python3"
 	if _, err := os.Stat(python); err != nil {
@@ -70,8 +71,19 @@ args = ["sort.py"]
 		{"a Python program", ".icount/base/sum.json", ".icount/head/sum.json"},
 		{"a two-benchmark suite", ".icount/base", ".icount/head"},
 	} {
-		_, full, _ := icountIn(t, dir, "diff", "--format", "markdown", "--full", c.base, c.head)
-		_, md, stderr := icountIn(t, dir, "diff", "--format", "markdown", "--full-report", "the artifact", c.base, c.head)
+		out := t.TempDir()
+		_, _, stderr := icountIn(t, dir, "diff", "--report-dir", out, "--full-report", "the artifact", c.base, c.head)
+		read := func(name string) string {
+			b, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatalf("%s: --report-dir: %v\n%s", c.name, err, stderr)
+			}
+			return string(b)
+		}
+		md, full := read("report.md"), read("report-full.md")
+		if !strings.HasPrefix(read("report.json"), "{\n  \"schema\": \"icount-diff/") {
+			t.Errorf("%s: report.json is not the JSON report", c.name)
+		}
 		t.Logf("%s: %d characters, %d with --full", c.name, len([]rune(md)), len([]rune(full)))
 		if len(full) <= report.MarkdownLimit {
 			t.Errorf("%s: --full gives %d bytes: not the case of the issue, where the complete listing passed the limit", c.name, len(full))
