@@ -96,6 +96,10 @@ func FuzzProfile(f *testing.F) {
 		if err := WriteDiff(io.Discard, r, "markdown", DiffOptions{Full: true}); err != nil {
 			t.Fatalf("diff as full markdown: %v", err)
 		}
+		var md strings.Builder
+		if DiffMarkdown(&md, r, DiffOptions{}); md.Len() >= MarkdownLimit {
+			t.Fatalf("markdown of %d bytes, over the limit %d", md.Len(), MarkdownLimit)
+		}
 		Summary(io.Discard, p, 5)
 		MixSummary(io.Discard, p)
 		WriteCallgrind(io.Discard, p)
