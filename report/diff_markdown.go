@@ -63,7 +63,10 @@ func DiffMarkdown(w io.Writer, r *Report, o DiffOptions) error {
 	m := &mdWriter{limit: MarkdownLimit - mdReserve}
 	m.line(fmt.Sprintf("%s **icount**: %s", verdictMark[r.Verdict.Kind], mdText(clip(r.Verdict.Line, mdLineMax))))
 	m.line("")
-	sides := fmt.Sprintf("Base %s, head %s.", mdSide(r.Base), mdSide(r.Head))
+	side := func(s Side) string {
+		return mdSide(Side{Label: clip(s.Label, 2*mdNameMax), Commit: clip(s.Commit, mdNameMax)})
+	}
+	sides := fmt.Sprintf("Base %s, head %s.", side(r.Base), side(r.Head))
 	if g := gateText(r.Gates); g != "" {
 		sides += fmt.Sprintf(" Gates: %s.", mdText(g))
 	} else {
@@ -90,15 +93,14 @@ type mdWriter struct {
 // fits reports whether n more bytes fit.
 func (m *mdWriter) fits(n int) bool { return m.b.Len()+n <= m.limit }
 
-// line writes s and a newline when they fit; it reports whether they did.
-func (m *mdWriter) line(s string) bool {
+// line writes s and a newline when they fit, and counts it otherwise.
+func (m *mdWriter) line(s string) {
 	if !m.fits(len(s) + 1) {
 		m.dropped++
-		return false
+		return
 	}
 	m.b.WriteString(s)
 	m.b.WriteString("\n")
-	return true
 }
 
 // notes writes up to mdNotesMax of notes, each under prefix and cut at
@@ -216,8 +218,6 @@ func (m *mdWriter) suite(r *Report, o DiffOptions) {
 		switch {
 		case c.Verdict.Kind == VerdictUnchanged:
 			same = append(same, name)
-		case len(rows) > mdBenchMax:
-			rows = append(rows, nil) // counted, not shown
 
 		case c.Base == nil:
 			rows = append(rows, []string{name, "", "", "", "", kindWord(c.Verdict.Kind) + " (new benchmark)"})
