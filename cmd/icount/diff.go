@@ -211,10 +211,17 @@ working directory when the program read it, a file it read whose contents
 changed; a run that read the host clock or was stopped early) the report
 says what and gives no verdict, status 4 (--allow-no-verdict: 0). A
 Profile that is not whole (members missing, counts that do not add up) is
-refused, status 2.`,
+refused, status 2.
+
+--format markdown is a pull-request comment, under 60,000 characters
+whatever the Profiles hold: the verdict, the totals and the --top changed
+functions, largest change first, and a line counting the rest (--full for
+every function). --report-dir DIR writes the JSON, the comment and the full
+markdown at once.`,
 		Example: `  icount diff base.json head.json
   icount diff --fail-above 0.5 --format markdown -o comment.md base.json head.json
-  icount diff .icount/main .icount/pr`,
+  icount diff .icount/main .icount/pr
+  icount diff --report-dir report --full-report "$RUN_URL" base.json head.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			gates, err := g.gates()
