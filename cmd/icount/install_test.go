@@ -36,7 +36,8 @@ func withPkgConfig() []string {
 
 // TestGoInstall: go install builds icount through pkg-config (here the
 // unicorn.pc make deps writes into .deps); without Unicorn the build
-// stops at pkg-config's line saying it was not found.
+// stops at pkg-config's line saying it was not found, with Unicorn 2.0 at
+// icount's saying it needs 2.1.
 func TestGoInstall(t *testing.T) {
 	gobin := t.TempDir()
 	cmd := exec.Command("go", "install", "./cmd/icount")
@@ -60,6 +61,26 @@ func TestGoInstall(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "\nPackage unicorn was not found in the pkg-config search path.\n") {
 		t.Errorf("a build without Unicorn: %v\n%s", err, out)
+	}
+
+	// A machine with Unicorn 2.0 (Debian bookworm's): its headers say so,
+	// and hotpath.h refuses it.
+	old := filepath.Join(empty, "include", "unicorn")
+	os.MkdirAll(old, 0o755)
+	headers, _ := filepath.Glob(filepath.Join(repoRoot, ".deps", "unicorn", "include", "unicorn", "*.h"))
+	for _, h := range headers {
+		b, _ := os.ReadFile(h)
+		b = bytes.Replace(b, []byte("#define UC_API_MINOR 1\n"), []byte("#define UC_API_MINOR 0\n"), 1)
+		write(t, filepath.Join(old, filepath.Base(h)), string(b))
+	}
+	write(t, filepath.Join(empty, "unicorn.pc"), "Name: unicorn\nDescription: Unicorn 2.0\nVersion: 2.0.1\nLibs: -lunicorn\nCflags: -I"+filepath.Join(empty, "include")+"\n")
+	cmd = exec.Command("go", "build", "-o", os.DevNull, "./emu")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "PKG_CONFIG_PATH=", "PKG_CONFIG_LIBDIR="+empty,
+		fmt.Sprintf("CGO_CFLAGS=-g -O2 -DICOUNT_TEST_NONCE=%d", os.Getpid()+1))
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "icount needs Unicorn 2.1 or newer") {
+		t.Errorf("a build with Unicorn 2.0: %v\n%s", err, out)
 	}
 }
 
