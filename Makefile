@@ -11,9 +11,14 @@ BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file 
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd time \
                    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
                    python3 libpython3.11-testsuite sqlite3 \
+                   shellcheck python3-yaml \
                    $(BATTERY_PACKAGES)
 
 GO      ?= go
+
+# emu's cgo asks pkg-config for unicorn: the one scripts/deps.sh puts in
+# .deps (fetched from Debian, or a system one linked), before any other.
+export PKG_CONFIG_PATH := $(CURDIR)/.deps/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 CC      := gcc
 CXX     := g++
 MUSLCC  := musl-gcc
@@ -253,6 +258,12 @@ SYSROOT_A64 := .deps/sysroot-arm64/VERSIONS
 BENCHSTAT         := .deps/bin/benchstat
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 
+# actionlint, for the checks of the GitHub Action and the example
+# workflows in `make test` (scripts/check-action.sh), installed by `make
+# deps`.
+ACTIONLINT         := .deps/bin/actionlint
+ACTIONLINT_VERSION := v1.7.12
+
 # Dynamically linked programs (cmd/icount/dynamic_test.go): C programs
 # built PIE and non-PIE for amd64 and, with the cross compiler and Debian's
 # arm64 libraries (libc6-dev-arm64-cross), for arm64; a C++ program using
@@ -328,14 +339,14 @@ $(LIBM)/arm64/libm-dynamic: testdata/libm/libm.c | deps
 # The sample `make demo` counts.
 DEMO := $(BUILD)/c/crunch-musl
 
-.PHONY: all deps build testprogs busybox test conformance demo bench soak clean distclean
+.PHONY: all deps build static install dist testprogs busybox test conformance demo bench soak clean distclean
 
 # How long `make soak` runs.
 SOAK_DURATION ?= 10m
 
 all: build
 
-deps: $(BENCHSTAT) $(SYSROOT_A64)
+deps: $(BENCHSTAT) $(ACTIONLINT) $(SYSROOT_A64)
 	scripts/deps.sh $(DEBIAN_PACKAGES)
 
 $(SYSROOT_A64):
@@ -345,6 +356,10 @@ $(SYSROOT_A64):
 $(BENCHSTAT):
 	GOBIN=$(CURDIR)/$(@D) $(GO) install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)
 
+# actionlint, from the Go module proxy into .deps.
+$(ACTIONLINT):
+	GOBIN=$(CURDIR)/$(@D) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
 # icount's version when Go records no VCS revision (a git worktree, whose
 # .git is a file, or GOFLAGS=-buildvcs=false): the commit, -dirty when the
 # tree has changes, as Go's own stamp says it.
@@ -352,6 +367,31 @@ ICOUNT_VERSION ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(shell
 
 build: deps
 	$(GO) build -ldflags "-X main.version=$(ICOUNT_VERSION)" -o bin/icount ./cmd/icount
+
+# icount linked statically, glibc and Unicorn in it: no shared library at
+# all, so that it runs on any linux-amd64 (the release archive, the
+# container image). Needs Go, gcc, glibc's static libraries and
+# pkg-config finding a libunicorn >= 2.1 with its static library, not the
+# rest of deps.
+STATIC := bin/icount-static
+static:
+	$(GO) build -trimpath -tags osusergo,netgo \
+	    -ldflags "-s -w -X main.version=$(ICOUNT_VERSION) -linkmode external -extldflags -static" \
+	    -o $(STATIC) ./cmd/icount
+
+# `make install` puts icount in $(DESTDIR)$(PREFIX)/bin.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 bin/icount $(DESTDIR)$(PREFIX)/bin/icount
+
+# The release archive, in $(DIST): icount-VERSION-linux-amd64.tar.gz
+# holding the static icount, its SHA-256, the README and the licence
+# texts, and the archive's SHA-256 beside it (scripts/dist.sh).
+DIST ?= dist
+dist: deps static
+	scripts/dist.sh $(STATIC) $(ICOUNT_VERSION) $(DIST)
 
 testprogs: $(TESTPROGS)
 
@@ -517,6 +557,7 @@ $(BUSYBOX) &: | deps
 # loaded two-core machine (the battery alone takes one and a half).
 test: deps testprogs busybox
 	$(GO) test -timeout 30m ./...
+	scripts/check-action.sh $(ACTIONLINT)
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=400000x ./loader
 	$(GO) test -run='^$$' -fuzz=FuzzParseTable -fuzztime=150000x ./fixedclock
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=30000x ./report
@@ -543,7 +584,12 @@ conformance: deps testprogs
 soak: deps testprogs busybox
 	SOAK_DURATION=$(SOAK_DURATION) $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 0 -v ./cmd/icount
 
-demo: build testprogs
+# The demo builds icount and the one program it counts quietly (their
+# output shown only when the build fails), then shows the run.
+demo:
+	@echo 'building icount and $(DEMO) (the first time installs what the build needs: minutes)'
+	@mkdir -p bin
+	@$(MAKE) --no-print-directory build $(DEMO) > bin/demo-build.log 2>&1 || { tail -n 40 bin/demo-build.log; exit 1; }
 	@echo
 	@echo '$$ bin/icount run $(DEMO) < /dev/null'
 	@bin/icount run $(DEMO) < /dev/null
@@ -552,7 +598,7 @@ bench: build testprogs
 	scripts/bench.sh
 
 clean:
-	rm -rf bin $(BUILD)
+	rm -rf bin $(BUILD) $(DIST)
 
 # Also forgets the fetched Unicorn (make deps fetches it again).
 distclean: clean

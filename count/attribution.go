@@ -30,7 +30,7 @@ func attribute(nodes []emu.Node, mods *modules) ([]profile.CallNode, []profile.F
 	for i, n := range nodes {
 		f := byFunc[n.Func]
 		if f == nil {
-			f = &profile.FunctionCount{Name: tree[i].Function, Module: tree[i].Module, Addr: n.Func}
+			f = &profile.FunctionCount{Name: tree[i].Function, Module: tree[i].Module, Addr: n.Func, Size: mods.sizeOf(n.Func)}
 			byFunc[n.Func] = f
 			order = append(order, n.Func)
 		}

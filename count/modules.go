@@ -269,6 +269,15 @@ func (ms *modules) nameOf(entry uint64) qualName {
 	return qualName{m.name, m.symbols().nameOf(entry)}
 }
 
+// sizeOf is the size in bytes its symbol gives the function entered at
+// entry; 0 when unknown.
+func (ms *modules) sizeOf(entry uint64) uint64 {
+	if f, ok := ms.moduleAt(entry).symbols().lookup(entry); ok && f.start == entry {
+		return f.size
+	}
+	return 0
+}
+
 // moduleAt returns the module the function entered at entry was found in.
 func (ms *modules) moduleAt(entry uint64) *module {
 	if n, ok := ms.names[entry]; ok {

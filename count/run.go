@@ -42,6 +42,9 @@ type Options struct {
 	// returning the instructions executed so far, which any goroutine may
 	// call until Run returns.
 	Progress func(executed func() uint64)
+	// StreamWrite, if not nil, makes the guest's writes to host streams
+	// (kernel.Options.StreamWrite).
+	StreamWrite func(host int, b []byte, write func() (int, error)) (int, error)
 	// Lines adds per-line costs and every block that ran to the Profile
 	// (its Lines and Blocks), from the binary's DWARF line tables.
 	Lines bool
@@ -125,7 +128,8 @@ func Run(opts Options) (*profile.Profile, error) {
 		defer kernel.RemovePrivateTmp(tmp) // best effort: a leftover meets no other run
 	}
 	k, err := kernel.New(r, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
-		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum, Tmp: tmp})
+		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum, Tmp: tmp,
+		StreamWrite: opts.StreamWrite})
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +405,7 @@ func functionCounts(blocks []ranBlock, mods *modules) []profile.FunctionCount {
 	out := make([]profile.FunctionCount, 0, len(self))
 	for entry, n := range self {
 		q := mods.nameOf(entry)
-		out = append(out, profile.FunctionCount{Name: q.name, Module: q.module, Addr: entry, Self: n})
+		out = append(out, profile.FunctionCount{Name: q.name, Module: q.module, Addr: entry, Size: mods.sizeOf(entry), Self: n})
 	}
 	sortFunctions(out)
 	return out

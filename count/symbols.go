@@ -15,6 +15,7 @@ import (
 // function is one function's address range, relocated.
 type function struct {
 	start, end uint64
+	size       uint64 // the symbol's own size in bytes; 0 when it gives none
 	name       string
 }
 
@@ -129,7 +130,7 @@ func symbolsOf(f *elf.File, module string, base uint64) (t *symtab) {
 		if i > 0 && cands[i-1].value == s.value {
 			continue // an alias of the one kept
 		}
-		fn := function{start: base + s.value, end: base + s.value + s.size, name: s.name}
+		fn := function{start: base + s.value, end: base + s.value + s.size, size: s.size, name: s.name}
 		if s.size == 0 {
 			fn.end = 0 // up to the next symbol
 		}

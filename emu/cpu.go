@@ -1,8 +1,9 @@
 package emu
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../.deps/unicorn/include -O2 -Wall
-#cgo LDFLAGS: ${SRCDIR}/../.deps/unicorn/lib/libunicorn.a -lm -lpthread -Wl,--wrap=mmap64 -Wl,--wrap=munmap -Wl,--wrap=memset -Wl,--wrap=tlb_reset_dirty_by_vaddr_x86_64 -Wl,--wrap=tlb_reset_dirty_by_vaddr_aarch64 -Wl,--wrap=qht_init -Wl,--wrap=qht_reset_size -Wl,--wrap=flatview_translate_x86_64 -Wl,--wrap=flatview_translate_aarch64 -Wl,--wrap=uc_mem_map -Wl,--wrap=uc_mem_map_ptr -Wl,--wrap=uc_mem_unmap -Wl,--wrap=uc_close
+#cgo pkg-config: unicorn
+#cgo CFLAGS: -O2 -Wall
+#cgo LDFLAGS: -l:libunicorn.a -lm -lpthread -Wl,--as-needed -Wl,--wrap=mmap64 -Wl,--wrap=munmap -Wl,--wrap=memset -Wl,--wrap=tlb_reset_dirty_by_vaddr_x86_64 -Wl,--wrap=tlb_reset_dirty_by_vaddr_aarch64 -Wl,--wrap=qht_init -Wl,--wrap=qht_reset_size -Wl,--wrap=flatview_translate_x86_64 -Wl,--wrap=flatview_translate_aarch64 -Wl,--wrap=uc_mem_map -Wl,--wrap=uc_mem_map_ptr -Wl,--wrap=uc_mem_unmap -Wl,--wrap=uc_close
 #include <stdlib.h>
 #include "hotpath.h"
 #include "fpstatus.h"

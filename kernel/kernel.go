@@ -56,6 +56,13 @@ type Options struct {
 	// Tmp is the run's directory (NewPrivateTmp) whose tmp and var/tmp the
 	// guest sees as /tmp and /var/tmp; "" gives the host's own.
 	Tmp string
+	// StreamWrite, if not nil, makes each write of the guest to a host
+	// stream (hoststream.go: a terminal, or a pipe, socket or device icount
+	// did not make): it is given the host descriptor and the bytes, and
+	// writes them by calling write, so that what icount itself shows on a
+	// terminal (its progress line) can step aside first. It must not
+	// change what the guest sees.
+	StreamWrite func(host int, b []byte, write func() (int, error)) (int, error)
 }
 
 // Host is what the kernel needs of the program driving it (count.Run):

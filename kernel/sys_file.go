@@ -150,6 +150,11 @@ func (p *Process) writeFile(f *file, fd uint64, src guestSource) (uint64, error)
 	}
 	what := "write to " + f.path + " (fd " + itoa(uint64(uint32(fd))) + ")"
 	write := func(b []byte, _ int) (int, error) { return unix.Write(f.host, b) }
+	if hook := p.k.opts.StreamWrite; hook != nil && f.stream != 0 {
+		write = func(b []byte, _ int) (int, error) {
+			return hook(f.host, b, func() (int, error) { return unix.Write(f.host, b) })
+		}
+	}
 	return p.hostIO(f, what, int(src.size), func(done int) (int, error) { return src.writePieces(done, writePiece(f.host), write) },
 		func(n int) (uint64, error) {
 			if n > 0 && !f.pipe && !f.stdio {

@@ -133,6 +133,7 @@ type FunctionCount struct {
 	Name      string `json:"name"`             // as in the symbol table (mangled names kept)
 	Module    string `json:"module,omitempty"` // the mapped object holding it
 	Addr      uint64 `json:"addr,omitempty"`   // entry address, as loaded
+	Size      uint64 `json:"size,omitempty"`   // bytes of its code, as its symbol gives them (0: unknown)
 	File      string `json:"file,omitempty"`   // source file, from DWARF
 	Line      int    `json:"line,omitempty"`   // its declaration, else its first line
 	Self      uint64 `json:"self"`             // instructions executed in its own code

@@ -69,7 +69,7 @@ func Comparability(b, h *profile.Profile, roots []string) (why, notes []string) 
 			continue
 		}
 		if bv, hv := s.value(bs), s.value(hs); !reflect.DeepEqual(bv, hv) {
-			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", s.words, show(bv), show(hv)))
+			why = append(why, differ(s.words, bv, hv))
 		}
 	}
 	for _, c := range clockSettings {
@@ -77,11 +77,11 @@ func Comparability(b, h *profile.Profile, roots []string) (why, notes []string) 
 			continue
 		}
 		if bv, hv := c.value(&bs.Clock), c.value(&hs.Clock); !reflect.DeepEqual(bv, hv) {
-			why = append(why, fmt.Sprintf("%s differ: base %s, head %s", c.words, show(bv), show(hv)))
+			why = append(why, differ(c.words, bv, hv))
 		}
 	}
 	if !reflect.DeepEqual(regionOf(b), regionOf(h)) {
-		why = append(why, fmt.Sprintf("the regions collected (--collect) differ: base %s, head %s", show(regionOf(b)), show(regionOf(h))))
+		why = append(why, differ("the regions collected (--collect)", regionOf(b), regionOf(h)))
 	}
 	in, inNotes := inputDiffs(&b.Meta.Inputs, &h.Meta.Inputs, roots)
 	why, notes = append(why, in...), append(notes, inNotes...)
@@ -191,9 +191,16 @@ func listSome(items []string) string {
 	return s
 }
 
-// show prints a metadata value briefly: JSON, cut at 80 characters.
+// differ is the line saying that a setting, named by words, differs
+// between the sides.
+func differ(words string, base, head any) string {
+	return fmt.Sprintf("%s differ: base %s, head %s", words, show(base), show(head))
+}
+
+// show prints a metadata value briefly: JSON, cut at 80 characters;
+// "(none)" for nothing (nil, an empty string).
 func show(v any) string {
-	if rv := reflect.ValueOf(v); v == nil || (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Slice) && rv.IsNil() {
+	if rv := reflect.ValueOf(v); v == nil || v == "" || (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Slice) && rv.IsNil() {
 		return "(none)"
 	}
 	b, _ := json.Marshal(v)

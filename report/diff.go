@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/icount-dev/icount/profile"
@@ -21,7 +20,7 @@ const DiffSchema = "icount-diff/2"
 const (
 	VerdictRegression = "regression" // a gate failed
 	VerdictNone       = "none"       // the profiles cannot be compared
-	VerdictChanged    = "changed"    // counts grew, within the gates
+	VerdictChanged    = "changed"    // counts grew, within the gates if any is set
 	VerdictImproved   = "improved"   // the total fell and nothing failed
 	VerdictUnchanged  = "unchanged"  // every count is exactly equal
 )
@@ -163,6 +162,7 @@ type FunctionRow struct {
 	Budget    string `json:"budget,omitempty"`      // as configured
 	OverBy    string `json:"over_budget,omitempty"` // what failed
 	ignored   bool   // matched an ignore pattern
+	size      Delta  // bytes of its code on each side, as its symbols give them (0: unknown)
 }
 
 // Rename is a vanished and a new function with exactly the same costs.
@@ -187,7 +187,7 @@ func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
 		}
 		r.Comparisons = append(r.Comparisons, c)
 	}
-	r.Verdict = overall(r.Comparisons)
+	r.Verdict = overall(r.Comparisons, g)
 	if g != nil {
 		var unused []string
 		for fn := range g.Budgets {
@@ -271,7 +271,9 @@ func compareOne(p Pair, g *Gates, roots []string) Comparison {
 		c.Inclusive = c.Inclusive || f.Inclusive.Base != 0 || f.Inclusive.Head != 0
 		c.Calls = c.Calls || f.Calls.Base != 0 || f.Calls.Head != 0
 	}
-	c.Renames = renames(c.Functions)
+	if b.Meta.Arch == h.Meta.Arch {
+		c.Renames = renames(c.Functions)
+	}
 	var notes []string
 	c.Incomparable, notes = Comparability(b, h, roots)
 	c.Notes = append(c.Notes, notes...)
@@ -324,10 +326,12 @@ func functionRows(b, h *profile.Profile, g *Gates, selfOnly bool) (rows, ignored
 			incl, calls = 0, 0
 		}
 		if head {
+			r.size.Head = max(r.size.Head, f.Size)
 			r.Self.Head += f.Self
 			r.Inclusive.Head += incl
 			r.Calls.Head += calls
 		} else {
+			r.size.Base = max(r.size.Base, f.Size)
 			r.Self.Base += f.Self
 			r.Inclusive.Base += incl
 			r.Calls.Base += calls
@@ -368,49 +372,57 @@ func functionRows(b, h *profile.Profile, g *Gates, selfOnly bool) (rows, ignored
 	return rows, ignored
 }
 
-// sortRows puts the largest absolute change first (self, then
-// inclusive), then the largest function, then by name.
+// sortRows puts the largest absolute change first (see compareRows).
 func sortRows(rows []FunctionRow) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if c := cmp.Compare(b.Self.Abs(), a.Self.Abs()); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(b.Inclusive.Abs(), a.Inclusive.Abs()); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(max(b.Self.Base, b.Self.Head), max(a.Self.Base, a.Self.Head)); c != 0 {
-			return c < 0
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Module < b.Module
-	})
+	slices.SortStableFunc(rows, compareRows)
 }
 
-// renames pairs each vanished function with a new one of exactly the same
-// costs, when exactly one such new function exists.
-func renames(rows []FunctionRow) []Rename {
-	type cost struct{ self, incl, calls uint64 }
-	news := map[cost][]string{}
-	for _, r := range rows {
-		if r.Status == "new" && r.Self.Head > 0 {
-			c := cost{r.Self.Head, r.Inclusive.Head, r.Calls.Head}
-			news[c] = append(news[c], r.Name)
-		}
+// compareRows orders function rows by the largest absolute change (self,
+// then inclusive), then the largest function, then by name.
+func compareRows(a, b FunctionRow) int {
+	if c := cmp.Compare(b.Self.Abs(), a.Self.Abs()); c != 0 {
+		return c
 	}
-	olds := map[cost][]string{}
+	if c := cmp.Compare(b.Inclusive.Abs(), a.Inclusive.Abs()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(max(b.Self.Base, b.Self.Head), max(a.Self.Base, a.Self.Head)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Module, b.Module)
+}
+
+// renames pairs each vanished function with a new one of the same module,
+// exactly the same costs and a similar size (similarSize), when exactly
+// one such new function exists. (Only between Profiles of one arch: the
+// instructions of two arches do not compare.)
+func renames(rows []FunctionRow) []Rename {
+	type cost struct {
+		module            string
+		self, incl, calls uint64
+	}
+	type fn struct {
+		name string
+		size uint64
+	}
+	news, olds := map[cost][]fn{}, map[cost][]fn{}
 	for _, r := range rows {
-		if r.Status == "vanished" && r.Self.Base > 0 {
-			c := cost{r.Self.Base, r.Inclusive.Base, r.Calls.Base}
-			olds[c] = append(olds[c], r.Name)
+		switch {
+		case r.Status == "new" && r.Self.Head > 0:
+			c := cost{r.Module, r.Self.Head, r.Inclusive.Head, r.Calls.Head}
+			news[c] = append(news[c], fn{r.Name, r.size.Head})
+		case r.Status == "vanished" && r.Self.Base > 0:
+			c := cost{r.Module, r.Self.Base, r.Inclusive.Base, r.Calls.Base}
+			olds[c] = append(olds[c], fn{r.Name, r.size.Base})
 		}
 	}
 	var out []Rename
 	for c, from := range olds {
-		if to := news[c]; len(from) == 1 && len(to) == 1 {
-			out = append(out, Rename{From: from[0], To: to[0], Self: c.self})
+		if to := news[c]; len(from) == 1 && len(to) == 1 && similarSize(from[0].size, to[0].size) {
+			out = append(out, Rename{From: from[0].name, To: to[0].name, Self: c.self})
 		}
 	}
 	slices.SortFunc(out, func(a, b Rename) int {
@@ -420,6 +432,17 @@ func renames(rows []FunctionRow) []Rename {
 		return strings.Compare(a.From, b.From)
 	})
 	return out
+}
+
+// similarSize says whether two functions' sizes in bytes, both known,
+// differ by at most a quarter of the larger: a renamed function keeps
+// its code.
+func similarSize(a, b uint64) bool {
+	if a == 0 || b == 0 {
+		return false
+	}
+	lo, hi := min(a, b), max(a, b)
+	return 4*(hi-lo) <= hi
 }
 
 func sameTotals(c Comparison) bool {
@@ -503,16 +526,23 @@ func (c *Comparison) verdict(g *Gates) Verdict {
 		return Verdict{VerdictImproved, "improvement: " + moved}
 	case total.Head == total.Base:
 		return Verdict{VerdictChanged, "total unchanged; functions moved (see below)"}
-	case g == nil || (g.FailAbove == nil && len(g.Budgets) == 0):
+	case !g.set():
 		return Verdict{VerdictChanged, moved + "; no gate is set"}
 	default:
 		return Verdict{VerdictChanged, moved + ", within the gates"}
 	}
 }
 
+// set reports whether g sets a gate that can fail: a limit on the total
+// or a function's budget (ignore patterns only leave functions out).
+func (g *Gates) set() bool {
+	return g != nil && (g.FailAbove != nil || len(g.Budgets) > 0)
+}
+
 // overall is the Report's verdict: a regression anywhere wins, then no
-// verdict, then growth, improvement, no change.
-func overall(cs []Comparison) Verdict {
+// verdict, then growth, improvement, no change. Growth is called within
+// the gates only when a gate is set (g).
+func overall(cs []Comparison, g *Gates) Verdict {
 	rank := map[string]int{VerdictRegression: 0, VerdictNone: 1, VerdictChanged: 2, VerdictImproved: 3, VerdictUnchanged: 4}
 	if len(cs) == 0 {
 		return Verdict{VerdictNone, "no verdict: nothing was compared"}
@@ -537,10 +567,13 @@ func overall(cs []Comparison) Verdict {
 	lead := map[string]string{
 		VerdictRegression: "regression",
 		VerdictNone:       "no verdict for some benchmarks",
-		VerdictChanged:    "counts grew, within the gates",
+		VerdictChanged:    "counts grew; no gate is set",
 		VerdictImproved:   "improvement",
 		VerdictUnchanged:  "no change in any benchmark",
 	}[worst]
+	if worst == VerdictChanged && g.set() {
+		lead = "counts grew, within the gates"
+	}
 	return Verdict{worst, fmt.Sprintf("%s (%d benchmarks; %s)", lead, len(cs), strings.Join(parts, "; "))}
 }
 

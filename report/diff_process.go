@@ -210,7 +210,7 @@ func processTable(rows []ProcessRow, md bool) (table [][]string, unchanged, left
 		}
 		name := r.Name
 		if md {
-			name = strings.Repeat("&nbsp;&nbsp;", r.Depth) + mdCode(name)
+			name = strings.Repeat("&nbsp;&nbsp;", r.Depth) + mdCode(clip(name, mdNameMax))
 		} else {
 			name = strings.Repeat("  ", r.Depth) + name
 		}

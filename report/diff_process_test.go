@@ -85,9 +85,9 @@ func processScenarios() map[string]*Report {
 
 func TestDiffProcessesGolden(t *testing.T) {
 	for name, r := range processScenarios() {
-		for _, f := range []struct{ format, ext string }{{"text", "txt"}, {"markdown", "md"}, {"json", "json"}} {
+		for _, f := range goldenFormats {
 			var b bytes.Buffer
-			if err := WriteDiff(&b, r, f.format); err != nil {
+			if err := WriteDiff(&b, r, f.format, f.opts); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "diff", name+"."+f.ext)

@@ -44,6 +44,12 @@ func fn(name string, self uint64) profile.FunctionCount {
 	return profile.FunctionCount{Name: name, Module: "bench", Self: self}
 }
 
+// sized gives f a size in bytes.
+func sized(f profile.FunctionCount, size uint64) profile.FunctionCount {
+	f.Size = size
+	return f
+}
+
 const shaA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 const shaB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
@@ -64,9 +70,9 @@ func scenarios(t *testing.T) map[string]*Report {
 	// A regression: one function grew over its budget and past the total
 	// limit, one was renamed, one improved, the rest did not move.
 	b := newProfile(shaA, fn("main", 6_089_550), fn("merge_sort", 711_238), fn("push", 75_076),
-		fn("old_name", 16_193), fn("__memcpy_fwd", 71_412), fn("_start", 20))
+		sized(fn("old_name", 16_193), 120), fn("__memcpy_fwd", 71_412), fn("_start", 20))
 	h := newProfile(shaB, fn("main", 6_089_750), fn("merge_sort", 711_000), fn("push", 75_076),
-		fn("new_name", 16_193), fn("__memcpy_fwd", 71_512), fn("_start", 20))
+		sized(fn("new_name", 16_193), 124), fn("__memcpy_fwd", 71_512), fn("_start", 20))
 	gates := &Gates{FailAbove: mustLimit(t, "0.0001%"), Ignore: []string{"__memcpy*"},
 		Budgets: map[string]Budget{"main": {Self: mustLimit(t, "+100")}, "push": {Self: mustLimit(t, "+1%")}}}
 	regression := Compare(base, head, []Pair{{Base: b, Head: h}}, gates)
@@ -99,11 +105,18 @@ func scenarios(t *testing.T) map[string]*Report {
 		"incomparable": incomparable, "suite": suite}
 }
 
+// goldenFormats are the forms of a Report the golden files hold: the
+// markdown both bounded (a comment) and full (a file).
+var goldenFormats = []struct {
+	format, ext string
+	opts        DiffOptions
+}{{"text", "txt", DiffOptions{}}, {"markdown", "md", DiffOptions{}}, {"markdown", "full.md", DiffOptions{Full: true}}, {"json", "json", DiffOptions{}}}
+
 func TestDiffGolden(t *testing.T) {
 	for name, r := range scenarios(t) {
-		for _, f := range []struct{ format, ext string }{{"text", "txt"}, {"markdown", "md"}, {"json", "json"}} {
+		for _, f := range goldenFormats {
 			var b bytes.Buffer
-			if err := WriteDiff(&b, r, f.format); err != nil {
+			if err := WriteDiff(&b, r, f.format, f.opts); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "diff", name+"."+f.ext)
@@ -192,11 +205,11 @@ func TestComparability(t *testing.T) {
 		{"seed", func(p *profile.Profile) { p.Meta.Seed = 7 }, "seeds (--seed) differ: base 0, head 7"},
 		{"cpus", func(p *profile.Profile) { p.Meta.CPUs = 4 }, "CPU counts (--cpus) differ: base 0, head 4"},
 		{"quantum", func(p *profile.Profile) { p.Meta.Quantum = 5000 }, "quanta (--quantum) differ: base 0, head 5000"},
-		{"sysroot", func(p *profile.Profile) { p.Meta.Sysroot = "/usr/aarch64-linux-gnu" }, `sysroots (--sysroot) differ: base "", head "/usr/aarch64-linux-gnu"`},
+		{"sysroot", func(p *profile.Profile) { p.Meta.Sysroot = "/usr/aarch64-linux-gnu" }, `sysroots (--sysroot) differ: base (none), head "/usr/aarch64-linux-gnu"`},
 		{"tmp", func(p *profile.Profile) { p.Meta.HostTmp = true }, "guests' /tmp (--host-tmp) differ: base false, head true"},
 		{"clock mode", func(p *profile.Profile) { p.Meta.Clock.Mode = "fixed" }, `clock modes differ: base "host", head "fixed"`},
 		{"clock step", func(p *profile.Profile) { p.Meta.Clock.StepNs = 5 }, "clock steps (--clock-step) differ: base 0, head 5"},
-		{"clock table", func(p *profile.Profile) { p.Meta.Clock.TableSHA256 = "22" }, `clock tables (by SHA-256) differ: base "", head "22"`},
+		{"clock table", func(p *profile.Profile) { p.Meta.Clock.TableSHA256 = "22" }, `clock tables (by SHA-256) differ: base (none), head "22"`},
 		{"counter", func(p *profile.Profile) { p.Meta.Clock.CounterHz = 1e9 }, "counter frequencies differ"},
 		{"collect", func(p *profile.Profile) { p.Region = &profile.Region{Functions: []string{"work"}} }, `the regions collected (--collect) differ: base (none), head ["work"]`},
 		{"not pinned", func(p *profile.Profile) { p.Meta.ClockUse.Reads = 2 }, "the head run is not pinned: it read the host clock 2 times"},
@@ -349,5 +362,101 @@ func TestPercent(t *testing.T) {
 		if got := Percent(c.d); got != c.want {
 			t.Errorf("Percent(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// TestRenames: a vanished and a new function are called a possible rename
+// only when they are of the same module, cost exactly the same and have a
+// similar size, and the two Profiles are of one arch.
+func TestRenames(t *testing.T) {
+	with := func(f profile.FunctionCount, module string) profile.FunctionCount {
+		f.Module = module
+		return f
+	}
+	base := []profile.FunctionCount{fn("main", 100)}
+	for _, c := range []struct {
+		name     string
+		from, to profile.FunctionCount
+		headArch string
+		want     bool
+	}{
+		{"same module, cost and size", sized(fn("old", 50), 100), sized(fn("new", 50), 100), "x86_64", true},
+		{"a quarter larger", sized(fn("old", 50), 100), sized(fn("new", 50), 133), "x86_64", true},
+		{"a third larger", sized(fn("old", 50), 100), sized(fn("new", 50), 150), "x86_64", false},
+		{"sizes unknown", fn("old", 50), fn("new", 50), "x86_64", false},
+		{"other cost", sized(fn("old", 50), 100), sized(fn("new", 51), 100), "x86_64", false},
+		{"other module", sized(with(fn("old", 50), "libc.so.6"), 100), sized(with(fn("new", 50), "libm.so.6"), 100), "x86_64", false},
+		// The issue's case: a diff of an x86-64 and an arm64 Profile.
+		{"other arch", sized(fn("memcmp_ifunc", 6), 104), sized(fn("__getauxval", 6), 116), "aarch64", false},
+	} {
+		b := newProfile(shaA, append(slices.Clone(base), c.from)...)
+		h := newProfile(shaB, append(slices.Clone(base), c.to)...)
+		h.Meta.Arch = c.headArch
+		r := Compare(Side{Label: "a"}, Side{Label: "b"}, []Pair{{Base: b, Head: h}}, nil)
+		got := r.Comparisons[0].Renames
+		if c.want != (len(got) == 1) {
+			t.Errorf("%s: renames %v, want one: %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSettingsNamed: the line saying that a setting differs names it,
+// whichever setting it is, and says "(none)" for a side without it.
+func TestSettingsNamed(t *testing.T) {
+	var other func(v reflect.Value)
+	other = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("other")
+		case reflect.Slice:
+			v.Set(reflect.Append(reflect.MakeSlice(v.Type(), 0, 1), reflect.Zero(v.Type().Elem())))
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int() + 7)
+		case reflect.Uint, reflect.Uint64:
+			v.SetUint(v.Uint() + 7)
+		case reflect.Pointer:
+			p := reflect.New(v.Type().Elem())
+			other(p.Elem())
+			v.Set(p)
+		default:
+			t.Fatalf("a setting of kind %s: teach this test to change it", v.Kind())
+		}
+	}
+	field := func(v reflect.Value, key string) reflect.Value {
+		for i := range v.NumField() {
+			if strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0] == key {
+				return v.Field(i)
+			}
+		}
+		t.Fatalf("no field %s in %s", key, v.Type())
+		return reflect.Value{}
+	}
+	check := func(key, words string, change func(h *profile.Profile)) {
+		b, h := newProfile(shaA, fn("main", 1)), newProfile(shaA, fn("main", 1))
+		b.Meta.Sysroot = ""
+		change(h)
+		why, _ := Comparability(b, h, nil)
+		if words == "" || len(why) != 1 || !strings.HasPrefix(why[0], words+" differ: base ") {
+			t.Errorf("%s: %q, want one line naming it (%q)", key, why, words)
+		}
+	}
+	for _, s := range settings {
+		if s.value != nil {
+			check(s.key, s.words, func(h *profile.Profile) { other(field(reflect.ValueOf(&h.Meta.Settings).Elem(), s.key)) })
+		}
+	}
+	for _, c := range clockSettings {
+		if c.value != nil {
+			check(c.key, c.words, func(h *profile.Profile) { other(field(reflect.ValueOf(&h.Meta.Clock).Elem(), c.key)) })
+		}
+	}
+	b, h := newProfile(shaA, fn("main", 1)), newProfile(shaA, fn("main", 1))
+	h.Meta.Arch, h.Meta.Sysroot = "aarch64", "/usr/aarch64-linux-gnu"
+	why, _ := Comparability(b, h, nil)
+	want := []string{`guest architectures differ: base "x86_64", head "aarch64"`, `sysroots (--sysroot) differ: base (none), head "/usr/aarch64-linux-gnu"`}
+	if !slices.Equal(why, want) {
+		t.Errorf("x86-64 and arm64: %q, want %q", why, want)
 	}
 }

@@ -10,13 +10,13 @@ import (
 // DiffFormats are the formats a Report can be written in.
 var DiffFormats = []string{"text", "markdown", "json"}
 
-// WriteDiff writes the Report in the named format.
-func WriteDiff(w io.Writer, r *Report, format string) error {
+// WriteDiff writes the Report in the named format, shaped by o.
+func WriteDiff(w io.Writer, r *Report, format string, o DiffOptions) error {
 	switch format {
 	case "text":
 		return DiffText(w, r)
 	case "markdown", "md":
-		return DiffMarkdown(w, r)
+		return DiffMarkdown(w, r, o)
 	case "json":
 		return DiffJSON(w, r)
 	}

@@ -89,9 +89,16 @@ func FuzzProfile(f *testing.F) {
 		}
 		r := Compare(Side{Label: "a"}, Side{Label: "b"}, []Pair{{Base: p, Head: p}}, nil)
 		for _, format := range []string{"text", "markdown", "json"} {
-			if err := WriteDiff(io.Discard, r, format); err != nil {
+			if err := WriteDiff(io.Discard, r, format, DiffOptions{}); err != nil {
 				t.Fatalf("diff as %s: %v", format, err)
 			}
+		}
+		if err := WriteDiff(io.Discard, r, "markdown", DiffOptions{Full: true}); err != nil {
+			t.Fatalf("diff as full markdown: %v", err)
+		}
+		var md strings.Builder
+		if DiffMarkdown(&md, r, DiffOptions{}); md.Len() >= MarkdownLimit {
+			t.Fatalf("markdown of %d bytes, over the limit %d", md.Len(), MarkdownLimit)
 		}
 		Summary(io.Discard, p, 5)
 		MixSummary(io.Discard, p)

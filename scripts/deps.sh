@@ -2,8 +2,10 @@
 # Installs what icount needs to build and test, without touching the
 # machine's apt configuration beyond installing Debian packages:
 #   - Unicorn >= 2.1 as a static library in .deps/unicorn (from Debian trixie,
-#     through a private apt state directory that reuses this machine's mirror),
-#     unless pkg-config already finds a system libunicorn >= 2.1;
+#     through a private apt state directory that reuses this machine's mirror,
+#     or linked from a system libunicorn >= 2.1 that pkg-config finds with its
+#     static library), and .deps/pkgconfig/unicorn.pc naming it, where the
+#     Makefile points pkg-config (emu's cgo asks pkg-config for unicorn);
 #   - the Debian packages named on the command line (apt-get when root,
 #     otherwise a message naming them).
 # Usage: scripts/deps.sh [debian-package ...]
@@ -35,7 +37,30 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- Unicorn ---------------------------------------------------------------
-if [ -f "$uni/lib/libunicorn.a" ] && [ -f "$uni/include/unicorn/unicorn.h" ]; then
+# write_pc writes .deps/pkgconfig/unicorn.pc for the Unicorn in .deps/unicorn,
+# its paths relative to the file (pkg-config's pcfiledir), its version read
+# from the header.
+write_pc() {
+  local h="$uni/include/unicorn/unicorn.h" v
+  v=$(awk '/#define UC_API_(MAJOR|MINOR|PATCH) / {printf "%s%s", sep, $3; sep="."}' "$h")
+  mkdir -p "$deps/pkgconfig"
+  cat > "$deps/pkgconfig/unicorn.pc.tmp" <<PC
+# Written by scripts/deps.sh: the Unicorn in .deps/unicorn, linked statically.
+prefix=\${pcfiledir}/../unicorn
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: unicorn
+Description: Unicorn CPU emulator (static, for icount)
+Version: $v
+Libs: -L\${libdir} -lunicorn -lpthread -lm
+Cflags: -I\${includedir}
+PC
+  mv "$deps/pkgconfig/unicorn.pc.tmp" "$deps/pkgconfig/unicorn.pc"
+}
+
+if [ -f "$uni/lib/libunicorn.a" ] && [ -f "$uni/include/unicorn/unicorn.h" ] && [ -e "$uni/copyright" ]; then
+  [ -f "$deps/pkgconfig/unicorn.pc" ] || write_pc
   exit 0
 fi
 
@@ -47,6 +72,10 @@ if pkg-config --atleast-version=2.1 unicorn 2>/dev/null; then
     mkdir -p "$uni/lib" "$uni/include"
     ln -sfn "$libdir/libunicorn.a" "$uni/lib/libunicorn.a"
     ln -sfn "$incdir/unicorn" "$uni/include/unicorn"
+    for doc in /usr/share/doc/libunicorn-dev/copyright /usr/share/doc/libunicorn*/copyright; do
+      [ -f "$doc" ] && { ln -sfn "$doc" "$uni/copyright"; break; }
+    done
+    write_pc
     exit 0
   fi
   say "system Unicorn $(pkg-config --modversion unicorn) has no static library; fetching 2.1.1 instead"
@@ -78,6 +107,8 @@ rm -rf "$uni"
 mkdir -p "$uni/lib"
 cp "$apt/root/usr/lib/$multiarch/libunicorn.a" "$uni/lib/"
 cp -r "$apt/root/usr/include" "$uni/include"
+cp "$apt/root/usr/share/doc/libunicorn-dev/copyright" "$uni/copyright" # its licence, for make dist
 echo "$version" > "$uni/VERSION"
+write_pc
 rm -rf "$apt"
 say "Unicorn $version ready in .deps/unicorn (linked statically)"

@@ -249,7 +249,7 @@ func TestABAddedWork(t *testing.T) {
 	write(t, filepath.Join(dir, "icount.toml"), "[budget]\nwork = \"+29\"\n")
 	status, out, _ = icountIn(t, dir, "ab", "--base", "HEAD~1", "--bin", "bench", "--format", "markdown")
 	if status != exitRegression || !strings.HasPrefix(out, "❌ **icount**: regression: work: self +30") ||
-		!strings.Contains(out, "<details><summary>All ") {
+		!strings.Contains(out, "| **`work` (over budget: self +29)** | +30 (") {
 		t.Errorf("budget +29: status %d\n%s", status, out)
 	}
 	// Improvements never fail: the other way round, even at limit 0.

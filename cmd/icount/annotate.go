@@ -43,7 +43,8 @@ binary's SHA-256 is no longer the one the run recorded (then no disassembly).`,
 		Example: `  icount run --lines --json prof.json ./bench
   icount annotate prof.json
   icount annotate prof.json main crc32`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeAnnotate,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := profile.Read(args[0])
 			if err != nil {

@@ -32,6 +32,10 @@ type gateFlags struct {
 	config    string
 	format    string
 	output    string
+	// md shapes the markdown: --top, --full, --full-report.
+	md report.DiffOptions
+	// reportDir also gets the report in every format of reportFiles.
+	reportDir string
 	// allowNoVerdict: a comparison with no verdict exits 0, not
 	// exitNoVerdict.
 	allowNoVerdict bool
@@ -44,6 +48,10 @@ func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
 	if withOutput {
 		fl.StringVar(&g.format, "format", "text", "report format: text, markdown or json")
 		fl.StringVarP(&g.output, "output", "o", "", "write the report to `FILE` (default: standard output)")
+		fl.IntVar(&g.md.Top, "top", report.DefaultTop, "markdown: list at most `N` changed functions, largest change first")
+		fl.BoolVar(&g.md.Full, "full", false, "markdown: list every function, unbounded (for a file; a comment stays under 60,000 characters without it)")
+		fl.StringVar(&g.md.FullReport, "full-report", "", "markdown: name `WHERE` the full report is (a URL, a file) where the markdown leaves functions out")
+		fl.StringVar(&g.reportDir, "report-dir", "", "also write the report to `DIR` in every format a CI job keeps: report.json, report.md (a comment), report-full.md")
 	}
 }
 
@@ -76,20 +84,71 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 	if g.format != "" && !slices.Contains(report.DiffFormats, g.format) && g.format != "md" {
 		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown or json", g.format)}
 	}
+	if g.format != "" && g.md.Top < 1 { // (run --baseline has no --top of these)
+		return nil, &exitError{exitUsage, fmt.Errorf("--top %d: want 1 or more functions", g.md.Top)}
+	}
 	if g.output != "" {
 		if err := atomicfile.Check(g.output); err != nil {
 			return nil, &exitError{exitUsage, fmt.Errorf("--output %s: %w", g.output, err)}
 		}
 	}
+	if g.reportDir != "" {
+		if err := os.MkdirAll(g.reportDir, 0o755); err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--report-dir: %w", err)}
+		}
+		for _, f := range reportFiles {
+			if err := atomicfile.Check(filepath.Join(g.reportDir, f.name)); err != nil {
+				return nil, &exitError{exitUsage, fmt.Errorf("--report-dir: %w", err)}
+			}
+		}
+	}
 	return gates, nil
 }
 
-// emit writes the report where --output says and turns its verdict into
-// an exit status (see verdictStatus).
+// reportFiles are the files --report-dir writes: the report in each form
+// a CI job keeps (the HTML report joins them when icount writes one).
+var reportFiles = []struct {
+	name, format string
+	full         bool // the markdown unbounded
+}{
+	{"report.json", "json", false},
+	{"report.md", "markdown", false},
+	{"report-full.md", "markdown", true},
+}
+
+// writeReportDir writes the report in each form of reportFiles into
+// --report-dir (made by gates), each file whole or not at all.
+func (g *gateFlags) writeReportDir(r *report.Report) error {
+	for _, f := range reportFiles {
+		o := g.md
+		o.Full = f.full
+		var b bytes.Buffer
+		if err := report.WriteDiff(&b, r, f.format, o); err != nil {
+			return &exitError{exitInternal, err}
+		}
+		path := filepath.Join(g.reportDir, f.name)
+		if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+			status := exitInternal
+			if isHostError(err) {
+				status = exitIOError
+			}
+			return &exitError{status, fmt.Errorf("writing the report to %s: %w", path, err)}
+		}
+	}
+	return nil
+}
+
+// emit writes the report where --output and --report-dir say and turns
+// its verdict into an exit status (see verdictStatus).
 func (g *gateFlags) emit(r *report.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteDiff(&b, r, g.format); err != nil {
+	if err := report.WriteDiff(&b, r, g.format, g.md); err != nil {
 		return &exitError{exitInternal, err}
+	}
+	if g.reportDir != "" {
+		if err := g.writeReportDir(r); err != nil {
+			return err
+		}
 	}
 	if g.output == "" {
 		os.Stdout.Write(b.Bytes())
@@ -152,10 +211,17 @@ working directory when the program read it, a file it read whose contents
 changed; a run that read the host clock or was stopped early) the report
 says what and gives no verdict, status 4 (--allow-no-verdict: 0). A
 Profile that is not whole (members missing, counts that do not add up) is
-refused, status 2.`,
+refused, status 2.
+
+--format markdown is a pull-request comment, under 60,000 characters
+whatever the Profiles hold: the verdict, the totals and the --top changed
+functions, largest change first, and a line counting the rest (--full for
+every function). --report-dir DIR writes the JSON, the comment and the full
+markdown at once.`,
 		Example: `  icount diff base.json head.json
   icount diff --fail-above 0.5 --format markdown -o comment.md base.json head.json
-  icount diff .icount/main .icount/pr`,
+  icount diff .icount/main .icount/pr
+  icount diff --report-dir report --full-report "$RUN_URL" base.json head.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			gates, err := g.gates()

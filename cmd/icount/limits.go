@@ -108,8 +108,13 @@ func (l *limitFlags) start(opts *count.Options, quiet bool) (finish func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go c.watch(l.timeout, sigs)
-	showProgress := !quiet && os.Getenv("CI") == "" && isTerminal(os.Stderr)
-	go c.progress(started, showProgress)
+	var line *progress
+	if !quiet && os.Getenv("CI") == "" {
+		if line = newProgress(os.Stderr); line != nil {
+			opts.StreamWrite = line.streamWrite
+		}
+	}
+	go c.progress(started, line)
 	return func() {
 		close(c.done)
 		<-c.finished
@@ -191,46 +196,6 @@ func exitNow(status int, msg string) {
 	}
 	fmt.Fprintf(os.Stderr, "%s%s%s\n", clear, report.Prefix, msg)
 	os.Exit(status)
-}
-
-// progress shows, once the run has taken a second, a line on stderr with
-// the instructions executed so far, the rate and the time taken, redrawn
-// every second, and clears it when the run returns.
-func (c *runControl) progress(started chan func() uint64, show bool) {
-	defer close(c.finished)
-	var executed func() uint64
-	select {
-	case executed = <-started:
-	case <-c.done:
-		return
-	}
-	if !show {
-		<-c.done
-		return
-	}
-	begin := time.Now()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	drawn := false
-	for {
-		select {
-		case <-c.done:
-			if drawn {
-				fmt.Fprint(os.Stderr, "\r\033[K")
-			}
-			return
-		case now := <-tick.C:
-			fmt.Fprintf(os.Stderr, "\r\033[K%s", progressLine(executed(), now.Sub(begin)))
-			drawn = true
-		}
-	}
-}
-
-// progressLine says how far a run got: "icount: 1,234,567,890
-// instructions, 412 M/s, 3 s".
-func progressLine(n uint64, elapsed time.Duration) string {
-	rate := float64(n) / max(elapsed.Seconds(), 1e-9) / 1e6
-	return fmt.Sprintf("%s%s instructions, %.0f M/s, %.0f s", report.Prefix, report.Group(n), rate, elapsed.Seconds())
 }
 
 // isTerminal reports whether f is a terminal.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -49,12 +50,17 @@ func main() {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(os.Stderr, "icount: %v\n", ee.err)
+			sayError(ee.err)
 		}
 		os.Exit(ee.status)
 	}
-	fmt.Fprintf(os.Stderr, "icount: %v\n", err)
+	sayError(err)
 	os.Exit(exitUsage)
+}
+
+// sayError prints err on stderr, each of its lines under icount's prefix.
+func sayError(err error) {
+	fmt.Fprintf(os.Stderr, "icount: %s\n", strings.ReplaceAll(err.Error(), "\n", "\nicount: "))
 }
 
 func newRootCmd() *cobra.Command {
@@ -71,7 +77,17 @@ bit-identical on any machine, under any load.`,
   source <(icount completion bash)       # shell completion (also zsh, fish, powershell)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A word that names no command gets suggestions (unknownCommand).
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		},
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newDiffCmd(), newABCmd(), newAnnotateCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
+	completeFlagValues(root)
 	return root
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -75,5 +77,85 @@ func TestProgressLine(t *testing.T) {
 	r := runIcount(t, nil, []string{"--timeout", "1500ms"}, testProgram(t, "hostile/amd64/spin"))
 	if strings.Contains(r.stderr, "\r") || strings.Contains(r.stderr, " M/s") {
 		t.Errorf("progress line on a pipe:\n%q", r.stderr)
+	}
+}
+
+// screen is what a terminal shows after out: its lines, each as the
+// cursor left it ("\r" returns to a line's start, "\033[K" erases to its
+// end, "\n" goes to the next line).
+func screen(out string) []string {
+	lines := []string{""}
+	col := 0
+	for i := 0; i < len(out); i++ {
+		cur := []rune(lines[len(lines)-1])
+		switch {
+		case out[i] == '\r':
+			col = 0
+		case out[i] == '\n':
+			lines = append(lines, "")
+			col = 0
+		case strings.HasPrefix(out[i:], "\x1b[K"):
+			lines[len(lines)-1] = string(cur[:min(col, len(cur))])
+			i += 2
+		default:
+			for len(cur) <= col {
+				cur = append(cur, ' ')
+			}
+			cur[col] = rune(out[i])
+			lines[len(lines)-1] = string(cur)
+			col++
+		}
+	}
+	return lines
+}
+
+// TestProgressLineStepsAside runs a shell on a terminal that writes a
+// line, then part of one, each after the progress line was drawn: the
+// progress line is cleared before each of the guest's writes, not drawn
+// over an unfinished line, and not left anywhere on the screen.
+func TestProgressLineStepsAside(t *testing.T) {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
+		}
+	}
+	term, termSlave := openPTY(t)
+	defer term.Close()
+	keys, keysSlave := openPTY(t) // the shell's stdin: a terminal gives it a line at a time
+	defer keys.Close()
+	cmd := exec.Command(icountBin, "run", "/bin/sh", "-c", `read a; echo "got $a"; read b; printf part; read c; echo " end"`)
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, keysSlave, termSlave, termSlave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	termSlave.Close()
+	keysSlave.Close()
+	go io.Copy(io.Discard, keys) // the terminal's echo
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&out, term); close(done) }()
+	for _, typed := range []string{"x\n", "y\n", "z\n"} {
+		time.Sleep(2 * time.Second) // the progress line is drawn every second
+		keys.WriteString(typed)
+	}
+	cmd.Wait()
+	<-done
+	s := out.String()
+	if !strings.Contains(s, " M/s, ") {
+		t.Fatalf("no progress line was drawn:\n%q", s)
+	}
+	lines := screen(s)
+	var guest []string
+	for _, l := range lines {
+		if strings.Contains(l, " M/s, ") {
+			t.Errorf("a progress line is left on the screen: %q\n%q", l, s)
+		}
+		if !strings.HasPrefix(l, "icount: ") && l != "" {
+			guest = append(guest, l)
+		}
+	}
+	if want := []string{"got x", "part end"}; !slices.Equal(guest, want) {
+		t.Errorf("the guest's lines on the screen: %q, want %q\n%q", guest, want, s)
 	}
 }

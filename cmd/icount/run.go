@@ -51,7 +51,7 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
   icount run --json prof.json ./bench --iterations 5
   icount run -q ./sort < input.txt > sorted.txt
   icount run --timeout 5m --max-memory 2G --json prof.json ./untrusted`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needBinary,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, &f, args) },
 	}
 	cmd.Flags().SetInterspersed(false)
@@ -77,7 +77,14 @@ icount exits with the program's exit status (see 'icount exit-codes').`,
 }
 
 func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
-	opts, err := f.options(cmd, args)
+	path, err := lookPath(args[0])
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		noteOwnFlags(os.Stderr, cmd, args)
+	}
+	opts, err := f.options(cmd, append([]string{path}, args[1:]...))
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

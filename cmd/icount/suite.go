@@ -50,6 +50,7 @@ var notOwnFlags = map[string]bool{
 	"jobs": true, "fail-above": true, "config": true, "format": true, "output": true,
 	"base": true, "build": true, "bin": true, "host-clock": true, "help": true,
 	"pprof": true, "callgrind": true, "bench": true,
+	"full": true, "full-report": true, "report-dir": true,
 }
 
 // oneFileFlags write one run's output to a file: a suite, whose members
@@ -137,7 +138,13 @@ func runMember(ctx context.Context, self, base string, m member, flags []string)
 	for _, kv := range m.env {
 		argv = append(argv, "--env="+kv)
 	}
-	argv = append(argv, "--", m.binary)
+	// A path relative to the member's directory, never a name for run
+	// to look for in PATH.
+	bin := m.binary
+	if !strings.Contains(bin, "/") {
+		bin = "./" + bin
+	}
+	argv = append(argv, "--", bin)
 	argv = append(argv, m.args...)
 	cmd := commandContext(ctx, self, argv...)
 	// icount run stops its guest and cleans up on SIGTERM.

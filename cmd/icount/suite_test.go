@@ -236,7 +236,7 @@ stdin = "no-such-input"
 	// Saving again replaces the directory whole: ok fails now, and its
 	// earlier Profile is gone.
 	write(t, filepath.Join(dir, "broken.toml"), "[[bench]]\nname = \"ok\"\nbinary = \"gone\"\n")
-	if status, _, stderr := icountIn(t, dir, "run", "-q", "--suite", "broken.toml", "--save", "x"); status != exitNotFound || stderr != "icount: ok: refused (127): gone: no such file\n" {
+	if status, _, stderr := icountIn(t, dir, "run", "-q", "--suite", "broken.toml", "--save", "x"); status != exitNotFound || stderr != "icount: ok: refused (127): ./gone: no such file\n" {
 		t.Errorf("broken suite: status %d\n%s", status, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".icount", "x", "ok.json")); !os.IsNotExist(err) {
