@@ -35,6 +35,7 @@ type gateFlags struct {
 	// allowNoVerdict: a comparison with no verdict exits 0, not
 	// exitNoVerdict.
 	allowNoVerdict bool
+	page           pageFlags // --format html's
 }
 
 func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
@@ -42,8 +43,9 @@ func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
 	fl.BoolVar(&g.allowNoVerdict, "allow-no-verdict", false, "exit 0, not 4, when the runs cannot be compared (the report still says why)")
 	fl.StringVar(&g.config, "config", "", "gate file with per-function budgets (default: ./"+defaultConfig+" if it exists)")
 	if withOutput {
-		fl.StringVar(&g.format, "format", "text", "report format: text, markdown or json")
+		fl.StringVar(&g.format, "format", "text", "report format: text, markdown, json or html (a self-contained page with the differential flame graph)")
 		fl.StringVarP(&g.output, "output", "o", "", "write the report to `FILE` (default: standard output)")
+		g.page.register(fl)
 	}
 }
 
@@ -74,7 +76,10 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 		gates.FailAbove = l
 	}
 	if g.format != "" && !slices.Contains(report.DiffFormats, g.format) && g.format != "md" {
-		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown or json", g.format)}
+		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown, json or html", g.format)}
+	}
+	if _, err := g.page.options(); err != nil {
+		return nil, &exitError{exitUsage, err}
 	}
 	if g.output != "" {
 		if err := atomicfile.Check(g.output); err != nil {
@@ -88,7 +93,14 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 // an exit status (see verdictStatus).
 func (g *gateFlags) emit(r *report.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteDiff(&b, r, g.format); err != nil {
+	var err error
+	if g.format == "html" {
+		opts, _ := g.page.options() // checked by gates
+		err = report.DiffHTML(&b, r, opts)
+	} else {
+		err = report.WriteDiff(&b, r, g.format)
+	}
+	if err != nil {
 		return &exitError{exitInternal, err}
 	}
 	if g.output == "" {

@@ -72,6 +72,6 @@ bit-identical on any machine, under any load.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newDiffCmd(), newABCmd(), newAnnotateCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
+	root.AddCommand(newRunCmd(), newDiffCmd(), newABCmd(), newAnnotateCmd(), newReportCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
 	return root
 }

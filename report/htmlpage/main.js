@@ -1,0 +1,42 @@
+// main.js: reads the page's data and draws it; one view at a time (a
+// comparison of suites has one per benchmark).
+
+function showView(data, i, box) {
+  const view = data.views[i];
+  box.textContent = '';
+  box.append(renderRunHead(view, data.kind));
+  const source = el('section', {class: 'source-box', id: 'source', hidden: true});
+  let table = null;
+  const select = (r, fromTable) => {
+    if (table) table.select(r);
+    if (fromTable && fl.flame) fl.flame.showFunction(r);
+    renderSource(view, r, source);
+    source.hidden = false;
+  };
+  const fl = renderFlame(view, select);
+  table = renderTable(view, select);
+  box.append(fl.sec, table.sec, source, renderCharts(view));
+  if (fl.flame) {
+    fl.flame.render();
+    window.addEventListener('resize', debounce(() => fl.flame.render(), 150));
+  }
+}
+
+function main() {
+  const data = JSON.parse(document.getElementById('icount-data').textContent);
+  const app = document.getElementById('app');
+  app.textContent = '';
+  document.title = data.title;
+  app.append(renderPageHead(data));
+  const box = el('div', {id: 'view'});
+  if (data.views.length > 1) {
+    app.append(el('label', {class: 'picker'}, 'benchmark ', el('select', {id: 'view-picker', onchange: e => showView(data, +e.target.value, box)},
+      data.views.map((v, i) => el('option', {value: i, text: v.name + (v.comparison ? ' — ' + (verdictWords[v.comparison.verdict.kind] || '') : '')})))));
+  }
+  app.append(box);
+  showView(data, 0, box);
+  app.append(el('footer', {}, 'Written by icount. Counts are exact; everything on this page is in this one file.'));
+  document.documentElement.dataset.ready = 'true';
+}
+
+main();
