@@ -60,7 +60,8 @@ func buildTable(o HTMLOptions, c *Comparison, head, base *profile.Profile, fnKey
 			need[k] = true
 		}
 	}
-	t := tableJSON{Inclusive: !head.Meta.CountOnly && (base == nil || !base.Meta.CountOnly)}
+	t := tableJSON{Modules: []string{}, Files: []string{}, Rows: [][]any{},
+		Inclusive: !head.Meta.CountOnly && (base == nil || !base.Meta.CountOnly)}
 	modules, files := map[string]int{}, map[string]int{}
 	intern := func(m map[string]int, list *[]string, s string) int {
 		if s == "" {

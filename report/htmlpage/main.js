@@ -36,7 +36,11 @@ function main() {
   app.append(box);
   showView(data, 0, box);
   app.append(el('footer', {}, 'Written by icount. Counts are exact; everything on this page is in this one file.'));
-  document.documentElement.dataset.ready = 'true';
+  // Ready once drawn: after the first frame is painted.
+  requestAnimationFrame(() => setTimeout(() => {
+    document.documentElement.dataset.loadMs = performance.now().toFixed(0);
+    document.documentElement.dataset.ready = 'true';
+  }, 0));
 }
 
 main();
