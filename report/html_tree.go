@@ -24,6 +24,7 @@ type flameNode struct {
 	key    string
 	kind   int
 	label  string // a process frame's text
+	proc   int    // a process frame's entry in Profile.Processes
 	module string
 	name   string
 	// self and blocks are the instructions and block executions in the
@@ -61,7 +62,7 @@ func newFlameTree(p *profile.Profile, multi bool, procKey func(int) string) *fla
 	procFrame := make([]int, len(p.Processes))
 	if multi {
 		for i, pr := range p.Processes {
-			procFrame[i] = t.add(0, flameNode{key: procKey(i), kind: frameProcess,
+			procFrame[i] = t.add(0, flameNode{key: procKey(i), kind: frameProcess, proc: i,
 				label: fmt.Sprintf("pid %d %s", pr.PID, argvLine(pr))})
 		}
 	}
@@ -115,7 +116,7 @@ func (t *flameTree) keep(minShare float64, maxFrames int) (kept []bool, least ui
 	floor := uint64(math.Ceil(minShare * float64(t.nodes[0].incl)))
 	var cands []int
 	for i, n := range t.nodes {
-		if i == 0 || n.incl >= floor && n.incl > 0 {
+		if i == 0 || n.incl >= floor {
 			cands = append(cands, i)
 		}
 	}
@@ -170,8 +171,9 @@ type treeJSON struct {
 // run, and each process of a run of several. (Each is a frame of the tree:
 // other kinds of roots, such as a benchmark's parts, become frames too.)
 type rootJSON struct {
-	Label string `json:"label"`
-	Node  int    `json:"node"`
+	Label   string `json:"label"`
+	Node    int    `json:"node"`
+	Process *int   `json:"process,omitempty"` // its entry in the head's processes
 }
 
 // vanishedJSON lists the frames of the base that the head's tree does not
@@ -262,8 +264,11 @@ func buildFlame(o HTMLOptions, c *Comparison, head, base *profile.Profile) flame
 		g.bound.Kept++
 		if n.kind != frameFunction {
 			t.Labels[fmt.Sprint(out[i])] = n.label
-			if n.kind == frameProcess || i == 0 {
-				g.roots = append(g.roots, rootJSON{Label: n.label, Node: out[i]})
+			switch n.kind {
+			case frameAll:
+				g.roots = append(g.roots, rootJSON{Label: "the whole run", Node: out[i]})
+			case frameProcess:
+				g.roots = append(g.roots, rootJSON{Label: n.label, Node: out[i], Process: &n.proc})
 			}
 		}
 		if bt != nil {
@@ -275,7 +280,6 @@ func buildFlame(o HTMLOptions, c *Comparison, head, base *profile.Profile) flame
 			}
 		}
 	}
-	g.roots[0].Label = "the whole run"
 	// One "other" frame per parent for the children left out: the rest of
 	// the parent's inclusive count, on each side.
 	type rest struct {
@@ -319,10 +323,13 @@ func buildFlame(o HTMLOptions, c *Comparison, head, base *profile.Profile) flame
 		if r == nil || r.frames == 0 {
 			continue
 		}
+		g.bound.Merged += r.frames
+		if r.incl == 0 && r.blocks == 0 && (bt == nil || at[i] < 0 || bt.nodes[at[i]].incl == bt.nodes[at[i]].self+r.baseKept) {
+			continue // nothing to draw on either side
+		}
 		o := push(out[i], "", r.incl, r.blocks, 0)
 		t.Merged[fmt.Sprint(o)] = r.frames
 		g.bound.Others++
-		g.bound.Merged += r.frames
 		if bt == nil {
 			continue
 		}
