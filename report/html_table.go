@@ -49,9 +49,9 @@ type tableRow struct {
 }
 
 // buildTable builds the function table of head (against base): every
-// function a frame of the tree names (fnKeys), then the others in the
-// table's order (largest first, or largest change first) up to the
-// page's bounds. It returns each listed function's row by key.
+// function a frame of the tree names (fnKeys), and the others in the
+// table's order (largest first, or largest change first) until the table
+// has maxRows or its names maxNameBytes. It returns each listed function's row by key.
 func buildTable(o HTMLOptions, c *Comparison, head, base *profile.Profile, fnKeys []string) (tableJSON, map[string]int) {
 	rows := tableRows(c, head, base)
 	need := map[string]bool{}
@@ -76,12 +76,16 @@ func buildTable(o HTMLOptions, c *Comparison, head, base *profile.Profile, fnKey
 		return i
 	}
 	rowOf := map[string]int{}
+	others := maxRows - len(need) // rows for functions no frame names
 	var names int
 	for _, r := range rows {
-		if !need[r.key] && (len(t.Rows) >= maxRows || names >= maxNameBytes) {
-			t.Left++
-			t.LeftSelf += r.self
-			continue
+		if !need[r.key] {
+			if others <= 0 || names >= maxNameBytes {
+				t.Left++
+				t.LeftSelf += r.self
+				continue
+			}
+			others--
 		}
 		name := cut(DisplayName(r.name), maxNameLen)
 		raw := ""

@@ -57,7 +57,8 @@ func processKey(i int) string { return fmt.Sprintf("\x01process %d", i) }
 // process, named by procKey (see processKey). A Profile without a call
 // tree (--count-only) gives the root alone.
 func newFlameTree(p *profile.Profile, multi bool, procKey func(int) string) *flameTree {
-	t := &flameTree{child: map[childKey]int{}}
+	size := 1 + len(p.Processes) + len(p.CallTree)
+	t := &flameTree{child: make(map[childKey]int, size), nodes: make([]flameNode, 0, size)}
 	t.nodes = append(t.nodes, flameNode{parent: -1, key: "\x01all", kind: frameAll, label: "all"})
 	procFrame := make([]int, len(p.Processes))
 	if multi {

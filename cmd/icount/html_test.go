@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -296,6 +297,7 @@ type drawnFrame struct {
 	Anc    bool    `json:"anc"`
 	Match  bool    `json:"match"`
 	Change string  `json:"change"`
+	Own    bool    `json:"own"` // marked as changed in its own code
 }
 
 // drawn lists the frames drawn, and the graph's width.
@@ -309,7 +311,8 @@ func drawn(t *testing.T, p *browser.Page) ([]drawnFrame, float64) {
 		const box = document.getElementById('flame-graph');
 		return {w: Math.max(200, box.clientWidth), frames: [...box.querySelectorAll('.fr')].map(e => ({
 			n: +e.dataset.n, name: e.textContent, left: parseFloat(e.style.left), width: parseFloat(e.style.width),
-			anc: e.classList.contains('anc'), match: e.classList.contains('match'), change: e.dataset.change || ''}))};
+			anc: e.classList.contains('anc'), match: e.classList.contains('match'), change: e.dataset.change || '',
+			own: e.classList.contains('selfchg')}))};
 	})()`)
 	return o.Frames, o.W
 }
@@ -324,8 +327,8 @@ func checkDrawn(t *testing.T, p *browser.Page, v *pageView, zoom int) {
 	zv := float64(incl[zoom])
 	got := map[int]bool{}
 	for _, f := range frames {
-		if f.Name != v.name(f.N) {
-			t.Errorf("frame %d is drawn as %q, its name is %q", f.N, f.Name, v.name(f.N))
+		if want := v.name(f.N); f.Width >= 16 && f.Name != want || f.Width < 16 && f.Name != "" {
+			t.Errorf("frame %d (%.2f pixels) is drawn as %q, its name is %q (shown from 16 pixels)", f.N, f.Width, f.Name, want)
 		}
 		switch {
 		case f.Anc:
@@ -549,8 +552,8 @@ func checkSearch(t *testing.T, p *browser.Page, v *pageView) {
 	frames, _ := drawn(t, p)
 	marked := 0
 	for _, f := range frames {
-		if f.Match != matches(f.Name) {
-			t.Errorf("searching %q: frame %d %q marked %v", term, f.N, f.Name, f.Match)
+		if f.Match != matches(v.name(f.N)) {
+			t.Errorf("searching %q: frame %d %q marked %v", term, f.N, v.name(f.N), f.Match)
 		}
 		if f.Match {
 			marked++
@@ -652,5 +655,160 @@ func checkSource(t *testing.T, p *browser.Page, v *pageView, fn, text string) {
 	}
 	if !strings.Contains(src, text) {
 		t.Errorf("the source of %s shown does not hold %q: %q", fn, text, src)
+	}
+}
+
+// buildBench builds benchC with WORK iterations as DIR/bench, with DWARF.
+func buildBench(t *testing.T, work string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "bench.c"), strings.Replace(benchC, "#define WORK 1000", "#define WORK "+work, 1))
+	cmd := exec.Command("sh", "-c", staticCC(t)+" -g -o bench bench.c")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building bench.c: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestHTMLDiff compares a benchmark with one whose work function runs ten
+// more iterations (30 instructions more in work alone) with icount diff
+// --format html, and checks the differential graph: each frame holds the
+// base's counts of its path, and exactly the frames whose counts changed
+// are coloured: work's frames and their callers by inclusive change,
+// work's alone by self change.
+func TestHTMLDiff(t *testing.T) {
+	b := startChromium(t)
+	base := runProfile(t, buildBench(t, "1000"), []string{"--lines"}, "./bench")
+	head := runProfile(t, buildBench(t, "1010"), []string{"--lines"}, "./bench")
+	bp, err := profile.Read(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp, err := profile.Read(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The premise: the change adds work in one function.
+	selfOf := func(p *profile.Profile) map[string]uint64 {
+		m := map[string]uint64{}
+		for _, f := range p.Functions {
+			m[f.Name] += f.Self
+		}
+		return m
+	}
+	bs, hs := selfOf(bp), selfOf(hp)
+	var changed []string
+	for name := range hs {
+		if hs[name] != bs[name] {
+			changed = append(changed, name)
+		}
+	}
+	if !slices.Equal(changed, []string{"work"}) || hs["work"]-bs["work"] != 30 {
+		t.Fatalf("functions whose self count changed: %v (work %d -> %d); want work alone, by 30", changed, bs["work"], hs["work"])
+	}
+
+	page := filepath.Join(t.TempDir(), "diff.html")
+	status, _, stderr := icountIn(t, "", "diff", "--format", "html", "--min-share", "0", "--fail-above", "0", "-o", page, base, head)
+	if status != exitRegression {
+		t.Fatalf("icount diff --fail-above 0: exit %d, want %d\n%s", status, exitRegression, stderr)
+	}
+	doc := readPage(t, page)
+	v := &doc.Views[0]
+	checkFrames(t, v, hp)
+	want := profilePaths(bp)
+	for i := 1; i < len(v.Tree.Parent); i++ {
+		c, ok := want[v.path(i)]
+		wantSelf, wantIncl := int64(c.self), int64(c.incl)
+		if !ok {
+			wantSelf, wantIncl = -1, -1
+		}
+		if v.Tree.BaseSelf[i] != wantSelf || v.Tree.BaseIncl[i] != wantIncl {
+			t.Errorf("frame %d %q: base self %d, inclusive %d; the base Profile's %d, %d", i, v.name(i),
+				v.Tree.BaseSelf[i], v.Tree.BaseIncl[i], wantSelf, wantIncl)
+		}
+	}
+	p := openPage(t, b, page)
+	screenshot(t, p, "diff")
+	if kind := eval[string](t, p, `document.getElementById('verdict').dataset.kind`); kind != "regression" {
+		t.Errorf("the verdict is %q, want regression", kind)
+	}
+	if gates := eval[string](t, p, `document.getElementById('gates').textContent`); !strings.Contains(gates, "total instructions at most") {
+		t.Errorf("the gates say %q", gates)
+	}
+	if txt := eval[string](t, p, `document.getElementById('vanished').textContent`); !strings.Contains(txt, "No frame of the base vanished") {
+		t.Errorf("the vanished frames: %q", txt)
+	}
+	checkColours(t, p, v, "work")
+	checkDrawn(t, p, v, 0)
+	checkZoom(t, p, v)
+	checkSearch(t, p, v)
+}
+
+// TestHTMLAB runs icount ab --format html on a repository whose last
+// commit adds ten iterations to the benchmark's work function, and checks
+// that the page colours exactly work's frames and their callers.
+func TestHTMLAB(t *testing.T) {
+	b := startChromium(t)
+	dir := gitRepo(t)
+	commitEdit(t, dir, "#define WORK 1000", "#define WORK 1010", "ten more iterations")
+	page := filepath.Join(t.TempDir(), "ab.html")
+	if status, _, stderr := icountIn(t, dir, "ab", "--base", "HEAD~1", "--bin", "bench", "--format", "html", "-o", page); status != 0 {
+		t.Fatalf("icount ab --format html: exit %d\n%s", status, stderr)
+	}
+	doc := readPage(t, page)
+	p := openPage(t, b, page)
+	screenshot(t, p, "ab")
+	if kind := eval[string](t, p, `document.getElementById('verdict').dataset.kind`); kind != "changed" {
+		t.Errorf("the verdict is %q, want changed", kind)
+	}
+	checkColours(t, p, &doc.Views[0], "work")
+}
+
+// checkColours checks the differential colouring of the drawn frames: by
+// inclusive change, exactly the frames of fn and of its callers (the frames
+// whose inclusive counts differ from the base's) are coloured, as growth;
+// by self change, exactly fn's.
+func checkColours(t *testing.T, p *browser.Page, v *pageView, fn string) {
+	t.Helper()
+	incl := v.incl()
+	holds := func(i int) bool { // frame i is fn's or holds one of fn's
+		for j := range v.Tree.Parent {
+			if v.name(j) == fn && v.within(j, i) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, mode := range []string{"incl", "self"} {
+		eval[bool](t, p, fmt.Sprintf(`(() => { const s = document.getElementById('colour'); s.value = '%s'; s.dispatchEvent(new Event('change')); return true; })()`, mode))
+		frames, _ := drawn(t, p)
+		coloured := 0
+		for _, f := range frames {
+			head, base := int64(incl[f.N]), v.Tree.BaseIncl[f.N]
+			want := holds(f.N)
+			if mode == "self" {
+				head, base = int64(v.Tree.Self[f.N]), v.Tree.BaseSelf[f.N]
+				want = v.name(f.N) == fn
+			}
+			if (head != base) != want {
+				t.Errorf("%s: frame %d %q: base %d, head %d; want it changed: %v", mode, f.N, v.name(f.N), base, head, want)
+			}
+			switch {
+			case want && f.Change != "grow":
+				t.Errorf("colour by %s: frame %d %q (%d -> %d) is drawn %q, want grow", mode, f.N, v.name(f.N), base, head, f.Change)
+			case !want && f.Change != "same":
+				t.Errorf("colour by %s: frame %d %q (%d -> %d) is drawn %q, want same", mode, f.N, v.name(f.N), base, head, f.Change)
+			}
+			if want {
+				coloured++
+			}
+			if own := v.name(f.N) == fn; f.Own != own {
+				t.Errorf("colour by %s: frame %d %q marked as changed in its own code: %v, want %v", mode, f.N, v.name(f.N), f.Own, own)
+			}
+		}
+		if coloured == 0 {
+			t.Errorf("colour by %s: no frame drawn is coloured", mode)
+		}
 	}
 }

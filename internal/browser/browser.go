@@ -141,9 +141,10 @@ func (p *Page) Errors() []string {
 	return append([]string(nil), p.errors...)
 }
 
-// Eval evaluates a script expression and decodes its value into out.
+// Eval evaluates a script expression, waits for it if it is a promise,
+// and decodes its value.
 func Eval[T any](p *Page, expr string) (T, error) {
-	return chromedp.Run(p.ctx, chromedp.Evaluate[T](expr))
+	return chromedp.Run(p.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
 // Wait polls a script expression until it is true.

@@ -6,6 +6,7 @@
 const ROW = 18;          // a frame's height in pixels
 const MIN_WIDTH = 0.5;   // frames narrower are not drawn (their parent holds them)
 const MAX_DRAWN = 20000; // frames drawn at once, at most
+const MIN_TEXT = 16;     // frames narrower are drawn without their name (the tooltip has it)
 
 /** sumUp gives each frame's inclusive count: its own and its descendants'. */
 function sumUp(parent, self) {
@@ -45,22 +46,20 @@ class FlameModel {
     this.sorted = {};
   }
 
-  /** children lists frame i's children, largest first by the metric. */
+  /** children lists frame i's children, largest first by the metric (each
+   * frame's sorted when first asked for). */
   children(i, metric) {
     let s = this.sorted[metric];
     if (!s) {
-      const incl = this.incl[metric];
-      s = this.kids.slice();
-      for (let p = 0; p < this.n; p++) {
-        const a = this.start[p], b = this.start[p + 1];
-        if (b - a > 1) {
-          const run = Array.from(s.subarray(a, b)).sort((x, y) => incl[y] - incl[x] || x - y);
-          s.set(run, a);
-        }
-      }
-      this.sorted[metric] = s;
+      s = this.sorted[metric] = {kids: this.kids.slice(), done: new Uint8Array(this.n)};
     }
-    return s.subarray(this.start[i], this.start[i + 1]);
+    const a = this.start[i], b = this.start[i + 1];
+    if (!s.done[i] && b - a > 1) {
+      const incl = this.incl[metric];
+      s.kids.set(Array.from(s.kids.subarray(a, b)).sort((x, y) => incl[y] - incl[x] || x - y), a);
+    }
+    s.done[i] = 1;
+    return s.kids.subarray(a, b);
   }
 
   isOther(i) { return this.merged[i] !== undefined; }
@@ -131,8 +130,10 @@ class Flame {
       const h = m.head(i, this.metric, this.mode);
       const d = h - Math.max(0, b);
       if (d === 0) return ['same', '#e3e3e3'];
+      // Intensity by the change against the frame's count, on a log
+      // scale: 0.01 % faint, 1 % half, 100 % (or new) full.
       const r = b <= 0 ? 1 : Math.min(1, Math.abs(d) / Math.max(b, h));
-      const l = 88 - 40 * (0.15 + 0.85 * Math.sqrt(r));
+      const l = 86 - 44 * Math.min(1, Math.max(0.1, (Math.log10(r) + 4) / 4));
       return [b < 0 ? 'new' : d > 0 ? 'grow' : 'shrink', 'hsl(' + (d > 0 ? 2 : 214) + ',78%,' + l.toFixed(0) + '%)'];
     }
     if (!m.isFunction(i)) return ['', m.isOther(i) ? '#dcdcdc' : '#c4c8cc'];
@@ -159,11 +160,12 @@ class Flame {
       const [kind, bg] = this.colour(i);
       let c = 'fr' + cls;
       if (this.match && this.match[i]) c += ' match';
+      if (m.diff && m.delta(i, metric, 'self') !== 0) c += ' selfchg';
       if (m.isOther(i)) c += ' other';
       else if (!m.isFunction(i)) c += ' label';
       html.push('<div class="' + c + '" data-n="' + i + '"' + (kind ? ' data-change="' + kind + '"' : '') +
         ' style="left:' + x.toFixed(2) + 'px;width:' + w.toFixed(2) + 'px;top:' + (d * ROW) + 'px;background:' + bg + '">' +
-        esc(m.name(i)) + '</div>');
+        (w >= MIN_TEXT ? esc(m.name(i)) : '') + '</div>');
       maxDepth = Math.max(maxDepth, d);
     };
     for (let k = 0; k < path.length - 1; k++) frame(path[k], 0, W, k, ' anc');
@@ -364,7 +366,8 @@ function legend() {
     el('span', {class: 'swatch', style: 'background:hsl(2,78%,50%)'}), ' grew ',
     el('span', {class: 'swatch', style: 'background:hsl(214,78%,50%)'}), ' shrank ',
     el('span', {class: 'swatch', style: 'background:#e3e3e3'}), ' unchanged; ',
-    'the deeper the colour, the larger the change against the frame\u2019s own count. A frame new in the head is coloured in full.');
+    'the deeper the colour, the larger the change against the frame\u2019s own count (log scale: 0.01 % faint, 1 % half, new in full); ',
+    el('span', {class: 'swatch selfchg'}), ' a dark edge: the frame\u2019s own code changed.');
 }
 
 /** vanishedList lists the base's frames that the head's tree lacks. */
