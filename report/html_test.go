@@ -176,8 +176,46 @@ func TestHTMLDiffTree(t *testing.T) {
 	}
 }
 
-// TestSpeedscope: one sample per node with instructions, its stack from
-// the root, weighted by its self count; the weights sum to the run's.
+// speedscopeSelf replays an evented profile: each stack of frame names
+// (root first) with the count run while it was on top, in the order
+// first seen; it fails on unbalanced or decreasing events.
+func speedscopeSelf(t *testing.T, f speedscopeFile, sp speedscopeProfile) (order []string, self map[string]uint64) {
+	t.Helper()
+	self = map[string]uint64{}
+	var stack []string
+	var last uint64
+	for _, e := range sp.Events {
+		if e.At < last {
+			t.Fatalf("event %+v goes back from %d", e, last)
+		}
+		if len(stack) > 0 {
+			self[strings.Join(stack, ";")] += e.At - last
+		}
+		last = e.At
+		name := f.Shared.Frames[e.Frame].Name
+		switch e.Type {
+		case "O":
+			stack = append(stack, name)
+			k := strings.Join(stack, ";")
+			if _, ok := self[k]; !ok {
+				order = append(order, k)
+				self[k] = 0
+			}
+		case "C":
+			if len(stack) == 0 || stack[len(stack)-1] != name {
+				t.Fatalf("event %+v closes %v", e, stack)
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(stack) != 0 || last != sp.EndValue {
+		t.Fatalf("open at the end: %v; the last event at %d, the profile ends at %d", stack, last, sp.EndValue)
+	}
+	return order, self
+}
+
+// TestSpeedscope: every node of the call tree is a frame open for its
+// inclusive count, its own count run on top; the counts sum to the run's.
 func TestSpeedscope(t *testing.T) {
 	p := treeProfile(smallTree)
 	var b bytes.Buffer
@@ -192,29 +230,21 @@ func TestSpeedscope(t *testing.T) {
 		t.Fatalf("schema %q, %d profiles; want %q and 2 (instructions, blocks)", f.Schema, len(f.Profiles), SpeedscopeSchema)
 	}
 	sp := f.Profiles[0]
+	order, self := speedscopeSelf(t, f, sp)
 	var stacks []string
-	var sum uint64
-	for i, s := range sp.Samples {
-		var names []string
-		for _, fr := range s {
-			names = append(names, f.Shared.Frames[fr].Name)
-		}
-		stacks = append(stacks, fmt.Sprintf("%s %d", strings.Join(names, ";"), sp.Weights[i]))
-		sum += sp.Weights[i]
+	for _, k := range order {
+		stacks = append(stacks, fmt.Sprintf("%s %d", k, self[k]))
 	}
-	want := "main 10|main;big 600|main;big;leaf 300|main;big;tiny 2|main;small1 40|main;small2 30|main;small1;deep 20"
-	if got := strings.Join(stacks, "|"); got != want || sum != p.Totals.Instructions || sp.EndValue != sum || sp.Type != "sampled" || sp.Unit != "none" {
-		t.Errorf("samples %s (sum %d, end %d, %s, %s)\nwant %s (sum %d)", got, sum, sp.EndValue, sp.Type, sp.Unit, want, p.Totals.Instructions)
+	want := "main 10|main;big 600|main;big;leaf 300|main;big;tiny 2|main;small1 40|main;small1;deep 20|main;small2 30"
+	if got := strings.Join(stacks, "|"); got != want || sp.EndValue != p.Totals.Instructions || sp.Type != "evented" || sp.Unit != "none" {
+		t.Errorf("stacks %s (end %d, %s, %s)\nwant %s (end %d, evented, none)", got, sp.EndValue, sp.Type, sp.Unit, want, p.Totals.Instructions)
 	}
 	var blocks uint64
-	for _, w := range f.Profiles[1].Weights {
-		blocks += w
-	}
-	var want2 uint64
 	for _, fc := range p.Functions {
-		want2 += fc.Blocks
+		blocks += fc.Blocks
 	}
-	if blocks != want2 {
-		t.Errorf("the block profile weighs %d, the functions' blocks %d", blocks, want2)
+	if end := f.Profiles[1].EndValue; end != blocks {
+		t.Errorf("the block profile ends at %d, the functions' blocks sum to %d", end, blocks)
 	}
+	speedscopeSelf(t, f, f.Profiles[1])
 }
