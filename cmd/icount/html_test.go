@@ -740,6 +740,7 @@ func TestHTMLDiff(t *testing.T) {
 		t.Errorf("the vanished frames: %q", txt)
 	}
 	checkColours(t, p, v, "work")
+	checkSource(t, p, v, "work", "__asm__ volatile")
 	checkDrawn(t, p, v, 0)
 	checkZoom(t, p, v)
 	checkSearch(t, p, v)

@@ -1,6 +1,8 @@
 // main.js: reads the page's data and draws it; one view at a time (a
 // comparison of suites has one per benchmark).
 
+let shown = null; // the flame graph of the view shown, redrawn when the window's width changes
+
 function showView(data, i, box) {
   const view = data.views[i];
   box.textContent = '';
@@ -16,10 +18,8 @@ function showView(data, i, box) {
   const fl = renderFlame(view, select);
   table = renderTable(view, select);
   box.append(fl.sec, table.sec, source, renderCharts(view));
-  if (fl.flame) {
-    fl.flame.render();
-    window.addEventListener('resize', debounce(() => fl.flame.render(), 150));
-  }
+  shown = fl.flame;
+  if (shown) shown.render();
 }
 
 function main() {
@@ -35,6 +35,7 @@ function main() {
   }
   app.append(box);
   showView(data, 0, box);
+  window.addEventListener('resize', debounce(() => { if (shown) shown.render(); }, 150));
   app.append(el('footer', {}, 'Written by icount. Counts are exact; everything on this page is in this one file.'));
   // Ready once drawn: after the first frame is painted.
   requestAnimationFrame(() => setTimeout(() => {
