@@ -455,7 +455,35 @@ func TestHTMLRunPages(t *testing.T) {
 			if objs := eval[int](t, p, `document.querySelectorAll('#objects tr').length`); objs != len(report.Objects(prof)) {
 				t.Errorf("the objects chart has %d rows, the Profile %d objects", objs, len(report.Objects(prof)))
 			}
+			checkSelfDiff(t, b, profPath, c.name)
 		})
+	}
+}
+
+// checkSelfDiff writes the diff page of a run against itself: it loads
+// without an error, its tree is the run's, and no frame is coloured.
+func checkSelfDiff(t *testing.T, b *browser.Browser, prof, name string) {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "self.html")
+	status, _, stderr := icountIn(t, "", "diff", "--format", "html", "--allow-no-verdict", "-o", page, prof, prof)
+	if status != 0 {
+		t.Fatalf("icount diff --format html of a run with itself: exit %d\n%s", status, stderr)
+	}
+	doc := readPage(t, page)
+	v := &doc.Views[0]
+	p := openPage(t, b, page)
+	screenshot(t, p, "self-diff-"+name)
+	frames, _ := drawn(t, p)
+	for _, f := range frames {
+		if f.Change != "same" || f.Own {
+			t.Errorf("frame %d %q of a run against itself is drawn %q (own code changed: %v)", f.N, v.name(f.N), f.Change, f.Own)
+		}
+	}
+	for i := range v.Tree.Parent {
+		if v.Tree.BaseIncl[i] != int64(v.incl()[i]) {
+			t.Errorf("frame %d %q: base inclusive %d, head %d", i, v.name(i), v.Tree.BaseIncl[i], v.incl()[i])
+			break
+		}
 	}
 }
 
