@@ -535,6 +535,7 @@ func checkZoom(t *testing.T, p *browser.Page, v *pageView) {
 	if !strings.Contains(tip, v.name(z)) || !strings.Contains(tip, "inclusive"+report.Group(incl[z])) {
 		t.Errorf("the tooltip of frame %d says %q; want its name and inclusive count %s", z, tip, report.Group(incl[z]))
 	}
+	screenshot(t, p, strings.ReplaceAll(t.Name(), "/", "-")+"-zoomed")
 	if err := p.Click("#reset"); err != nil {
 		t.Fatal(err)
 	}
@@ -590,6 +591,7 @@ func checkSearch(t *testing.T, p *browser.Page, v *pageView) {
 	if marked == 0 {
 		t.Errorf("searching %q marked no frame drawn", term)
 	}
+	screenshot(t, p, strings.ReplaceAll(t.Name(), "/", "-")+"-search")
 	eval[bool](t, p, `(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); return true; })()`)
 }
 
