@@ -36,7 +36,6 @@ type runHead struct {
 	Icount       string   `json:"icount"`
 	Unicorn      string   `json:"unicorn"`
 	Exit         string   `json:"exit"`
-	Complete     bool     `json:"complete"`
 	CountOnly    bool     `json:"count_only,omitempty"`
 	Lines        bool     `json:"lines,omitempty"` // saved with --lines
 	Processes    int      `json:"processes"`
@@ -59,17 +58,16 @@ type diffHead struct {
 
 // comparisonHead is what the header says of one benchmark's comparison.
 type comparisonHead struct {
-	Verdict      Verdict        `json:"verdict"`
-	Binary       string         `json:"binary"`
-	Totals       []CountRow     `json:"totals,omitempty"`
-	Processes    []processJSON  `json:"processes,omitempty"`
-	Failures     []string       `json:"failures,omitempty"`
-	Incomparable []string       `json:"incomparable,omitempty"`
-	Notes        []string       `json:"notes,omitempty"`
-	Renames      []Rename       `json:"renames,omitempty"`
-	Changed      int            `json:"changed"` // functions whose counts changed
-	Functions    int            `json:"functions"`
-	Budgets      map[string]any `json:"budgets,omitempty"` // function: [budget, over by]
+	Verdict      Verdict       `json:"verdict"`
+	Binary       string        `json:"binary"`
+	Totals       []CountRow    `json:"totals,omitempty"`
+	Processes    []processJSON `json:"processes,omitempty"`
+	Failures     []string      `json:"failures,omitempty"`
+	Incomparable []string      `json:"incomparable,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
+	Renames      []Rename      `json:"renames,omitempty"`
+	Changed      int           `json:"changed"` // functions whose counts changed
+	Functions    int           `json:"functions"`
 }
 
 // processJSON is one program of a comparison's runs.
@@ -146,7 +144,7 @@ func newRunHead(p *profile.Profile) runHead {
 		Binary: p.Meta.Binary.Path, SHA256: p.Meta.Binary.SHA256, Arch: p.Meta.Arch, CPUModel: p.Meta.CPUModel,
 		Args: cut(oneLine(strings.Join(p.Meta.Args, " ")), maxHeaderArgLen), Env: len(p.Meta.Env),
 		Clock: clockText(p.Meta.Clock), Icount: p.Meta.IcountVersion, Unicorn: p.Meta.UnicornVersion,
-		Exit: exit, Complete: p.Exit.Complete, CountOnly: p.Meta.CountOnly, Lines: len(p.Lines) > 0,
+		Exit: exit, CountOnly: p.Meta.CountOnly, Lines: len(p.Lines) > 0,
 		Processes: len(p.Processes), Threads: max(1, len(p.Threads)),
 		Instructions: p.Totals.Instructions, Blocks: p.Totals.Blocks, Distinct: p.Totals.DistinctBlocks,
 		Syscalls: p.Totals.Syscalls, Warnings: p.Warnings,
@@ -199,12 +197,6 @@ func newComparisonHead(c *Comparison) *comparisonHead {
 	for _, f := range c.Functions {
 		if f.Status != "unchanged" {
 			h.Changed++
-		}
-		if f.Budget != "" {
-			if h.Budgets == nil {
-				h.Budgets = map[string]any{}
-			}
-			h.Budgets[DisplayName(f.Name)] = []string{f.Budget, f.OverBy}
 		}
 	}
 	for _, r := range c.Processes {

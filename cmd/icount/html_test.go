@@ -766,6 +766,23 @@ func TestHTMLDiff(t *testing.T) {
 	if gates := eval[string](t, p, `document.getElementById('gates').textContent`); !strings.Contains(gates, "total instructions at most") {
 		t.Errorf("the gates say %q", gates)
 	}
+	counts := map[string][2]profile.FunctionCount{}
+	for side, p := range []*profile.Profile{bp, hp} {
+		for _, f := range p.Functions {
+			c := counts[f.Name]
+			c[side] = profile.FunctionCount{Self: f.Self, Inclusive: f.Inclusive, Calls: f.Calls}
+			counts[f.Name] = c
+		}
+	}
+	moved := 0
+	for _, c := range counts {
+		if c[0] != c[1] {
+			moved++
+		}
+	}
+	if txt := eval[string](t, p, `document.getElementById('changed').textContent`); !strings.HasPrefix(txt, fmt.Sprintf("%d of %d functions changed", moved, len(counts))) {
+		t.Errorf("the header says %q, want %d of %d functions changed (work, and its callers' inclusive counts)", txt, moved, len(counts))
+	}
 	if txt := eval[string](t, p, `document.getElementById('vanished').textContent`); !strings.Contains(txt, "No frame of the base vanished") {
 		t.Errorf("the vanished frames: %q", txt)
 	}

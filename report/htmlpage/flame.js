@@ -92,12 +92,6 @@ class FlameModel {
     return this.head(i, metric, mode) - Math.max(0, this.base(i, metric, mode));
   }
 
-  depthOf(i) {
-    let d = 0;
-    for (let a = this.parent[i]; a >= 0; a = this.parent[a]) d++;
-    return d;
-  }
-
   /** within says whether frame i is frame a or below it. */
   within(i, a) {
     for (; i >= 0; i = this.parent[i]) if (i === a) return true;

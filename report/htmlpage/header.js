@@ -40,7 +40,7 @@ function runFacts(r) {
 }
 
 /** renderRunHead draws a view's header: the run (or both runs) and the totals. */
-function renderRunHead(view, kind) {
+function renderRunHead(view) {
   const sec = el('section', {class: 'runhead', id: 'runhead'});
   const c = view.comparison;
   if (c) {
@@ -65,6 +65,7 @@ function renderRunHead(view, kind) {
   sec.append(facts);
   sec.append(totalsTable(view));
   if (c && c.processes && c.processes.length) sec.append(processTable(c.processes));
+  if (c && view.base) sec.append(el('p', {class: 'note', id: 'changed', text: group(c.changed) + ' of ' + group(c.functions) + ' functions changed.'}));
   for (const r of (c && c.renames) || []) {
     sec.append(el('p', {class: 'note', text: 'possible rename: ' + r.from + ' → ' + r.to + ' (same cost: ' + group(r.self) + ' instructions)'}));
   }

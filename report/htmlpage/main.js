@@ -6,7 +6,7 @@ let shown = null; // the flame graph of the view shown, redrawn when the window'
 function showView(data, i, box) {
   const view = data.views[i];
   box.textContent = '';
-  box.append(renderRunHead(view, data.kind));
+  box.append(renderRunHead(view));
   const source = el('section', {class: 'source-box', id: 'source', hidden: true});
   let table = null;
   const select = (r, fromTable) => {
