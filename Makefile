@@ -7,10 +7,11 @@
 BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file \
                     ruby nodejs tcl bc jq openssl gettext groff-base xxd bsdextrautils
 
-# Debian packages icount's build and tests need (installed by `make deps`).
+# Debian packages icount's build and tests need (installed by `make deps`);
+# chromium opens the HTML reports in the tests (headless, driven from Go).
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd time \
                    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-                   python3 libpython3.11-testsuite sqlite3 \
+                   python3 libpython3.11-testsuite sqlite3 chromium \
                    shellcheck python3-yaml \
                    $(BATTERY_PACKAGES)
 

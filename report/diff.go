@@ -52,6 +52,9 @@ type Report struct {
 	Verdict     Verdict      `json:"verdict"`
 	Notes       []string     `json:"notes,omitempty"`
 	Comparisons []Comparison `json:"benchmarks"`
+	// pairs are the Profiles compared, one pair per comparison, for the
+	// formats that draw them (HTML).
+	pairs []Pair
 }
 
 // GateSummary says which gates were applied.
@@ -174,7 +177,7 @@ type Rename struct {
 
 // Compare diffs each pair and applies the gates (nil for none).
 func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
-	r := &Report{Schema: DiffSchema, Base: base, Head: head, Gates: summarize(g)}
+	r := &Report{Schema: DiffSchema, Base: base, Head: head, Gates: summarize(g), pairs: pairs}
 	used := map[string]bool{}
 	var roots []string
 	if base.Tree != "" && base.Tree == head.Tree {

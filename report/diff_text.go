@@ -8,7 +8,7 @@ import (
 )
 
 // DiffFormats are the formats a Report can be written in.
-var DiffFormats = []string{"text", "markdown", "json"}
+var DiffFormats = []string{"text", "markdown", "json", "html"}
 
 // WriteDiff writes the Report in the named format, shaped by o.
 func WriteDiff(w io.Writer, r *Report, format string, o DiffOptions) error {
@@ -19,8 +19,10 @@ func WriteDiff(w io.Writer, r *Report, format string, o DiffOptions) error {
 		return DiffMarkdown(w, r, o)
 	case "json":
 		return DiffJSON(w, r)
+	case "html":
+		return DiffHTML(w, r, HTMLOptions{MinShare: DefaultMinShare})
 	}
-	return fmt.Errorf("unknown format %q (want text, markdown or json)", format)
+	return fmt.Errorf("unknown format %q (want text, markdown, json or html)", format)
 }
 
 // DiffText writes the Report for a terminal, in benchstat's layout: a

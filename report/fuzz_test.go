@@ -69,7 +69,8 @@ func FuzzParseSuite(f *testing.F) {
 
 // FuzzProfile: no saved Profile makes the reader panic, every error
 // names the file, and every Profile it accepts can be diffed against
-// itself and written in every format without a panic.
+// itself and written in every format (the HTML page and the diff's too)
+// without a panic.
 func FuzzProfile(f *testing.F) {
 	f.Add([]byte(`{"schema":"icount/3","meta":{"arch":"x86_64"},"totals":{"instructions":5},"functions":[{"name":"main","self":5,"inclusive":5}],` +
 		`"call_tree":[{"parent":-1,"function":"_start","self":1,"inclusive":5,"calls":1},{"parent":0,"function":"main","self":4,"inclusive":4,"calls":1}],` +
@@ -88,7 +89,7 @@ func FuzzProfile(f *testing.F) {
 			return
 		}
 		r := Compare(Side{Label: "a"}, Side{Label: "b"}, []Pair{{Base: p, Head: p}}, nil)
-		for _, format := range []string{"text", "markdown", "json"} {
+		for _, format := range DiffFormats {
 			if err := WriteDiff(io.Discard, r, format, DiffOptions{}); err != nil {
 				t.Fatalf("diff as %s: %v", format, err)
 			}
@@ -110,6 +111,14 @@ func FuzzProfile(f *testing.F) {
 		}
 		WritePprof(io.Discard, p)
 		WriteBench(io.Discard, p, "fuzz")
+		for _, share := range []float64{0, DefaultMinShare, 0.5} {
+			if err := WriteHTML(io.Discard, p, HTMLOptions{MinShare: share}); err != nil {
+				t.Fatalf("HTML page at share %v: %v", share, err)
+			}
+		}
+		if err := WriteSpeedscope(io.Discard, p); err != nil {
+			t.Fatalf("speedscope: %v", err)
+		}
 	})
 }
 

@@ -135,7 +135,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 	for _, n := range p.CallTree {
 		location(n.Process, n.Module, n.Function)
 	}
-	nodeBlocks := shareBlocks(p.CallTree, func(process int, module, name string) uint64 { return own[fkey{process, module, name}].Blocks })
+	nodeBlocks := contextBlocks(p)
 	for i, n := range p.CallTree {
 		if n.Self == 0 && nodeBlocks[i] == 0 {
 			continue
@@ -148,6 +148,23 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 		out.Sample = append(out.Sample, label(n.Process, &pprofile.Sample{Location: stack, Value: []int64{int64(n.Self), int64(nodeBlocks[i])}}))
 	}
 	return out, out.CheckValid()
+}
+
+// contextBlocks is the block executions of each node of the call tree:
+// each function's in a process shared among its contexts there (see
+// shareBlocks).
+func contextBlocks(p *profile.Profile) []uint64 {
+	type fkey struct {
+		process      int
+		module, name string
+	}
+	own := map[fkey]uint64{}
+	for i, pr := range p.Processes {
+		for _, f := range pr.Functions {
+			own[fkey{i, f.Module, f.Name}] = f.Blocks
+		}
+	}
+	return shareBlocks(p.CallTree, func(process int, module, name string) uint64 { return own[fkey{process, module, name}] })
 }
 
 // shareBlocks shares each function's block executions in a process among

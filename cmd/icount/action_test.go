@@ -125,7 +125,7 @@ func TestActionScripts(t *testing.T) {
 	if out["status"] != "3" || out["verdict"] != "regression" || out["report-dir"] != report {
 		t.Errorf("outputs %v, want status 3, verdict regression, report-dir %s\n%s", out, report, log)
 	}
-	for _, f := range []string{"report.json", "report.md", "report-full.md", "status"} {
+	for _, f := range []string{"report.json", "report.md", "report-full.md", "report.html", "status"} {
 		if _, err := os.Stat(filepath.Join(report, f)); err != nil {
 			t.Errorf("the report directory has no %s", f)
 		}

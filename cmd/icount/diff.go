@@ -39,6 +39,7 @@ type gateFlags struct {
 	// allowNoVerdict: a comparison with no verdict exits 0, not
 	// exitNoVerdict.
 	allowNoVerdict bool
+	page           pageFlags // --format html's
 }
 
 func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
@@ -46,12 +47,13 @@ func (g *gateFlags) register(fl *pflag.FlagSet, withOutput bool) {
 	fl.BoolVar(&g.allowNoVerdict, "allow-no-verdict", false, "exit 0, not 4, when the runs cannot be compared (the report still says why)")
 	fl.StringVar(&g.config, "config", "", "gate file with per-function budgets (default: ./"+defaultConfig+" if it exists)")
 	if withOutput {
-		fl.StringVar(&g.format, "format", "text", "report format: text, markdown or json")
+		fl.StringVar(&g.format, "format", "text", "report format: text, markdown, json or html (a self-contained page with the differential flame graph)")
 		fl.StringVarP(&g.output, "output", "o", "", "write the report to `FILE` (default: standard output)")
 		fl.IntVar(&g.md.Top, "top", report.DefaultTop, "markdown: list at most `N` changed functions, largest change first")
 		fl.BoolVar(&g.md.Full, "full", false, "markdown: list every function, unbounded (for a file; a comment stays under 60,000 characters without it)")
 		fl.StringVar(&g.md.FullReport, "full-report", "", "markdown: name `WHERE` the full report is (a URL, a file) where the markdown leaves functions out")
-		fl.StringVar(&g.reportDir, "report-dir", "", "also write the report to `DIR` in every format a CI job keeps: report.json, report.md (a comment), report-full.md")
+		fl.StringVar(&g.reportDir, "report-dir", "", "also write the report to `DIR` in every format a CI job keeps: report.json, report.md (a comment), report-full.md, report.html")
+		g.page.register(fl)
 	}
 }
 
@@ -82,7 +84,10 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 		gates.FailAbove = l
 	}
 	if g.format != "" && !slices.Contains(report.DiffFormats, g.format) && g.format != "md" {
-		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown or json", g.format)}
+		return nil, &exitError{exitUsage, fmt.Errorf("--format %q: want text, markdown, json or html", g.format)}
+	}
+	if _, err := g.page.options(); err != nil {
+		return nil, &exitError{exitUsage, err}
 	}
 	if g.format != "" && g.md.Top < 1 { // (run --baseline has no --top of these)
 		return nil, &exitError{exitUsage, fmt.Errorf("--top %d: want 1 or more functions", g.md.Top)}
@@ -106,7 +111,7 @@ func (g *gateFlags) gates() (*report.Gates, error) {
 }
 
 // reportFiles are the files --report-dir writes: the report in each form
-// a CI job keeps (the HTML report joins them when icount writes one).
+// a CI job keeps.
 var reportFiles = []struct {
 	name, format string
 	full         bool // the markdown unbounded
@@ -114,16 +119,30 @@ var reportFiles = []struct {
 	{"report.json", "json", false},
 	{"report.md", "markdown", false},
 	{"report-full.md", "markdown", true},
+	{"report.html", "html", false},
+}
+
+// render writes the report in format: the markdown unbounded when full,
+// an HTML page bounded by --min-share.
+func (g *gateFlags) render(w io.Writer, r *report.Report, format string, full bool) error {
+	if format == "html" {
+		opts, err := g.page.options() // checked by gates
+		if err != nil {
+			return err
+		}
+		return report.DiffHTML(w, r, opts)
+	}
+	o := g.md
+	o.Full = full
+	return report.WriteDiff(w, r, format, o)
 }
 
 // writeReportDir writes the report in each form of reportFiles into
 // --report-dir (made by gates), each file whole or not at all.
 func (g *gateFlags) writeReportDir(r *report.Report) error {
 	for _, f := range reportFiles {
-		o := g.md
-		o.Full = f.full
 		var b bytes.Buffer
-		if err := report.WriteDiff(&b, r, f.format, o); err != nil {
+		if err := g.render(&b, r, f.format, f.full); err != nil {
 			return &exitError{exitInternal, err}
 		}
 		path := filepath.Join(g.reportDir, f.name)
@@ -142,7 +161,7 @@ func (g *gateFlags) writeReportDir(r *report.Report) error {
 // its verdict into an exit status (see verdictStatus).
 func (g *gateFlags) emit(r *report.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteDiff(&b, r, g.format, g.md); err != nil {
+	if err := g.render(&b, r, g.format, g.md.Full); err != nil {
 		return &exitError{exitInternal, err}
 	}
 	if g.reportDir != "" {

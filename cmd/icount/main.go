@@ -87,7 +87,7 @@ bit-identical on any machine, under any load.`,
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newRunCmd(), newDiffCmd(), newABCmd(), newAnnotateCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
+	root.AddCommand(newRunCmd(), newDiffCmd(), newABCmd(), newAnnotateCmd(), newReportCmd(), newVersionCmd(), newSyscallsCmd(), newExitCodesCmd())
 	completeFlagValues(root)
 	return root
 }
