@@ -154,12 +154,30 @@ func (m *mdWriter) finish(w io.Writer, o DiffOptions) error {
 	return err
 }
 
-// fullReport says where the full report is.
+// fullReport says where the full report is, each web address in it a
+// link (escaping would break it).
 func fullReport(o DiffOptions) string {
 	if o.FullReport != "" {
-		return "the full report is at " + mdText(clip(o.FullReport, 2*mdNameMax))
+		words := strings.Fields(clip(o.FullReport, 2*mdNameMax))
+		for i, w := range words {
+			if isWebAddress(w) {
+				words[i] = "<" + w + ">"
+			} else {
+				words[i] = mdText(w)
+			}
+		}
+		return "the full report is at " + strings.Join(words, " ")
 	}
 	return "the full report has them (--format json, or --format markdown --full)"
+}
+
+// isWebAddress says whether w is an http(s) address that markdown can
+// take between angle brackets as it is.
+func isWebAddress(w string) bool {
+	if !strings.HasPrefix(w, "https://") && !strings.HasPrefix(w, "http://") {
+		return false
+	}
+	return !strings.ContainsAny(w, "<>\"\\`") && strings.IndexFunc(w, func(r rune) bool { return r < 0x21 || r == 0x7f }) < 0
 }
 
 // comparison writes one benchmark's part: its binaries, why it has no

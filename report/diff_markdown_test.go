@@ -39,14 +39,14 @@ func TestMarkdownBounded(t *testing.T) {
 	for name, r := range map[string]*Report{"single": single, "suite": suite} {
 		for _, top := range []int{0, 5, 100_000} {
 			var b bytes.Buffer
-			if err := DiffMarkdown(&b, r, DiffOptions{Top: top, FullReport: "https://example.com/run/1"}); err != nil {
+			if err := DiffMarkdown(&b, r, DiffOptions{Top: top, FullReport: "the artifact icount_report of https://example.com/o/r_x/runs/1"}); err != nil {
 				t.Fatal(err)
 			}
 			s := b.String()
 			if b.Len() >= MarkdownLimit {
 				t.Errorf("%s, top %d: %d bytes, want under %d", name, top, b.Len(), MarkdownLimit)
 			}
-			if !strings.Contains(s, " more functions changed") || !strings.Contains(s, "https://example.com/run/1") {
+			if !strings.Contains(s, " more functions changed") || !strings.Contains(s, `the full report is at the artifact icount\_report of <https://example.com/o/r_x/runs/1>.`) {
 				t.Errorf("%s, top %d: no line counting what was left out and where the full report is:\n%s", name, top, s[max(0, len(s)-2000):])
 			}
 			rows := strings.Count(s, "| `") // function rows (and a suite's benchmark rows)
