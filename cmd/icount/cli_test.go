@@ -155,8 +155,8 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"diff", "--format", ""}, []string{"text", "markdown", "json"}},
-		{[]string{"ab", "--format", ""}, []string{"text", "markdown", "json"}},
+		{[]string{"diff", "--format", ""}, []string{"text", "markdown", "json", "html"}},
+		{[]string{"ab", "--format", ""}, []string{"text", "markdown", "json", "html"}},
 		{[]string{"run", "--baseline", ""}, []string{"main", "suite-before"}},
 		{[]string{"run", "--save", "s"}, []string{"suite-before"}},
 	} {
