@@ -28,7 +28,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.pprof, "pprof", "", "write a gzipped pprof profile to `FILE` (go tool pprof)")
 	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind); of several processes, a part each, and each part alone as FILE.1, FILE.2, ... for callgrind_annotate")
 	fl.StringVar(&o.bench, "bench", "", "write the counts as Go benchmark `NAME` (BenchmarkNAME) to --bench-out, for benchstat")
-	fl.StringVar(&o.benchOut, "bench-out", "", "the `FILE` --bench writes")
+	fl.StringVar(&o.benchOut, "bench-out", "", "write the counts as Go benchmark results to `FILE`, for benchstat: the run's (named by --bench, else by the binary), each part's, and a Go test binary's benchmarks per operation")
 }
 
 // check rejects inconsistent output flags before the run.
@@ -36,8 +36,6 @@ func (o *outputFlags) check() error {
 	switch {
 	case o.bench != "" && o.benchOut == "":
 		return fmt.Errorf("--bench %s: say where to write it with --bench-out FILE (stdout is the program's)", o.bench)
-	case o.bench == "" && o.benchOut != "":
-		return fmt.Errorf("--bench-out %s: name the benchmark with --bench NAME", o.benchOut)
 	}
 	return nil
 }
@@ -82,7 +80,7 @@ func (o *outputFlags) write(p *profile.Profile) []error {
 			}
 		}
 	}
-	if o.bench != "" {
+	if o.benchOut != "" {
 		put(o.benchOut, "benchmark result", func(w io.Writer) error { return report.WriteBench(w, p, o.bench) })
 	}
 	return errs
