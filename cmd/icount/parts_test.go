@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,4 +218,163 @@ func readCallgrindDump(f *os.File) (cgDump, error) {
 		}
 	}
 	return d, sc.Err()
+}
+
+// goBenchmarks are testdata/go/bench's benchmarks.
+var goBenchmarks = []string{"BenchmarkSort", "BenchmarkHash", "BenchmarkFib"}
+
+// perOpLine is a line --bench-out writes for a Go benchmark: its name,
+// iterations and instructions per operation.
+var perOpLine = regexp.MustCompile(`(?m)^(Benchmark\w+)-1 (\d+) ([\d.]+) instructions/op [\d.]+ blocks/op$`)
+
+// goBenchRun is a run of testdata/go/bench's test binary: its Profile and
+// what --bench-out wrote.
+type goBenchRun struct {
+	prof  *profile.Profile
+	bench string
+	path  string
+}
+
+// runGoBenchmarks runs bin's benchmarks n times each (-test.benchtime=Nx)
+// under a fixed clock and a quantum longer than any run, writing
+// --bench-out.
+func runGoBenchmarks(t *testing.T, bin string, n int) goBenchRun {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("bench-%d.txt", n))
+	r := runIcount(t, nil, []string{"--fixed-clock", "--quantum", "1000000000", "--bench-out", path},
+		bin, "-test.run=^$", "-test.bench=.", "-test.benchtime="+strconv.Itoa(n)+"x")
+	if r.status != 0 || r.profile == nil {
+		t.Fatalf("benchtime %dx: exit %d\n%s%s", n, r.status, r.stdout, r.stderr)
+	}
+	if len(r.profile.Warnings) > 0 {
+		t.Errorf("benchtime %dx: warnings %q", n, r.profile.Warnings)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goBenchRun{r.profile, string(text), path}
+}
+
+// finalRuns returns each benchmark's parts, checking that there are two:
+// the b.N = 1 probe and the run of n iterations.
+func finalRuns(t *testing.T, r goBenchRun, n uint64) map[string]profile.Part {
+	t.Helper()
+	runs := map[string][]profile.Part{}
+	for _, pt := range r.prof.Parts {
+		runs[pt.Name] = append(runs[pt.Name], pt)
+	}
+	out := map[string]profile.Part{}
+	for _, name := range goBenchmarks {
+		rs := runs[name]
+		if len(rs) != 2 || rs[0].Iterations != 1 || rs[1].Iterations != n {
+			var its []uint64
+			for _, pt := range rs {
+				its = append(its, pt.Iterations)
+			}
+			t.Fatalf("%s: runs of %v iterations, want the probe's 1 and %d", name, its, n)
+		}
+		out[name] = rs[1]
+	}
+	return out
+}
+
+// perOp returns the instructions per operation --bench-out wrote for
+// each benchmark, checking its iterations.
+func perOp(t *testing.T, r goBenchRun, n int) map[string]*big.Rat {
+	t.Helper()
+	out := map[string]*big.Rat{}
+	for _, m := range perOpLine.FindAllStringSubmatch(r.bench, -1) {
+		if m[2] != strconv.Itoa(n) {
+			t.Errorf("%s: %s iterations, want %d", m[1], m[2], n)
+		}
+		v, ok := new(big.Rat).SetString(m[3])
+		if !ok {
+			t.Fatalf("%s: per op %q", m[1], m[3])
+		}
+		out[m[1]] = v
+	}
+	if len(out) != len(goBenchmarks) {
+		t.Fatalf("--bench-out wrote %d results per operation, want %d:\n%s", len(out), len(goBenchmarks), r.bench)
+	}
+	return out
+}
+
+// TestGoBenchmarkParts runs testdata/go/bench's three benchmarks from
+// their test binary, unchanged, at -test.benchtime=100x, 200x and 300x on
+// both arches. Each benchmark's runs are parts: the b.N = 1 probe and the
+// run of N iterations. Two runs write the same results. The final run's
+// count grows exactly with N: 100 iterations more add the same count,
+// 100 × the cost of one. The count per operation --bench-out writes is
+// (final − probe) / (N − 1), which leaves out what every run costs once;
+// for Hash and Fib, whose runs cost the same outside their loops, it is
+// the cost of one iteration exactly at every N. Sort's run allocates its
+// buffer and grows its goroutine's stack once, work whose cost depends on
+// the allocator's state and on what the stack holds: the probe's and the
+// final run's differ by a few hundred instructions (+238 on amd64, −114 on
+// arm64), spread over N − 1 operations. benchstat compares two
+// runs per benchmark.
+func TestGoBenchmarkParts(t *testing.T) {
+	t.Parallel()
+	benchstat := filepath.Join(repoRoot, ".deps", "bin", "benchstat")
+	if _, err := os.Stat(benchstat); err != nil {
+		t.Fatalf("%s is missing: run `make deps`", benchstat)
+	}
+	for _, arch := range goArches {
+		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
+			bin := buildGo(t, arch, "./bench", true)
+			a, again := runGoBenchmarks(t, bin, 100), runGoBenchmarks(t, bin, 100)
+			if a.bench != again.bench {
+				t.Fatalf("two runs wrote different results:\n%s\n%s", a.bench, again.bench)
+			}
+			ns := []int{100, 200, 300}
+			runs := []goBenchRun{a, runGoBenchmarks(t, bin, 200), runGoBenchmarks(t, bin, 300)}
+			var finals []map[string]profile.Part
+			var ops []map[string]*big.Rat
+			for i, r := range runs {
+				finals = append(finals, finalRuns(t, r, uint64(ns[i])))
+				ops = append(ops, perOp(t, r, ns[i]))
+			}
+			for _, name := range goBenchmarks {
+				c := []uint64{finals[0][name].Totals.Instructions, finals[1][name].Totals.Instructions, finals[2][name].Totals.Instructions}
+				d1, d2 := c[1]-c[0], c[2]-c[1]
+				if d1 != d2 || d1 == 0 || d1%100 != 0 {
+					t.Errorf("%s: the final runs count %v at 100x, 200x, 300x: 100 iterations more add %d, then %d", name, c, d1, d2)
+					continue
+				}
+				one := new(big.Rat).SetInt64(int64(d1 / 100))
+				t.Logf("%s %s: %d instructions an iteration; per op at 100x, 200x, 300x: %s, %s, %s", arch, name, d1/100,
+					ops[0][name].FloatString(2), ops[1][name].FloatString(2), ops[2][name].FloatString(2))
+				for i, n := range ns {
+					got := ops[i][name]
+					if name != "BenchmarkSort" {
+						if got.Cmp(one) != 0 {
+							t.Errorf("%s at %dx: %s instructions/op, want %s exactly", name, n, got.FloatString(3), one.FloatString(0))
+						}
+						continue
+					}
+					// Sort: the difference of the probe's and the final
+					// run's costs outside the loop, under 2,000, over N − 1.
+					off := new(big.Rat).Sub(got, one)
+					off.Mul(off, new(big.Rat).SetInt64(int64(n-1)))
+					if off.Abs(off).Cmp(new(big.Rat).SetInt64(2000)) > 0 {
+						t.Errorf("%s at %dx: %s instructions/op, %s an iteration: further than the runs' costs outside the loop explain", name, n, got.FloatString(3), one.FloatString(0))
+					}
+				}
+			}
+			out, err := exec.Command(benchstat, runs[0].path, runs[1].path).CombinedOutput()
+			if err != nil {
+				t.Fatalf("benchstat: %v\n%s", err, out)
+			}
+			for _, name := range goBenchmarks {
+				if !regexp.MustCompile(`(?m)^` + strings.TrimPrefix(name, "Benchmark") + `-1\s+\S+ ± 0%\s+\S+ ± 0%\s+\S+ \(n=1\)$`).Match(out) {
+					t.Errorf("benchstat did not compare %s:\n%s", name, out)
+				}
+			}
+			if !strings.Contains(string(out), "instructions/op") {
+				t.Errorf("benchstat printed no instructions/op:\n%s", out)
+			}
+		})
+	}
 }
