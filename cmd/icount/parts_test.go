@@ -378,3 +378,41 @@ func TestGoBenchmarkParts(t *testing.T) {
 		})
 	}
 }
+
+// TestSuiteBenchOut runs a suite with --bench-out: one result per entry,
+// named by it, with its count, and one per part of an entry whose program
+// dumps (testdata/c/dumps.c), named by the entry and the part.
+func TestSuiteBenchOut(t *testing.T) {
+	t.Parallel()
+	crunch, dumps := testProgram(t, "c/crunch-musl"), testProgram(t, "c/dumps-musl")
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "suite.toml"), "[[bench]]\nname = \"crunch\"\nbinary = \""+crunch+"\"\n\n[[bench]]\nname = \"dumps\"\nbinary = \""+dumps+"\"\n")
+	status, _, stderr := icountIn(t, dir, "run", "--suite", "suite.toml", "--bench-out", "bench.txt")
+	if status != 0 {
+		t.Fatalf("status %d\n%s", status, stderr)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, d := runIcount(t, nil, nil, crunch), runIcount(t, nil, nil, dumps)
+	if c.profile == nil || d.profile == nil {
+		t.Fatalf("icount failed:\n%s\n%s", c.stderr, d.stderr)
+	}
+	want := []string{
+		fmt.Sprintf("Benchmarkcrunch 1 %d instructions %d blocks", c.profile.Totals.Instructions, c.profile.Totals.Blocks),
+		fmt.Sprintf("Benchmarkdumps 1 %d instructions %d blocks", d.profile.Totals.Instructions, d.profile.Totals.Blocks),
+	}
+	for _, pt := range d.profile.Parts {
+		want = append(want, fmt.Sprintf("Benchmarkdumps/part=%s 1 %d instructions %d blocks", pt.Name, pt.Totals.Instructions, pt.Totals.Blocks))
+	}
+	var got []string
+	for _, line := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(line, "Benchmark") {
+			got = append(got, line)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("--bench-out of the suite:\n%s\nwant the results\n%s", text, strings.Join(want, "\n"))
+	}
+}
