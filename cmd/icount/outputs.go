@@ -26,7 +26,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&o.lines, "lines", false, "add per-line costs and every block that ran to the --json Profile (for icount annotate)")
 	fl.BoolVar(&o.mix, "mix", false, "add the instruction mix (loads, stores, branches, ...) to the summary")
 	fl.StringVar(&o.pprof, "pprof", "", "write a gzipped pprof profile to `FILE` (go tool pprof)")
-	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind); of several processes, a part each, and each part alone as FILE.1, FILE.2, ... for callgrind_annotate")
+	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind); of several processes, a part each, and each part alone as FILE.1, FILE.2, ... for callgrind_annotate; each part of the run (a dump, a Go benchmark run) alone as FILE.1, FILE.2, ... (FILE.PID.1, ... of several processes)")
 	fl.StringVar(&o.bench, "bench", "", "write the counts as Go benchmark `NAME` (BenchmarkNAME) to --bench-out, for benchstat")
 	fl.StringVar(&o.benchOut, "bench-out", "", "write the counts as Go benchmark results to `FILE`, for benchstat: the run's (named by --bench, else by the binary), each part's, and a Go test binary's benchmarks per operation")
 }
@@ -79,11 +79,25 @@ func (o *outputFlags) write(p *profile.Profile) []error {
 				put(part, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindPart(w, p, i) })
 			}
 		}
+		// Each part of the run alone, as callgrind writes each dump.
+		for i, pt := range p.Parts {
+			put(runPartFile(o.callgrind, p, pt, i), "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindRunPart(w, p, i) })
+		}
 	}
 	if o.benchOut != "" {
 		put(o.benchOut, "benchmark result", func(w io.Writer) error { return report.WriteBench(w, p, o.bench) })
 	}
 	return errs
+}
+
+// runPartFile names the callgrind file of part i of the run as callgrind
+// names its dumps: FILE.N (N = i+1); of a run of several processes, whose
+// FILE.N are the processes, FILE.PID.N.
+func runPartFile(file string, p *profile.Profile, pt profile.Part, i int) string {
+	if len(p.Processes) > 1 {
+		return fmt.Sprintf("%s.%d.%d", file, p.Processes[pt.Process].PID, i+1)
+	}
+	return fmt.Sprintf("%s.%d", file, i+1)
 }
 
 // summary adds to the summary what the output flags ask for.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	pprofile "github.com/google/pprof/profile"
+
 	"github.com/icount-dev/icount/profile"
 )
 
@@ -50,7 +52,9 @@ func TestCallgrindDumps(t *testing.T) {
 		t.Run(strings.ReplaceAll(prog, "/", "_"), func(t *testing.T) {
 			t.Parallel()
 			bin := testProgram(t, prog)
-			r := runIcount(t, nil, nil, bin)
+			out := t.TempDir()
+			pprofPath, cgPath := filepath.Join(out, "p.pb.gz"), filepath.Join(out, "callgrind.out")
+			r := runIcount(t, nil, []string{"--pprof", pprofPath, "--callgrind", cgPath}, bin)
 			if r.status != 0 || r.profile == nil {
 				t.Fatalf("icount: status %d\n%s", r.status, r.stderr)
 			}
@@ -82,6 +86,7 @@ func TestCallgrindDumps(t *testing.T) {
 			if sum >= r.profile.Totals.Instructions {
 				t.Errorf("the parts sum to %d, the run counts %d: the start-up before CALLGRIND_ZERO_STATS should be in none", sum, r.profile.Totals.Instructions)
 			}
+			checkPartFormats(t, r.profile, pprofPath, cgPath)
 			if strings.HasPrefix(prog, "arm64/") {
 				return // valgrind here runs amd64 guests only
 			}
@@ -111,6 +116,66 @@ func TestCallgrindDumps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkPartFormats checks the parts in the pprof and callgrind files of
+// a run: the pprof samples labelled with a part sum to its instructions,
+// the others to what ran outside every part; each part is a callgrind
+// file of its own, FILE.N, with its trigger, totals and functions' self
+// costs.
+func checkPartFormats(t *testing.T, p *profile.Profile, pprofPath, cgPath string) {
+	t.Helper()
+	f, err := os.Open(pprofPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp, err := pprofile.Parse(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("%s: %v", pprofPath, err)
+	}
+	byPart := map[string]int64{}
+	var all int64
+	for _, s := range pp.Sample {
+		all += s.Value[0]
+		if l := s.Label["part"]; len(l) == 1 {
+			byPart[l[0]] += s.Value[0]
+		} else {
+			byPart[""] += s.Value[0]
+		}
+	}
+	want := map[string]int64{"": int64(p.Totals.Instructions)}
+	for _, pt := range p.Parts {
+		want[pt.Name] += int64(pt.Totals.Instructions)
+		want[""] -= int64(pt.Totals.Instructions)
+	}
+	if fmt.Sprint(byPart) != fmt.Sprint(want) || all != int64(p.Totals.Instructions) {
+		t.Errorf("pprof: instructions by label part %v (sum %d), want %v", byPart, all, want)
+	}
+	for i, pt := range p.Parts {
+		path := fmt.Sprintf("%s.%d", cgPath, i+1)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := readCallgrindDump(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		trigger := "Client Request: " + pt.Name
+		if pt.Name == "exit" {
+			trigger = "Program termination"
+		}
+		if d.trigger != trigger || d.totals != pt.Totals.Instructions {
+			t.Errorf("%s: trigger %q, totals %d; want %q, %d", path, d.trigger, d.totals, trigger, pt.Totals.Instructions)
+		}
+		for fn, n := range partSelf(pt) {
+			if n != 0 && d.self[fn] != n {
+				t.Errorf("%s: %s self %d, the part's %d", path, fn, d.self[fn], n)
+			}
+		}
 	}
 }
 
