@@ -1,0 +1,52 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestGoResults derives a Go benchmark's counts per operation from its
+// runs: a later run against the b.N = 1 probe, (C − C1) / (N − N1),
+// exact as a fraction; a benchmark run once, C / N.
+func TestGoResults(t *testing.T) {
+	p := withParts(newProfile(shaA, fn("main", 1_000_000)),
+		dumpPart("setup", 10),
+		benchRun("BenchmarkSort", 1, 1300), benchRun("BenchmarkSort", 100, 100300), // 1,000 an op
+		benchRun("BenchmarkHash", 1, 77), benchRun("BenchmarkHash", 4, 100), // 23/3 an op
+		benchRun("BenchmarkLoop", 50, 5025)) // run once: 100.5 an op
+	var got []string
+	for _, r := range GoResults(p) {
+		got = append(got, r.Name+" "+r.Instructions.benchValue()+" "+r.Instructions.String())
+	}
+	want := []string{"BenchmarkSort 1000 1,000", "BenchmarkHash 7.666666666666667 7.67", "BenchmarkLoop 100.5 100.50"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("results %q, want %q", got, want)
+	}
+	var b bytes.Buffer
+	if err := WriteBench(&b, p, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"Unit instructions/op assume=exact better=lower\n",
+		"BenchmarkSort-1 100 1000 instructions/op 250 blocks/op\n",
+		"BenchmarkLoop-1 50 100.5 instructions/op 25.12 blocks/op\n",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("WriteBench wrote:\n%s\nwant a line %q", b.String(), line)
+		}
+	}
+	if regexp.MustCompile(`(?m)^Benchmark\S+ \d+ \d+ instructions `).MatchString(b.String()) {
+		t.Errorf("a Go test binary's results unnamed: want its benchmarks alone:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteBench(&b, p, "Run"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"BenchmarkRun 1 1000000 instructions 250000 blocks\n", "BenchmarkRun/part=setup 1 10 instructions 2 blocks\n", "BenchmarkSort-1 100 1000 instructions/op"} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("WriteBench named wrote:\n%s\nwant a line %q", b.String(), line)
+		}
+	}
+}
