@@ -116,21 +116,32 @@ func GoResults(p *profile.Profile) []GoResult {
 // maxPartLines bounds the parts the summary lists one by one.
 const maxPartLines = 20
 
-// partLines lists the run's parts: each with its instructions and block
-// executions, a Go benchmark's run with its iterations and, for a run go
-// test reports, its instructions per operation.
+// partLines lists the run's parts in the summary (partTableRows).
 func partLines(w io.Writer, p *profile.Profile) {
 	if len(p.Parts) == 0 {
 		return
 	}
+	fmt.Fprintf(w, "%s%s:\n", Prefix, plural(len(p.Parts), "part", "parts"))
+	for _, line := range strings.SplitAfter(AlignTable(partTableRows(p, maxPartLines), 1, "  "), "\n") {
+		if line != "" {
+			fmt.Fprint(w, Prefix+"  "+line)
+		}
+	}
+}
+
+// partTableRows is the run's parts as a table, a header row first: each
+// with its instructions and block executions, a Go benchmark's run with
+// its iterations and, for a run go test reports, its instructions per
+// operation; columns no part fills are left out, and parts past limit
+// are counted in one last row.
+func partTableRows(p *profile.Profile, limit int) [][]string {
 	perOp := map[int]string{}
 	for _, r := range GoResults(p) {
 		perOp[r.Part] = r.Instructions.String()
 	}
-	fmt.Fprintf(w, "%s%s:\n", Prefix, plural(len(p.Parts), "part", "parts"))
 	rows := [][]string{{"part", "instructions", "blocks", "iterations", "per op"}}
 	for i, pt := range p.Parts {
-		if i == maxPartLines {
+		if i == limit {
 			rows = append(rows, []string{fmt.Sprintf("... %d more", len(p.Parts)-i), "", "", "", ""})
 			break
 		}
@@ -161,9 +172,5 @@ func partLines(w io.Writer, p *profile.Profile) {
 		}
 		rows[i] = kept
 	}
-	for _, line := range strings.SplitAfter(AlignTable(rows, 1, "  "), "\n") {
-		if line != "" {
-			fmt.Fprint(w, Prefix+"  "+line)
-		}
-	}
+	return rows
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,5 +49,22 @@ func TestGoResults(t *testing.T) {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("WriteBench named wrote:\n%s\nwant a line %q", b.String(), line)
 		}
+	}
+}
+
+// TestHTMLParts: a run's page lists its parts as the summary does, and a
+// comparison's the parts that changed.
+func TestHTMLParts(t *testing.T) {
+	base := withParts(newProfile(shaA, fn("main", 1000)), dumpPart("sort", 400), dumpPart("hash", 50))
+	head := withParts(newProfile(shaB, fn("main", 1000)), dumpPart("sort", 400), dumpPart("hash", 60))
+	d := pageOf(t, func(b *bytes.Buffer) error { return WriteHTML(b, head, HTMLOptions{}) })
+	if got := fmt.Sprint(d.Views[0].Run.Parts); got != "[[part instructions blocks] [sort 400 100] [hash 60 15]]" {
+		t.Errorf("the run's parts: %s", got)
+	}
+	r := Compare(Side{Label: "base"}, Side{Label: "head"}, []Pair{{Base: base, Head: head}}, nil)
+	d = pageOf(t, func(b *bytes.Buffer) error { return DiffHTML(b, r, HTMLOptions{}) })
+	c := d.Views[0].Comparison
+	if got := fmt.Sprint(c.Parts); got != "[[part base head delta ] [hash 50 60 +10 +20.00%]]" || c.PartsUnchanged != 1 {
+		t.Errorf("the comparison's parts: %s, %d unchanged", got, c.PartsUnchanged)
 	}
 }
