@@ -56,8 +56,9 @@ func (q PerOp) benchValue() string {
 // of the benchmark function (a part with iterations) with its counts per
 // operation. A benchmark run more than once (the b.N = 1 probe go test
 // starts with, then b.N iterations) has its counts per operation from the
-// difference of a later run and its first, which leaves out what every run
-// costs once (the function's setup, the call): (C - C1) / (N - N1). A
+// difference of a later run and the last probe before it, which leaves
+// out what every run costs once (the function's setup, the call):
+// (C - C1) / (N - 1). A
 // benchmark run once (-benchtime=1x, or one using b.Loop, which runs all
 // its iterations in one run) has C / N.
 type GoResult struct {
@@ -71,8 +72,11 @@ type GoResult struct {
 }
 
 // GoResults derives the results of a Profile's Go benchmarks from its
-// parts: one for each run of a benchmark but its first, or for its one
-// run, in the order they ended.
+// parts, as go test reports them, in the order they ended: the last run
+// of each calibration (a run the next run of the benchmark does not
+// exceed in iterations; go test calibrating to a time runs a benchmark
+// with more and more iterations and reports the last), the probe aside,
+// or the one run of a benchmark run once.
 func GoResults(p *profile.Profile) []GoResult {
 	type key struct {
 		process int
@@ -80,6 +84,8 @@ func GoResults(p *profile.Profile) []GoResult {
 	}
 	first := map[key]int{}
 	runs := map[key]int{}
+	next := map[int]int{} // a run's next run of the same benchmark
+	last := map[key]int{}
 	for i, pt := range p.Parts {
 		if pt.Iterations == 0 {
 			continue
@@ -87,22 +93,32 @@ func GoResults(p *profile.Profile) []GoResult {
 		k := key{pt.Process, pt.Name}
 		if _, ok := first[k]; !ok {
 			first[k] = i
+		} else {
+			next[last[k]] = i
 		}
+		last[k] = i
 		runs[k]++
 	}
 	var out []GoResult
+	probe := map[key]int{} // the benchmark's last probe: a run of b.N = 1
 	for i, pt := range p.Parts {
 		if pt.Iterations == 0 {
 			continue
 		}
 		k := key{pt.Process, pt.Name}
-		f := first[k]
-		if f == i && runs[k] > 1 {
+		f, ok := probe[k]
+		if pt.Iterations == 1 {
+			probe[k] = i
+		}
+		if first[k] == i && runs[k] > 1 {
 			continue // the probe: the others are measured against it
+		}
+		if n, ok := next[i]; ok && p.Parts[n].Iterations > pt.Iterations {
+			continue // a step of the calibration, or a later round's probe (-count)
 		}
 		r := GoResult{Name: pt.Name, Process: pt.Process, Part: i, Iterations: pt.Iterations,
 			Instructions: PerOp{pt.Totals.Instructions, pt.Iterations}, Blocks: PerOp{pt.Totals.Blocks, pt.Iterations}}
-		if p0 := p.Parts[f]; f != i && pt.Iterations > p0.Iterations &&
+		if p0 := p.Parts[f]; ok && pt.Iterations > p0.Iterations &&
 			pt.Totals.Instructions >= p0.Totals.Instructions && pt.Totals.Blocks >= p0.Totals.Blocks {
 			ops := pt.Iterations - p0.Iterations
 			r.Instructions = PerOp{pt.Totals.Instructions - p0.Totals.Instructions, ops}

@@ -10,18 +10,25 @@ import (
 
 // TestGoResults derives a Go benchmark's counts per operation from its
 // runs: a later run against the b.N = 1 probe, (C − C1) / (N − N1),
-// exact as a fraction; a benchmark run once, C / N.
+// exact as a fraction; a benchmark run once, C / N; of a calibration, its
+// last run alone.
 func TestGoResults(t *testing.T) {
 	p := withParts(newProfile(shaA, fn("main", 1_000_000)),
 		dumpPart("setup", 10),
 		benchRun("BenchmarkSort", 1, 1300), benchRun("BenchmarkSort", 100, 100300), // 1,000 an op
 		benchRun("BenchmarkHash", 1, 77), benchRun("BenchmarkHash", 4, 100), // 23/3 an op
-		benchRun("BenchmarkLoop", 50, 5025)) // run once: 100.5 an op
+		benchRun("BenchmarkLoop", 50, 5025), // run once: 100.5 an op
+		// Calibrated to a time, twice (-count=2), each round with its
+		// probe: the last run of each calibration is a result, against
+		// its round's probe.
+		benchRun("BenchmarkTime", 1, 20), benchRun("BenchmarkTime", 100, 1010), benchRun("BenchmarkTime", 10000, 100010),
+		benchRun("BenchmarkTime", 1, 30), benchRun("BenchmarkTime", 100, 1020), benchRun("BenchmarkTime", 10000, 100020))
 	var got []string
 	for _, r := range GoResults(p) {
 		got = append(got, r.Name+" "+r.Instructions.benchValue()+" "+r.Instructions.String())
 	}
-	want := []string{"BenchmarkSort 1000 1,000", "BenchmarkHash 7.666666666666667 7.67", "BenchmarkLoop 100.5 100.50"}
+	want := []string{"BenchmarkSort 1000 1,000", "BenchmarkHash 7.666666666666667 7.67", "BenchmarkLoop 100.5 100.50",
+		"BenchmarkTime 10 10", "BenchmarkTime 10 10"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("results %q, want %q", got, want)
 	}
