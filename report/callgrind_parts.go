@@ -9,7 +9,8 @@ import (
 )
 
 // WriteCallgrindRunPart writes part i of the run (Profile.Parts) as a
-// callgrind file of its own, as callgrind writes each dump: "part: I+1",
+// callgrind file of its own, as callgrind writes each dump: "part: N"
+// (PartNumber),
 // the trigger that ended it ("Client Request: NAME", or the Go benchmark
 // run), its summary and totals, its functions' self costs and its call
 // arcs. A part has no per-line costs: each function's self cost is at its
@@ -24,10 +25,22 @@ func WriteCallgrindRunPart(w io.Writer, p *profile.Profile, i int) error {
 	}
 	q := partProfile(p, pt)
 	bw := bufio.NewWriter(w)
-	cw := &callgrindWriter{w: bw, ids: map[string]map[string]int{}, runPart: i + 1, trigger: partTrigger(pt)}
+	cw := &callgrindWriter{w: bw, ids: map[string]map[string]int{}, runPart: PartNumber(p, i), trigger: partTrigger(pt)}
 	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: icount %s\n", p.Meta.IcountVersion)
 	cw.part(q, pt.Process, len(p.Processes) > 1)
 	return bw.Flush()
+}
+
+// PartNumber is part i's number among its process's parts, from 1, as
+// callgrind numbers a process's dumps.
+func PartNumber(p *profile.Profile, i int) int {
+	n := 0
+	for _, pt := range p.Parts[:i+1] {
+		if pt.Process == p.Parts[i].Process {
+			n++
+		}
+	}
+	return n
 }
 
 // partTrigger says what ended a part, in the words of callgrind's

@@ -91,13 +91,13 @@ func (o *outputFlags) write(p *profile.Profile) []error {
 }
 
 // runPartFile names the callgrind file of part i of the run as callgrind
-// names its dumps: FILE.N (N = i+1); of a run of several processes, whose
-// FILE.N are the processes, FILE.PID.N.
+// names its dumps: FILE.N (N its number among its process's parts); of a
+// run of several processes, whose FILE.N are the processes, FILE.PID.N.
 func runPartFile(file string, p *profile.Profile, pt profile.Part, i int) string {
 	if len(p.Processes) > 1 {
-		return fmt.Sprintf("%s.%d.%d", file, p.Processes[pt.Process].PID, i+1)
+		return fmt.Sprintf("%s.%d.%d", file, p.Processes[pt.Process].PID, report.PartNumber(p, i))
 	}
-	return fmt.Sprintf("%s.%d", file, i+1)
+	return fmt.Sprintf("%s.%d", file, report.PartNumber(p, i))
 }
 
 // summary adds to the summary what the output flags ask for.
