@@ -85,6 +85,17 @@ A64CXX      := aarch64-linux-gnu-g++
 UNWIND_BINS := $(BUILD)/c/unwind-glibc $(BUILD)/arm64/c/unwind-glibc $(BUILD)/cxx/unwind $(BUILD)/arm64/cxx/unwind
 TESTPROGS   += $(UNWIND_BINS)
 
+# A program written for callgrind, its client requests ending three named
+# parts (testdata/c/dumps.c, cmd/icount/parts_test.go): amd64 musl-static
+# (valgrind.h from Debian's valgrind package, after musl's headers) and
+# arm64 glibc-static.
+DUMPS_BINS := $(BUILD)/c/dumps-musl $(BUILD)/arm64/c/dumps-glibc
+TESTPROGS  += $(DUMPS_BINS)
+
+$(BUILD)/c/dumps-musl: testdata/c/dumps.c | deps
+	@mkdir -p $(@D)
+	$(MUSLCC) -static $(CFLAGS) -idirafter /usr/include -o $@ $<
+
 $(BUILD)/arm64/cxx/%: testdata/cxx/%.cc | deps
 	@mkdir -p $(@D)
 	$(A64CXX) -static $(CFLAGS) -o $@ $<

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"golang.org/x/arch/arm64/arm64asm"
@@ -105,6 +106,9 @@ type decoder struct {
 	// cpu hooks the instruction sites found in new blocks (sites.go);
 	// nil hooks none.
 	cpu siteHooks
+	// probes returns the probes of a new block of the function entered at
+	// fn (gobench.go); nil for none.
+	probes func(arch emu.Arch, fn, addr uint64, code []byte, starts []uint32, end emu.BlockEnd) []emu.Site
 	// insts is newBlock's room for the instructions it decodes, and
 	// fastStarts and fastKinds decodeFastX86's.
 	insts      []x86asm.Inst
@@ -184,8 +188,28 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, 
 	}
 	d.blocks[k] = b
 	info := b.info
-	info.Restart = d.hookSites(b, shape.sites)
+	info.Restart = d.hookSites(b, d.sitesOf(b, addr, shape))
 	return info, b
+}
+
+// sitesOf returns the instruction sites of b, a new block at addr decoded
+// as shape: the shape's, and those that depend on more than the block's
+// bytes (a client request's preamble may lie before the block) or on the
+// run (probes).
+func (d *decoder) sitesOf(b *decodedBlock, addr uint64, shape *blockShape) []emu.Site {
+	if b.code == nil || shape.bad != "" {
+		return shape.sites
+	}
+	sites := shape.sites
+	if more := clientRequestSites(d.arch, b.code, shape.starts, addr, d.read); len(more) > 0 {
+		sites = append(slices.Clip(sites), more...)
+	}
+	if d.probes != nil {
+		if more := d.probes(d.arch, b.info.Func, addr, b.code, shape.starts, shape.end); len(more) > 0 {
+			sites = append(slices.Clip(sites), more...)
+		}
+	}
+	return sites
 }
 
 // decode decodes the instructions of b, a new block at addr whose bytes

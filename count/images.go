@@ -27,7 +27,9 @@ type image struct {
 	mods *modules
 	late *lateCounters
 	loc  *locator
-	kimg *kernel.Image // the kernel's record, once it made one
+	// parts counts the stretches of the run the guest asks for (parts.go).
+	parts *partCounter
+	kimg  *kernel.Image // the kernel's record, once it made one
 	// owner is the image whose address space a CLONE_VM child's ran in
 	// (kimg.Shared); it has no CPU, decoder or modules of its own.
 	owner *image
@@ -91,6 +93,10 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		WholeBefore: func(pc, limit uint64) uint64 { return im.dec.wholeBefore(pc, limit) },
 		Forgotten:   func(blocks []emu.Block) { im.dec.forget(blocks) },
 		InsnEnd:     func(pc uint64) uint64 { return im.dec.insnEnd(pc) },
+		ClientRequest: func(args, def uint64) uint64 {
+			return im.parts.clientRequest(args, def)
+		},
+		Probe: func(pc uint64) { im.parts.probe(pc) },
 	}
 	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget,
 		CodeBuffer: codeBuffer(exe)}
@@ -108,6 +114,11 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
 	im.dec.resumes = im.mods.resumes
 	im.dec.cpu = cpu
+	im.parts = &partCounter{im: im}
+	if g := newGoBench(im.parts, im.mods); g != nil {
+		im.parts.gobench = g
+		im.dec.probes = g.probes
+	}
 	r.shareShapes(im.dec)
 	cpu.SetSiteCuts(im.dec.siteCuts)
 	im.late = &lateCounters{cpu: cpu, dec: im.dec}
@@ -257,16 +268,19 @@ func (im *image) read(opts Options) {
 	cpu := im.cpu
 	part := &profile.Profile{Syscalls: im.kimg.Calls()}
 	cpu.FlushSiteCuts()
-	blocks := im.dec.ran(cpu.Blocks(), im.mods.entry)
+	counted, tree, offInsns, offExecs := im.parts.finish(cpu.Blocks(), cpu.CallTree())
+	blocks := im.dec.ran(counted, im.mods.entry)
 	fillCounts(part, blocks, im.mods, opts.HotBlocks)
-	if tree := cpu.CallTree(); tree != nil {
+	if tree != nil {
 		part.CallTree, part.Functions = attribute(tree, im.mods)
 	}
 	describe(part, blocks, im.mods, opts.Lines)
-	if len(opts.Collect) > 0 {
+	if len(opts.Collect) > 0 || offExecs > 0 {
 		insns, execs := cpu.Outside()
-		part.Region = &profile.Region{Functions: opts.Collect, OutsideInstructions: insns, OutsideBlocks: execs}
+		part.Region = &profile.Region{Functions: opts.Collect, OutsideInstructions: insns + offInsns, OutsideBlocks: execs + offExecs}
 	}
+	part.Parts = im.parts.parts
+	part.Warnings = append(part.Warnings, im.parts.warnings...)
 	for _, f := range im.dec.failed {
 		part.Warnings = append(part.Warnings, "count may be inexact: "+f)
 	}
@@ -316,6 +330,7 @@ func merge(prof *profile.Profile, images []*image, hot int) {
 		prof.Mix, prof.HotBlocks, prof.Mappings, prof.Lines, prof.Blocks = part.Mix, part.HotBlocks, part.Mappings, part.Lines, part.Blocks
 		prof.Region, prof.Threads, prof.Warnings = part.Region, part.Threads, part.Warnings
 		prof.Processes = []profile.Process{images[0].entry()}
+		prof.Parts = part.Parts
 		return
 	}
 	prof.Syscalls = map[string]uint64{}
@@ -384,6 +399,10 @@ func merge(prof *profile.Profile, images []*image, hot int) {
 		for _, b := range part.Blocks {
 			b.Process = i
 			prof.Blocks = append(prof.Blocks, b)
+		}
+		for _, pt := range part.Parts {
+			pt.Process = i
+			prof.Parts = append(prof.Parts, pt)
 		}
 		if part.Region != nil {
 			if prof.Region == nil {

@@ -297,6 +297,7 @@ func (r *runner) loop() (err error) {
 		t := k.Current()
 		im := r.images[t.CPU()]
 		cpu := im.cpu
+		im.parts.resumed(k.CurrentTID())
 		r.running.Store(cpu)
 		err := cpu.Run(cpu.PC(), im.loc.locate)
 		k.Account(cpu.Ran())

@@ -136,6 +136,12 @@ type Hooks struct {
 	// InsnEnd returns where the instruction at pc ends, 0 if it cannot
 	// tell: a store into its own code runs by itself, up to there.
 	InsnEnd func(pc uint64) uint64
+	// ClientRequest answers a client request (SiteClientRequest): args is
+	// the address of its words, def its default value; it returns the
+	// result. Without it every request gets its default, as on hardware.
+	ClientRequest func(args, def uint64) uint64
+	// Probe is called before the instruction of a SiteProbe at pc runs.
+	Probe func(pc uint64)
 }
 
 // CPU is one emulated CPU with its memory.

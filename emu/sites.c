@@ -198,6 +198,22 @@ static int lock_neg(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
 	return 1;
 }
 
+// client_request answers a client request (valgrind.h's special
+// instruction sequence, whose last instruction is the site): the
+// instruction, a no-op on hardware, counts as one and ends the block
+// (ic_site_skip), so that every instruction up to it has been counted and
+// none after it when Go answers; the answer goes to the result register,
+// which holds the request's default value (its value on hardware).
+static void client_request(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t addr) {
+	ic_site_skip(ss, site, addr);
+	// The block was left at the site, not at its end: the next block is
+	// not the target of a call (or return) that ends this one.
+	ss->s->cur = NULL;
+	uint64_t args = reg64(uc, site->reg), result = reg64(uc, site->reg2);
+	result = icountGoClientRequest(ss->s->handle, args, result);
+	uc_reg_write(uc, site->reg2, &result);
+}
+
 // hook_site runs before the instruction at a site.
 static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 	ic_site *site = ud;
@@ -238,6 +254,12 @@ static void hook_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 		return;
 	case IC_SITE_X87:
 		x87(uc, ss, site, addr);
+		return;
+	case IC_SITE_CLIENTREQ:
+		client_request(uc, ss, site, addr);
+		return;
+	case IC_SITE_PROBE:
+		icountGoProbe(ss->s->handle, addr);
 		return;
 	}
 }

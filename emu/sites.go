@@ -57,6 +57,19 @@ const (
 	// SitePopf follows popf: IF stays set and IOPL 0, as for a program
 	// at CPL 3, where popf cannot change them (Unicorn runs it at CPL 0).
 	SitePopf SiteKind = C.IC_SITE_POPF
+	// SiteClientRequest is the last instruction of valgrind's client
+	// request sequence (valgrind.h): on hardware a no-op that leaves the
+	// request's default value in the result register (x86-64 RDX, arm64
+	// X3); here Hooks.ClientRequest is given the address of the request's
+	// block of words (x86-64 RAX, arm64 X4) and the default, and its
+	// answer goes to the result register. The instruction counts as one
+	// and ends its translated block, so that the counts are exact up to
+	// it when the hook runs.
+	SiteClientRequest SiteKind = C.IC_SITE_CLIENTREQ
+	// SiteProbe tells Hooks.Probe that the instruction is about to run,
+	// and lets it run. The counts then hold the whole translated block the
+	// instruction lies in (a block is counted as it is entered).
+	SiteProbe SiteKind = C.IC_SITE_PROBE
 )
 
 // The x87 instructions a SiteX87 executes (x87.h's IC_X87_*).
@@ -146,6 +159,10 @@ func (c *CPU) AddSite(s Site) (bool, error) {
 		return false, check(fmt.Sprintf("hook instruction at %#x", s.PC), err)
 	}
 	site.reg, site.size, site.op = C.int32_t(s.Reg), C.uint32_t(s.Size), C.uint32_t(s.Op)
+	if s.Kind == SiteClientRequest {
+		args, result := clientRequestRegs(c.arch)
+		site.reg, site.reg2 = C.int32_t(args), C.int32_t(result)
+	}
 	if m := s.Mem; m != nil {
 		site.mem = C.ic_memop{base: C.int32_t(m.Base), index: C.int32_t(m.Index), seg: C.int32_t(m.Seg),
 			scale: C.uint32_t(m.Scale), disp: C.int64_t(m.Disp)}
@@ -158,6 +175,16 @@ func (c *CPU) AddSite(s Site) (bool, error) {
 	}
 	c.sites.at[s.PC] = site
 	return true, nil
+}
+
+// clientRequestRegs are the registers of valgrind's client request ABI:
+// the one holding the address of the request's words, and the one holding
+// the default value, which gets the result.
+func clientRequestRegs(a Arch) (args, result Reg) {
+	if a == X86_64 {
+		return X86RAX, X86RDX
+	}
+	return ARM64X(4), ARM64X(3)
 }
 
 // DropSites removes the sites in [addr, addr+size), whose code changes:
@@ -260,4 +287,22 @@ func icountGoSiteCuts(h C.uintptr_t, id C.uint32_t, addr C.uint64_t, size C.uint
 		after = C.uint32_t(c.sites.cuts(Block{ID: uint32(id), Addr: uint64(addr), Size: uint32(size)}, uint64(from), uint64(n)))
 	})
 	return after
+}
+
+//export icountGoClientRequest
+func icountGoClientRequest(h C.uintptr_t, args, def C.uint64_t) (result C.uint64_t) {
+	c := cpuOf(h)
+	result = def
+	if c.hooks.ClientRequest != nil {
+		c.guard(func() { result = C.uint64_t(c.hooks.ClientRequest(uint64(args), uint64(def))) })
+	}
+	return result
+}
+
+//export icountGoProbe
+func icountGoProbe(h C.uintptr_t, pc C.uint64_t) {
+	c := cpuOf(h)
+	if c.hooks.Probe != nil {
+		c.guard(func() { c.hooks.Probe(uint64(pc)) })
+	}
 }

@@ -26,6 +26,8 @@ enum {
 	IC_SITE_FPLOAD = 8,     // loads MXCSR or the x87 status (ldmxcsr, fxrstor, fninit...): flags before it go
 	IC_SITE_X87 = 9,        // an x87 instruction executed on the host's FPU (x87.c); op is its IC_X87_*
 	IC_SITE_POPF = 10,      // popf: IF stays set and IOPL 0, as at CPL 3 (the guest runs at CPL 0)
+	IC_SITE_CLIENTREQ = 11, // valgrind's client request marker: Go answers it (reg: the request's address, reg2: default and result)
+	IC_SITE_PROBE = 12,     // Go is told the instruction is reached, before it runs; it runs as it is
 };
 
 // A memory operand, as the decoder gives it: the address is
@@ -50,6 +52,7 @@ typedef struct ic_site {
 	uint32_t len;  // the instruction's length
 	uint32_t kind; // IC_SITE_*
 	int32_t reg;   // Unicorn id of the 64-bit register operand that matters, 0 for none
+	int32_t reg2;  // IC_SITE_CLIENTREQ: the register holding the default, which gets the result
 	uint32_t size; // operand size in bytes
 	uint32_t op;   // IC_SITE_X87: the IC_X87_* instruction; IC_SITE_FPLOAD: 1 MXCSR, 2 x87 status, 4 x87 control word
 	ic_memop mem;  // the memory operand, if any (lock neg)

@@ -49,6 +49,9 @@ func Check(p *Profile) error {
 	if err := checkTree(p, n); err != nil {
 		return err
 	}
+	if err := checkParts(p); err != nil {
+		return err
+	}
 	if len(p.Mappings) > 0 {
 		var sum uint64
 		for _, m := range p.Mappings {

@@ -45,6 +45,9 @@ type Profile struct {
 	// side by side, each item naming its entry (Process). A run of one
 	// program has one entry.
 	Processes []Process `json:"processes"`
+	// Parts are the stretches of the run counted apart (see Part), in
+	// the order they ended, process by process.
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // Process is one program one process ran: from its start (the first

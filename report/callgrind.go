@@ -69,8 +69,15 @@ func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 		fns, cmd, exit, total = pr.Functions, pr.Argv, exitText(pr.Exit), pr.Totals.Instructions
 		fmt.Fprintf(bw, "\npid: %d\n", pr.PID)
 	}
-	fmt.Fprintf(bw, "cmd: %s\npart: %d\n", oneLine(strings.Join(cmd, " ")), process+1)
+	number := process + 1
+	if cw.runPart > 0 {
+		number = cw.runPart
+	}
+	fmt.Fprintf(bw, "cmd: %s\npart: %d\n", oneLine(strings.Join(cmd, " ")), number)
 	fmt.Fprintf(bw, "desc: Guest: %s, %s, %s\n", p.Meta.Arch, p.Meta.CPUModel, exit)
+	if cw.trigger != "" {
+		fmt.Fprintf(bw, "desc: Trigger: %s\n", oneLine(cw.trigger))
+	}
 	fmt.Fprintf(bw, "positions: line\nevents: Ir\n")
 	fmt.Fprintf(bw, "summary: %d\n", total)
 
@@ -246,6 +253,10 @@ func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 type callgrindWriter struct {
 	w   *bufio.Writer
 	ids map[string]map[string]int // by kind of name (ob, fl, fn): name to number
+	// runPart and trigger, when set, number a part of the run
+	// (WriteCallgrindRunPart) and say what ended it.
+	runPart int
+	trigger string
 }
 
 // name writes "spec=(N) name" or "spec=(N)", numbering name among kind.

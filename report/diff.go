@@ -80,6 +80,8 @@ type Comparison struct {
 	// Processes compares the programs the runs ran, when either ran more
 	// than one (see processRows); the totals are theirs summed.
 	Processes []ProcessRow `json:"processes,omitempty"`
+	// Parts compares the runs' parts by name (see partRows).
+	Parts []PartRow `json:"parts,omitempty"`
 	// Functions lists every function on either side but the ignored ones,
 	// largest absolute change first.
 	Functions []FunctionRow `json:"functions"`
@@ -188,6 +190,9 @@ func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
 		for _, f := range c.Functions {
 			used[f.Name] = used[f.Name] || f.Budget != ""
 		}
+		for _, pt := range c.Parts {
+			used[pt.Name] = used[pt.Name] || pt.Budget != ""
+		}
 		r.Comparisons = append(r.Comparisons, c)
 	}
 	r.Verdict = overall(r.Comparisons, g)
@@ -200,7 +205,7 @@ func Compare(base, head Side, pairs []Pair, g *Gates) *Report {
 		}
 		slices.Sort(unused)
 		for _, fn := range unused {
-			r.Notes = append(r.Notes, fmt.Sprintf("the budget for %q matches no function on either side", fn))
+			r.Notes = append(r.Notes, fmt.Sprintf("the budget for %q matches no function or part on either side", fn))
 		}
 	}
 	return r
@@ -265,6 +270,7 @@ func compareOne(p Pair, g *Gates, roots []string) Comparison {
 		{"system calls", Delta{b.Totals.Syscalls, h.Totals.Syscalls}},
 	}
 	c.Processes = processRows(b, h)
+	c.Parts = partRows(b, h)
 	selfOnly := b.Meta.CountOnly || h.Meta.CountOnly
 	c.Functions, c.Ignored = functionRows(b, h, g, selfOnly)
 	if selfOnly {
@@ -471,6 +477,11 @@ func sameCounts(c Comparison) bool {
 			return false
 		}
 	}
+	for _, pt := range c.Parts {
+		if pt.Status != "unchanged" {
+			return false
+		}
+	}
 	return true
 }
 
@@ -506,6 +517,7 @@ func (c *Comparison) applyGates(g *Gates) {
 			c.Failures = append(c.Failures, r.Name+": "+r.OverBy)
 		}
 	}
+	c.applyPartGates(g)
 }
 
 func (c *Comparison) verdict(g *Gates) Verdict {

@@ -210,6 +210,19 @@ func (m *mdWriter) comparison(c Comparison, o DiffOptions) {
 			m.line(fmt.Sprintf("\n%s unchanged.", plural(unchanged, "other process", "other processes")))
 		}
 	}
+	if len(c.Parts) > 0 {
+		table, unchanged := partTable(c.Parts)
+		if len(table) > 1 {
+			m.line("")
+			for _, row := range table[1:] {
+				row[0] = mdText(row[0])
+			}
+			m.table(table, 1, 0)
+		}
+		if unchanged > 0 {
+			m.line(fmt.Sprintf("\n%s unchanged.", plural(unchanged, "part", "parts")))
+		}
+	}
 	changed, unchanged := changedRows([]Comparison{c})
 	m.functions(changed, unchanged, c.Inclusive, false, o)
 	m.renames([]Comparison{c})

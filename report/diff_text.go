@@ -88,6 +88,16 @@ func textComparison(b *strings.Builder, c Comparison) {
 		}
 		b.WriteString("\n")
 	}
+	if len(c.Parts) > 0 {
+		table, unchanged := partTable(c.Parts)
+		if len(table) > 1 {
+			b.WriteString(AlignTable(table, 1, "  "))
+		}
+		if unchanged > 0 {
+			fmt.Fprintf(b, "%s unchanged\n", plural(unchanged, "part", "parts"))
+		}
+		b.WriteString("\n")
+	}
 	var shown []FunctionRow
 	unchanged := 0
 	for _, f := range c.Functions {
@@ -245,7 +255,11 @@ func Percent(d Delta) string {
 	case d.Base == 0:
 		return "new"
 	}
-	p := 100 * (float64(d.Head) - float64(d.Base)) / float64(d.Base)
+	return percentText(100 * (float64(d.Head) - float64(d.Base)) / float64(d.Base))
+}
+
+// percentText writes a change of p percent as Percent does.
+func percentText(p float64) string {
 	sign := "+"
 	if p < 0 {
 		sign = "-"

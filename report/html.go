@@ -39,6 +39,7 @@ const (
 	maxSourceLine   = 300     // a source line's characters
 	sourceContext   = 2       // lines shown around a counted line
 	maxHeaderArgLen = 2000    // the command line's characters in the header
+	maxPartRows     = 1000    // a run's parts listed in the header
 )
 
 // HTMLOptions say how much a page embeds and where its sources come from.

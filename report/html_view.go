@@ -45,6 +45,8 @@ type runHead struct {
 	Distinct     uint64   `json:"distinct_blocks"`
 	Syscalls     uint64   `json:"syscalls"`
 	Warnings     []string `json:"warnings,omitempty"`
+	// Parts is the run's parts as the summary's table, a header row first.
+	Parts [][]string `json:"parts,omitempty"`
 }
 
 // diffHead is what the header says of a comparison as a whole.
@@ -68,6 +70,10 @@ type comparisonHead struct {
 	Renames      []Rename      `json:"renames,omitempty"`
 	Changed      int           `json:"changed"` // functions whose counts changed
 	Functions    int           `json:"functions"`
+	// Parts is the parts that changed as the text report's table, a
+	// header row first, and how many did not.
+	Parts          [][]string `json:"parts,omitempty"`
+	PartsUnchanged int        `json:"parts_unchanged,omitempty"`
 }
 
 // processJSON is one program of a comparison's runs.
@@ -147,8 +153,16 @@ func newRunHead(p *profile.Profile) runHead {
 		Exit: exit, CountOnly: p.Meta.CountOnly, Lines: len(p.Lines) > 0,
 		Processes: len(p.Processes), Threads: max(1, len(p.Threads)),
 		Instructions: p.Totals.Instructions, Blocks: p.Totals.Blocks, Distinct: p.Totals.DistinctBlocks,
-		Syscalls: p.Totals.Syscalls, Warnings: p.Warnings,
+		Syscalls: p.Totals.Syscalls, Warnings: p.Warnings, Parts: runPartRows(p),
 	}
+}
+
+// runPartRows is the run's parts as the page's table, nil without parts.
+func runPartRows(p *profile.Profile) [][]string {
+	if len(p.Parts) == 0 {
+		return nil
+	}
+	return partTableRows(p, maxPartRows)
 }
 
 // clockText says where the guest's time came from.
@@ -202,6 +216,12 @@ func newComparisonHead(c *Comparison) *comparisonHead {
 	for _, r := range c.Processes {
 		h.Processes = append(h.Processes, processJSON{Name: r.Name, Depth: r.Depth, Status: r.Status,
 			Base: r.Instructions.Base, Head: r.Instructions.Head})
+	}
+	if len(c.Parts) > 0 {
+		h.Parts, h.PartsUnchanged = partTable(c.Parts)
+		if len(h.Parts) == 1 {
+			h.Parts = nil // a header alone
+		}
 	}
 	return h
 }

@@ -22,7 +22,8 @@ import (
 // Every sample carries the process it ran in: a numeric label "pid" and a
 // string label "process" (its program's name), and with more than one
 // process a root frame "pid PID NAME", so that -tagfocus, -tagignore and
-// flame graphs tell the processes apart.
+// flame graphs tell the processes apart. What a part of the run counted
+// is in samples of its own, labelled with it (labelParts).
 //
 // Instructions are exact per context. Block executions are exact per
 // function; icount's tree does not count them per context, so a function
@@ -130,6 +131,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 				}
 			}
 		}
+		labelParts(out, p)
 		return out, out.CheckValid()
 	}
 	for _, n := range p.CallTree {
@@ -147,6 +149,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 		}
 		out.Sample = append(out.Sample, label(n.Process, &pprofile.Sample{Location: stack, Value: []int64{int64(n.Self), int64(nodeBlocks[i])}}))
 	}
+	labelParts(out, p)
 	return out, out.CheckValid()
 }
 

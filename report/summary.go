@@ -32,6 +32,7 @@ func Summary(w io.Writer, p *profile.Profile, top int) {
 	objectLines(w, p)
 	threadLines(w, p)
 	topFunctions(w, p, top)
+	partLines(w, p)
 	clockLine(w, p)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", Prefix, warn)

@@ -122,7 +122,7 @@ func TestGoProgram(t *testing.T) {
 // benchLine is a line of `go test -bench` output for one of testdata/go's
 // benchmarks run 100 times (-test.benchtime=100x), without a -GOMAXPROCS
 // suffix: the guest has one CPU.
-var benchLine = regexp.MustCompile(`(?m)^Benchmark(Sort|Hash)\s+100\s+\d+ ns/op`)
+var benchLine = regexp.MustCompile(`(?m)^Benchmark(Sort|Hash|Fib)\s+100\s+\d+ ns/op`)
 
 // TestGoBenchmark runs testdata/go/bench's test binary as a user would
 // profile a Go benchmark, five times on each arch: the benchmark lines
@@ -141,8 +141,8 @@ func TestGoBenchmark(t *testing.T) {
 				}
 				if i == 0 {
 					first = r
-					if n := len(benchLine.FindAllString(r.stdout, -1)); n != 2 || !regexp.MustCompile(`(?m)^PASS$`).MatchString(r.stdout) {
-						t.Fatalf("want the lines of BenchmarkSort and BenchmarkHash (%d found) and PASS:\n%s", n, r.stdout)
+					if n := len(benchLine.FindAllString(r.stdout, -1)); n != 3 || !regexp.MustCompile(`(?m)^PASS$`).MatchString(r.stdout) {
+						t.Fatalf("want the lines of BenchmarkSort, BenchmarkHash and BenchmarkFib (%d found) and PASS:\n%s", n, r.stdout)
 					}
 					t.Logf("%s: %d instructions\n%s", arch, r.profile.Totals.Instructions, r.stdout)
 					continue

@@ -26,9 +26,9 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&o.lines, "lines", false, "add per-line costs and every block that ran to the --json Profile (for icount annotate)")
 	fl.BoolVar(&o.mix, "mix", false, "add the instruction mix (loads, stores, branches, ...) to the summary")
 	fl.StringVar(&o.pprof, "pprof", "", "write a gzipped pprof profile to `FILE` (go tool pprof)")
-	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind); of several processes, a part each, and each part alone as FILE.1, FILE.2, ... for callgrind_annotate")
+	fl.StringVar(&o.callgrind, "callgrind", "", "write a callgrind profile to `FILE` (callgrind_annotate, KCachegrind); of several processes, a part each, and each part alone as FILE.1, FILE.2, ... for callgrind_annotate; each part of the run (a dump, a Go benchmark run) alone as FILE.1, FILE.2, ... (FILE.PID.1, ... of several processes)")
 	fl.StringVar(&o.bench, "bench", "", "write the counts as Go benchmark `NAME` (BenchmarkNAME) to --bench-out, for benchstat")
-	fl.StringVar(&o.benchOut, "bench-out", "", "the `FILE` --bench writes")
+	fl.StringVar(&o.benchOut, "bench-out", "", "write the counts as Go benchmark results to `FILE`, for benchstat: the run's (named by --bench, else by the binary), each part's, and a Go test binary's benchmarks per operation")
 }
 
 // check rejects inconsistent output flags before the run.
@@ -36,8 +36,6 @@ func (o *outputFlags) check() error {
 	switch {
 	case o.bench != "" && o.benchOut == "":
 		return fmt.Errorf("--bench %s: say where to write it with --bench-out FILE (stdout is the program's)", o.bench)
-	case o.bench == "" && o.benchOut != "":
-		return fmt.Errorf("--bench-out %s: name the benchmark with --bench NAME", o.benchOut)
 	}
 	return nil
 }
@@ -81,11 +79,25 @@ func (o *outputFlags) write(p *profile.Profile) []error {
 				put(part, "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindPart(w, p, i) })
 			}
 		}
+		// Each part of the run alone, as callgrind writes each dump.
+		for i, pt := range p.Parts {
+			put(runPartFile(o.callgrind, p, pt, i), "callgrind profile", func(w io.Writer) error { return report.WriteCallgrindRunPart(w, p, i) })
+		}
 	}
-	if o.bench != "" {
+	if o.benchOut != "" {
 		put(o.benchOut, "benchmark result", func(w io.Writer) error { return report.WriteBench(w, p, o.bench) })
 	}
 	return errs
+}
+
+// runPartFile names the callgrind file of part i of the run as callgrind
+// names its dumps: FILE.N (N its number among its process's parts); of a
+// run of several processes, whose FILE.N are the processes, FILE.PID.N.
+func runPartFile(file string, p *profile.Profile, pt profile.Part, i int) string {
+	if len(p.Processes) > 1 {
+		return fmt.Sprintf("%s.%d.%d", file, p.Processes[pt.Process].PID, report.PartNumber(p, i))
+	}
+	return fmt.Sprintf("%s.%d", file, report.PartNumber(p, i))
 }
 
 // summary adds to the summary what the output flags ask for.

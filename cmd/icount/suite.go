@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/icount-dev/icount/atomicfile"
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
 	"github.com/spf13/cobra"
@@ -49,7 +51,7 @@ var notOwnFlags = map[string]bool{
 	"json": true, "quiet": true, "top": true, "save": true, "baseline": true, "suite": true,
 	"jobs": true, "fail-above": true, "config": true, "format": true, "output": true,
 	"base": true, "build": true, "bin": true, "host-clock": true, "help": true,
-	"pprof": true, "callgrind": true, "bench": true,
+	"pprof": true, "callgrind": true, "bench": true, "bench-out": true,
 	"full": true, "full-report": true, "report-dir": true,
 }
 
@@ -329,6 +331,11 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 			return &exitError{exitUsage, err}
 		}
 	}
+	if o := f.out.benchOut; o != "" {
+		if err := atomicfile.Check(o); err != nil {
+			return &exitError{exitUsage, fmt.Errorf("--bench-out %s: cannot write it: %w", o, err)}
+		}
+	}
 	if c.save != "" {
 		// Checked before the benchmarks run, not after.
 		tmp, err := newSaveDir(filepath.Join(baselineDir, c.save))
@@ -361,6 +368,11 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		printSuiteTable(runs)
 	}
 	reportFailures(outs)
+	if f.out.benchOut != "" {
+		if err := writeSuiteBench(f.out.benchOut, runs); err != nil {
+			return &exitError{exitIOError, err}
+		}
+	}
 	verdict := 0
 	if c.baseline != "" {
 		var pairs []report.Pair
@@ -398,6 +410,20 @@ func runSuiteCmd(cmd *cobra.Command, f *runFlags, c *ciFlags) error {
 		return &exitError{status: verdict}
 	}
 	return nil
+}
+
+// writeSuiteBench writes the results of the runs that ended with a
+// Profile to path, one line per benchmark and more for its parts
+// (report.WriteSuiteBench); a run icount stopped is not a result.
+func writeSuiteBench(path string, runs []ran) error {
+	var names []string
+	var ps []*profile.Profile
+	for _, r := range runs {
+		if r.prof != nil && r.prof.Exit.Complete {
+			names, ps = append(names, r.out.Name), append(ps, r.prof)
+		}
+	}
+	return writeFile(path, "benchmark results", func(w io.Writer) error { return report.WriteSuiteBench(w, names, ps) })
 }
 
 // printSuiteTable prints a row for each run on stderr: its counts (of a

@@ -65,6 +65,9 @@ function renderRunHead(view) {
   sec.append(facts);
   sec.append(totalsTable(view));
   if (c && c.processes && c.processes.length) sec.append(processTable(c.processes));
+  if (c && c.parts) sec.append(stringTable(c.parts, 'parts'));
+  if (c && c.parts_unchanged) sec.append(el('p', {class: 'note', text: c.parts_unchanged + (c.parts_unchanged === 1 ? ' part' : ' parts') + ' unchanged.'}));
+  if (!c && view.run.parts) sec.append(stringTable(view.run.parts, 'parts'));
   if (c && view.base) sec.append(el('p', {class: 'note', id: 'changed', text: group(c.changed) + ' of ' + group(c.functions) + ' functions changed.'}));
   for (const r of (c && c.renames) || []) {
     sec.append(el('p', {class: 'note', text: 'possible rename: ' + r.from + ' → ' + r.to + ' (same cost: ' + group(r.self) + ' instructions)'}));
@@ -100,6 +103,16 @@ function processTable(rows) {
     const name = '\u00a0\u00a0'.repeat(r.depth) + r.name + (r.status === 'new' || r.status === 'vanished' ? ' (' + r.status + ')' : '');
     t.append(el('tr', {class: deltaClass(r.head - r.base)}, el('th', {text: name}), el('td', {text: group(r.base)}),
       el('td', {text: group(r.head)}), el('td', {text: signed(r.head - r.base)}), el('td', {text: change(r.base, r.head)})));
+  }
+  return t;
+}
+
+/** stringTable draws rows of text, the first the header, as a totals table. */
+function stringTable(rows, id) {
+  const t = el('table', {class: 'totals', id: id},
+    el('tr', {}, rows[0].map(h => el('th', {text: h}))));
+  for (const r of rows.slice(1)) {
+    t.append(el('tr', {}, el('th', {text: r[0]}), r.slice(1).map(v => el('td', {text: v}))));
   }
   return t;
 }

@@ -44,3 +44,12 @@ func Hash() uint64 {
 	h.Write(text)
 	return h.Sum64()
 }
+
+// Fib returns the n-th Fibonacci number, computed by the doubly recursive
+// definition: calls and returns, no memory.
+func Fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return Fib(n-1) + Fib(n-2)
+}

@@ -22,6 +22,13 @@ func BenchmarkHash(b *testing.B) {
 	}
 }
 
+// BenchmarkFib computes Fib(15) each iteration.
+func BenchmarkFib(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sink += Fib(15)
+	}
+}
+
 func TestSortCopy(t *testing.T) {
 	work := make([]int, len(data))
 	m := SortCopy(work)
