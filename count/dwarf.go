@@ -23,11 +23,16 @@ type lineRow struct {
 	end  bool
 }
 
-// span is a range of addresses [lo, hi) with a name.
+// span is a range of addresses [lo, hi) of a function's inlined body:
+// its name, how deep it is nested, the call that inlined it (its file and
+// line) and, once made disjoint (innermost), the chain of inlined calls
+// around it, outermost first, itself last.
 type span struct {
 	lo, hi uint64
 	name   string
 	depth  int
+	call   srcPos
+	chain  []span
 }
 
 // debugInfo is what icount reads from an object's DWARF, in the object's
@@ -35,7 +40,7 @@ type span struct {
 type debugInfo struct {
 	rows    []lineRow         // sequences, in address order
 	decl    map[uint64]srcPos // declaration of the function entered at an address
-	inlined []span            // disjoint: the innermost inlined function at each address
+	inlined []span            // disjoint: the innermost inlined function at each address, with its chain
 	// problem is the first thing wrong with the DWARF that made icount
 	// leave some or all of it out, "" if none.
 	problem string
@@ -118,6 +123,7 @@ func (di *debugInfo) read(d *dwarf.Data, lineSec []byte, infoSize uint64, lines 
 		ranges [][2]uint64
 		off    dwarf.Offset // its abstract origin
 		depth  int
+		call   srcPos // where it was called
 	}
 	var inls []inl
 	var seqs [][]lineRow
@@ -200,7 +206,12 @@ func (di *debugInfo) read(d *dwarf.Data, lineSec []byte, infoSize uint64, lines 
 		case dwarf.TagInlinedSubroutine:
 			if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok && lines {
 				if rs, err := d.Ranges(e); err == nil && len(rs) > 0 {
-					inls = append(inls, inl{rs, o, inlDepth + 1})
+					var call srcPos
+					if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && int(fi) < len(files) {
+						line, _ := e.Val(dwarf.AttrCallLine).(int64)
+						call = srcPos{files[fi], int(line)}
+					}
+					inls = append(inls, inl{rs, o, inlDepth + 1, call})
 				}
 			}
 		}
@@ -249,7 +260,7 @@ func (di *debugInfo) read(d *dwarf.Data, lineSec []byte, infoSize uint64, lines 
 		}
 		for _, rg := range x.ranges {
 			if rg[0] < rg[1] {
-				spans = append(spans, span{lo: rg[0], hi: rg[1], name: name, depth: x.depth})
+				spans = append(spans, span{lo: rg[0], hi: rg[1], name: name, depth: x.depth, call: x.call})
 			}
 		}
 	}
@@ -318,7 +329,7 @@ func readSequences(lr *dwarf.LineReader, files []string) [][]lineRow {
 }
 
 // innermost turns nested inlined ranges into disjoint ones, each named by
-// the deepest range covering it.
+// the deepest range covering it, with the chain of ranges covering it.
 func innermost(spans []span) []span {
 	sort.SliceStable(spans, func(i, j int) bool {
 		a, b := spans[i], spans[j]
@@ -336,10 +347,14 @@ func innermost(spans []span) []span {
 	emit := func(hi uint64) {
 		if n := len(stack); n > 0 && cur < hi {
 			top := stack[n-1]
-			if k := len(out); k > 0 && out[k-1].hi == cur && out[k-1].name == top.name {
+			if k := len(out); k > 0 && out[k-1].hi == cur && sameChain(out[k-1].chain, stack) {
 				out[k-1].hi = hi
 			} else {
-				out = append(out, span{lo: cur, hi: hi, name: top.name})
+				chain := make([]span, len(stack))
+				for i, s := range stack {
+					chain[i] = span{name: s.name, call: s.call}
+				}
+				out = append(out, span{lo: cur, hi: hi, name: top.name, call: top.call, chain: chain})
 			}
 		}
 		if hi > cur {
@@ -361,6 +376,20 @@ func innermost(spans []span) []span {
 	return out
 }
 
+// sameChain tells whether a chain of inlined calls is that of the stack of
+// ranges open.
+func sameChain(chain, stack []span) bool {
+	if len(chain) != len(stack) {
+		return false
+	}
+	for i := range chain {
+		if chain[i].name != stack[i].name || chain[i].call != stack[i].call {
+			return false
+		}
+	}
+	return true
+}
+
 // line returns the source position of the instruction at addr (an address
 // of the object's own), and whether the line table covers it.
 func (di *debugInfo) line(addr uint64) (srcPos, bool) {
@@ -373,11 +402,28 @@ func (di *debugInfo) line(addr uint64) (srcPos, bool) {
 
 // inlinedAt names the innermost function inlined at addr, "" if none.
 func (di *debugInfo) inlinedAt(addr uint64) string {
+	if s := di.inlinedSpan(addr); s != nil {
+		return s.name
+	}
+	return ""
+}
+
+// inlinedChain is the chain of inlined calls at addr, outermost first,
+// each with the call's file and line; nil if none.
+func (di *debugInfo) inlinedChain(addr uint64) []span {
+	if s := di.inlinedSpan(addr); s != nil {
+		return s.chain
+	}
+	return nil
+}
+
+// inlinedSpan is the innermost inlined range holding addr, nil if none.
+func (di *debugInfo) inlinedSpan(addr uint64) *span {
 	i := sort.Search(len(di.inlined), func(i int) bool { return di.inlined[i].lo > addr }) - 1
 	if i < 0 || addr >= di.inlined[i].hi {
-		return ""
+		return nil
 	}
-	return di.inlined[i].name
+	return &di.inlined[i]
 }
 
 // funcPos is where the function entered at entry is declared, or else the

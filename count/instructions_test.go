@@ -37,15 +37,24 @@ func TestCuts(t *testing.T) {
 }
 
 func TestInnermost(t *testing.T) {
+	outerCall, innerCall, deepestCall, otherCall := srcPos{"a.c", 7}, srcPos{"b.h", 3}, srcPos{"b.h", 9}, srcPos{"a.c", 12}
 	got := innermost([]span{
-		{lo: 10, hi: 50, name: "outer", depth: 1},
-		{lo: 20, hi: 30, name: "inner", depth: 2},
-		{lo: 22, hi: 24, name: "deepest", depth: 3},
-		{lo: 60, hi: 70, name: "other", depth: 1},
+		{lo: 10, hi: 50, name: "outer", depth: 1, call: outerCall},
+		{lo: 20, hi: 30, name: "inner", depth: 2, call: innerCall},
+		{lo: 22, hi: 24, name: "deepest", depth: 3, call: deepestCall},
+		{lo: 60, hi: 70, name: "other", depth: 1, call: otherCall},
 	})
+	outer := span{name: "outer", call: outerCall}
+	inner := span{name: "inner", call: innerCall}
+	deepest := span{name: "deepest", call: deepestCall}
+	other := span{name: "other", call: otherCall}
 	want := []span{
-		{lo: 10, hi: 20, name: "outer"}, {lo: 20, hi: 22, name: "inner"}, {lo: 22, hi: 24, name: "deepest"},
-		{lo: 24, hi: 30, name: "inner"}, {lo: 30, hi: 50, name: "outer"}, {lo: 60, hi: 70, name: "other"},
+		{lo: 10, hi: 20, name: "outer", call: outerCall, chain: []span{outer}},
+		{lo: 20, hi: 22, name: "inner", call: innerCall, chain: []span{outer, inner}},
+		{lo: 22, hi: 24, name: "deepest", call: deepestCall, chain: []span{outer, inner, deepest}},
+		{lo: 24, hi: 30, name: "inner", call: innerCall, chain: []span{outer, inner}},
+		{lo: 30, hi: 50, name: "outer", call: outerCall, chain: []span{outer}},
+		{lo: 60, hi: 70, name: "other", call: otherCall, chain: []span{other}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
