@@ -98,8 +98,8 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		},
 		Probe: func(pc uint64) { im.parts.probe(pc) },
 	}
-	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, MaxInstructions: budget,
-		CodeBuffer: codeBuffer(exe)}
+	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, Cells: r.opts.Lines,
+		MaxInstructions: budget, CodeBuffer: codeBuffer(exe)}
 	var cpu *emu.CPU
 	var err error
 	if s := r.takeSpare(arch, opts, im.mods.main.path); s != nil {
@@ -268,13 +268,23 @@ func (im *image) read(opts Options) {
 	cpu := im.cpu
 	part := &profile.Profile{Syscalls: im.kimg.Calls()}
 	cpu.FlushSiteCuts()
-	counted, tree, offInsns, offExecs := im.parts.finish(cpu.Blocks(), cpu.CallTree())
+	all := cpu.Blocks()
+	counted, tree, offInsns, offExecs := im.parts.finish(all, cpu.CallTree())
 	blocks := im.dec.ran(counted, im.mods.entry)
 	fillCounts(part, blocks, im.mods, opts.HotBlocks)
 	if tree != nil {
 		part.CallTree, part.Functions = attribute(tree, im.mods)
 	}
-	describe(part, blocks, im.mods, opts.Lines)
+	// The cells count the whole run: a run with stretches left uncounted
+	// (offExecs) keeps its blocks' contexts and call sites out.
+	whole := offExecs == 0
+	if whole {
+		placeCells(blocks, cpu.Cells())
+	}
+	if ps := describe(part, blocks, im.mods, opts.Lines); ps != nil && tree != nil && whole {
+		placeCalls(part.CallTree, tree, callSites(all, im.dec), ps, im.mods)
+		part.Positions = ps.list
+	}
 	if len(opts.Collect) > 0 || offExecs > 0 {
 		insns, execs := cpu.Outside()
 		part.Region = &profile.Region{Functions: opts.Collect, OutsideInstructions: insns + offInsns, OutsideBlocks: execs + offExecs}
@@ -328,6 +338,7 @@ func merge(prof *profile.Profile, images []*image, hot int) {
 		part := images[0].part
 		prof.Totals, prof.Syscalls, prof.Functions, prof.CallTree = part.Totals, part.Syscalls, part.Functions, part.CallTree
 		prof.Mix, prof.HotBlocks, prof.Mappings, prof.Lines, prof.Blocks = part.Mix, part.HotBlocks, part.Mappings, part.Lines, part.Blocks
+		prof.Positions = part.Positions
 		prof.Region, prof.Threads, prof.Warnings = part.Region, part.Threads, part.Warnings
 		prof.Processes = []profile.Process{images[0].entry()}
 		prof.Parts = part.Parts
@@ -376,10 +387,16 @@ func merge(prof *profile.Profile, images []*image, hot int) {
 		if part.Mix != nil {
 			mix.Add(*part.Mix)
 		}
-		base := len(prof.CallTree)
+		base, posBase := len(prof.CallTree), len(prof.Positions)
+		prof.Positions = append(prof.Positions, part.Positions...)
 		for _, n := range part.CallTree {
 			if n.Parent >= 0 {
 				n.Parent += base
+			}
+			if n.Call != nil && n.Call.Position >= 0 {
+				c := *n.Call
+				c.Position += posBase
+				n.Call = &c
 			}
 			n.Process = i
 			prof.CallTree = append(prof.CallTree, n)
@@ -398,6 +415,12 @@ func merge(prof *profile.Profile, images []*image, hot int) {
 		}
 		for _, b := range part.Blocks {
 			b.Process = i
+			for j := range b.Positions {
+				b.Positions[j] += posBase
+			}
+			for j := range b.Contexts {
+				b.Contexts[j].Node += base
+			}
 			prof.Blocks = append(prof.Blocks, b)
 		}
 		for _, pt := range part.Parts {

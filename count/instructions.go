@@ -14,6 +14,9 @@ type ranBlock struct {
 	dec  *decodedBlock // nil if the decoder never saw it
 	fn   uint64        // entry of its function; its own address when no symbol covers it
 	cuts []profile.Cut
+	// contexts are its runs in each context of the call tree, when the
+	// run kept them (placeCells).
+	contexts []profile.BlockContext
 }
 
 // ran pairs every block that ran with its decoding. The C table knows only

@@ -12,10 +12,11 @@ import (
 // symbols and DWARF say about the counts: the mappings and what ran in
 // each, the instruction mix, each function's address, block executions, mix
 // and source position and, when asked (lines), the self cost of every
-// source line and every block that ran. Without lines, only DWARF's
-// declarations are read, so a function without one (assembly) has no
-// position.
-func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines bool) {
+// source line and every block that ran, with its instructions, their
+// source positions and its runs in each context. Without lines, only
+// DWARF's declarations are read, so a function without one (assembly) has
+// no position. It returns the positions of lines, nil without.
+func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines bool) *positions {
 	prof.Mappings = mods.profileMappings(blocks)
 	total, mixes := instructionMix(blocks)
 	prof.Mix = &total
@@ -34,14 +35,30 @@ func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines boo
 		}
 	}
 	if !lines {
-		return
+		return nil
 	}
-	prof.Lines = lineCosts(blocks, mods)
+	ps := newPositions(mods)
 	prof.Blocks = make([]profile.BlockRuns, 0, len(blocks))
-	for _, b := range blocks {
-		prof.Blocks = append(prof.Blocks, profile.BlockRuns{BlockCount: profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
-			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}, Cuts: b.cuts})
+	for i := range blocks {
+		b := &blocks[i]
+		br := profile.BlockRuns{BlockCount: profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
+			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}, Cuts: b.cuts,
+			Length: int(b.Instructions), Contexts: b.contexts}
+		if n := br.Length; n > 0 {
+			if b.dec != nil && len(b.dec.starts) == n {
+				br.Offsets = b.dec.starts
+			}
+			m := mods.moduleOf(b)
+			br.Positions = make([]int, n)
+			for j := range n {
+				br.Positions[j] = ps.at(m, b.insnAddr(j))
+			}
+		}
+		prof.Blocks = append(prof.Blocks, br)
 	}
+	prof.Positions = ps.list
+	prof.Lines = lineCosts(blocks, prof.Blocks, prof.Positions, mods)
+	return ps
 }
 
 // readProblems says, for each module (in order of name), what was wrong
@@ -61,8 +78,9 @@ func (ms *modules) readProblems() []string {
 }
 
 // lineCosts sums the instructions that completed by function, inlined
-// function and source line.
-func lineCosts(blocks []ranBlock, mods *modules) []profile.LineCount {
+// function and source line, from the blocks as the Profile has them (runs,
+// with their instructions' positions).
+func lineCosts(blocks []ranBlock, runs []profile.BlockRuns, positions []profile.Position, mods *modules) []profile.LineCount {
 	type key struct {
 		fn        uint64
 		inl, file string
@@ -70,20 +88,13 @@ func lineCosts(blocks []ranBlock, mods *modules) []profile.LineCount {
 	}
 	sums := map[key]uint64{}
 	for i := range blocks {
-		b := &blocks[i]
-		m := mods.moduleOf(b)
-		dbg := m.debug(true)
-		for j, n := range b.runs() {
+		br := &runs[i]
+		for j, n := range br.Runs(br.Length) {
 			if n == 0 {
 				continue
 			}
-			var pos srcPos
-			var inl string
-			if a := b.insnAddr(j); a >= m.bias {
-				pos, _ = dbg.line(a - m.bias)
-				inl = dbg.inlinedAt(a - m.bias)
-			}
-			sums[key{b.fn, inl, pos.file, pos.line}] += n
+			pos := positions[br.Positions[j]]
+			sums[key{blocks[i].fn, inlinedName(pos), pos.File, pos.Line}] += n
 		}
 	}
 	out := make([]profile.LineCount, 0, len(sums))

@@ -11,6 +11,13 @@
 // part, falling off the end of a function), pushes a frame marked as jumped,
 // or pops back to that function if it is just below on the stack.
 //
+// A node is a function called from one call site of its parent's context:
+// its key is (parent, function, site). With cells (per-line attribution)
+// the site is the return address of the call that entered it (0 for the
+// root and for a frame entered by a jump), so that the edge into it knows
+// where the call was made; without, it is 0 and a node is a function
+// called in a context.
+//
 // The tree stays bounded: a function calling itself directly stays in its
 // node (recursion is collapsed), and below depth IC_MAX_DEPTH every call
 // stays in the node reached, so deep mutual recursion adds no nodes.
@@ -22,8 +29,8 @@
 #define IC_MAX_DEPTH 512
 #define IC_MAX_FRAMES (1u << 22)
 
-static uint32_t child_hash(uint32_t mask, uint32_t parent, uint64_t func) {
-	uint64_t k = func ^ ((uint64_t)parent << 40) ^ parent;
+static uint32_t child_hash(uint32_t mask, uint32_t parent, uint64_t func, uint64_t site) {
+	uint64_t k = func ^ ((uint64_t)parent << 40) ^ parent ^ (site * 0xFF51AFD7ED558CCDull);
 	return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
@@ -31,7 +38,7 @@ static int grow_children(ic_state *s, uint32_t n) {
 	uint32_t *t = calloc(n, sizeof *t);
 	if (!t) return -1;
 	for (uint32_t i = 1; i < s->nnodes; i++) {
-		uint32_t h = child_hash(n - 1, s->nodes[i].parent, s->nodes[i].func);
+		uint32_t h = child_hash(n - 1, s->nodes[i].parent, s->nodes[i].func, s->nodes[i].site);
 		while (t[h]) h = (h + 1) & (n - 1);
 		t[h] = i + 1;
 	}
@@ -51,8 +58,9 @@ static int in_roi(const ic_state *s, uint64_t func) {
 	return lo < s->nroi && s->roi[lo] == func;
 }
 
-// new_node adds a node for func under parent; returns its index or -1.
-static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func) {
+// new_node adds a node for func called from site under parent; returns its
+// index or -1.
+static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
 	if (s->nnodes == s->capnodes) {
 		ic_node *n = realloc(s->nodes, 2 * (size_t)s->capnodes * sizeof *n);
 		if (!n) return -1;
@@ -64,32 +72,34 @@ static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func) {
 	ic_node *n = &s->nodes[i];
 	memset(n, 0, sizeof *n);
 	n->func = func;
+	n->site = site;
 	n->parent = parent;
 	n->depth = s->nodes[parent].depth + 1;
 	n->roi = s->nodes[parent].roi || in_roi(s, func);
-	uint32_t h = child_hash(s->nchild - 1, parent, func);
+	uint32_t h = child_hash(s->nchild - 1, parent, func, site);
 	while (s->children[h]) h = (h + 1) & (s->nchild - 1);
 	s->children[h] = i + 1;
 	return i;
 }
 
-// child returns the node for func called from parent.
-static int64_t child(ic_state *s, uint32_t parent, uint64_t func) {
+// child returns the node for func called from parent at site.
+static int64_t child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
 	ic_node *p = &s->nodes[parent];
 	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
-	if (p->last_func == func && p->last_child) return p->last_child;
+	if (p->last_func == func && p->last_site == site && p->last_child) return p->last_child;
 	int64_t found = -1;
-	uint32_t h = child_hash(s->nchild - 1, parent, func);
+	uint32_t h = child_hash(s->nchild - 1, parent, func, site);
 	for (uint32_t slot; (slot = s->children[h]) != 0; h = (h + 1) & (s->nchild - 1)) {
 		const ic_node *n = &s->nodes[slot - 1];
-		if (n->parent == parent && n->func == func) {
+		if (n->parent == parent && n->func == func && n->site == site) {
 			found = slot - 1;
 			break;
 		}
 	}
-	if (found < 0 && (found = new_node(s, parent, func)) < 0) return -1;
+	if (found < 0 && (found = new_node(s, parent, func, site)) < 0) return -1;
 	p = &s->nodes[parent]; // new_node may have moved the nodes
 	p->last_func = func;
+	p->last_site = site;
 	p->last_child = (uint32_t)found;
 	return found;
 }
@@ -105,10 +115,12 @@ static void set_top(ic_state *s) {
 	s->top_func = s->nodes[s->top].func;
 }
 
+// push pushes a frame for func, entered by a call returning to ret (its
+// call site) or, with ret 0, by a jump.
 static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t sp, int jumped) {
 	uint32_t parent = s->depth ? s->top : 0;
 	// A later thread's first frame is a child of the root.
-	int64_t node = s->depth || s->root_set ? child(s, parent, func) : 0;
+	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? ret : 0) : 0;
 	if (node < 0 || s->depth == IC_MAX_FRAMES) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);
@@ -231,8 +243,9 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 	}
 }
 
-// ic_enable_cct turns attribution on; call it before ic_install_hooks.
-int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi) {
+// ic_enable_cct turns attribution on, with cells or not; call it before
+// ic_install_hooks.
+int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, int cells) {
 	s->sp_reg = sp_reg;
 	s->capnodes = 1024;
 	s->nodes = calloc(s->capnodes, sizeof *s->nodes);
@@ -243,7 +256,8 @@ int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi) {
 		if (s->roi) memcpy(s->roi, roi, nroi * sizeof *roi);
 		s->nroi = nroi;
 	}
-	if (!s->nodes || !s->frames || (nroi && !s->roi) || grow_children(s, 2048) != 0) return -1;
+	if (!s->nodes || !s->frames || (nroi && !s->roi) || grow_children(s, 2048) != 0 || (cells && ic_cells_init(s) != 0))
+		return -1;
 	s->nnodes = 1; // the root, filled in by the first block
 	return 0;
 }
@@ -253,4 +267,5 @@ void ic_cct_free(ic_state *s) {
 	free(s->frames);
 	free(s->children);
 	free(s->roi);
+	ic_cells_free(s);
 }

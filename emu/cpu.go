@@ -89,6 +89,11 @@ type Options struct {
 	// Collect, with Attribution, counts only inside the dynamic extent of
 	// the functions entered at these addresses.
 	Collect []uint64
+	// Cells, with Attribution, counts each block's executions per context
+	// of the tree (CPU.Cells): what each context ran, instruction by
+	// instruction. It costs a lookup each time a block runs in another
+	// context than the last time (an interpreter: some 30 % more time).
+	Cells bool
 	// MaxInstructions, if not 0, stops the guest after exactly this many
 	// instructions: Run then returns ErrInstructionLimit.
 	MaxInstructions uint64
@@ -321,7 +326,7 @@ func (c *CPU) start(hooks Hooks, opts Options) error {
 			copy(unsafe.Slice((*uint64)(unsafe.Pointer(p)), len(roi)), roi)
 			defer C.free(unsafe.Pointer(p))
 		}
-		if C.ic_enable_cct(c.st, C.int(c.spReg()), p, C.uint32_t(len(roi))) != 0 {
+		if C.ic_enable_cct(c.st, C.int(c.spReg()), p, C.uint32_t(len(roi)), boolInt(opts.Cells)) != 0 {
 			return errors.New("emu: out of memory for the calling-context tree")
 		}
 	}
@@ -338,19 +343,21 @@ func (c *CPU) start(hooks Hooks, opts Options) error {
 }
 
 // A variant of the block hook (hotpath.c: IC_BLOCK_HOOKS): limited or
-// not, and without a call tree, with one, or with one and a region.
-type hookVariant struct{ limited, cct, roi bool }
+// not, and without a call tree, with one, or with one and a region, with
+// cells or not.
+type hookVariant struct{ limited, cct, roi, cells bool }
 
 // variantOf is the variant of the block hook opts call for.
 func variantOf(opts Options) hookVariant {
-	return hookVariant{limited: opts.MaxInstructions != 0, cct: opts.Attribution, roi: opts.Attribution && len(opts.Collect) > 0}
+	return hookVariant{limited: opts.MaxInstructions != 0, cct: opts.Attribution, roi: opts.Attribution && len(opts.Collect) > 0,
+		cells: opts.Attribution && opts.Cells}
 }
 
 // serves tells whether code translated with the block hook v calls one
 // that serves a CPU that needs the variant want: the same but for a
 // limit, which a limited variant can do without.
 func (v hookVariant) serves(want hookVariant) bool {
-	return v.cct == want.cct && v.roi == want.roi && (v.limited || !want.limited)
+	return v.cct == want.cct && v.roi == want.roi && v.cells == want.cells && (v.limited || !want.limited)
 }
 
 // x86MathFault is the x87 floating-point exception (#MF) a SiteX87 raises
@@ -754,10 +761,16 @@ func (c *CPU) goneSince(n uint64) []Block {
 	return out
 }
 
-// Node is one node of the calling-context tree.
+// Node is one node of the calling-context tree: a function called in its
+// parent's context, from one call site of it with Options.Cells.
 type Node struct {
-	Func         uint64 // entry address of its function
-	Parent       int    // index of the parent; the root (index 0) is its own
+	Func   uint64 // entry address of its function
+	Parent int    // index of the parent; the root (index 0) is its own
+	// Site is the return address of the call that entered it: the
+	// address after the call instruction, in its parent's code; 0 for
+	// the root, for a function entered by a jump (a tail call) and
+	// without Options.Cells.
+	Site         uint64
 	Instructions uint64 // executed in its own code
 	Calls        uint64
 }
@@ -771,7 +784,7 @@ func (c *CPU) CallTree() []Node {
 	nodes := unsafe.Slice(c.st.nodes, int(c.st.nnodes))
 	out := make([]Node, len(nodes))
 	for i, n := range nodes {
-		out[i] = Node{Func: uint64(n._func), Parent: int(n.parent), Instructions: uint64(n.insns), Calls: uint64(n.calls)}
+		out[i] = Node{Func: uint64(n._func), Parent: int(n.parent), Site: uint64(n.site), Instructions: uint64(n.insns), Calls: uint64(n.calls)}
 	}
 	return out
 }

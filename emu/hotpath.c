@@ -233,6 +233,7 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 	b->addr = addr;
 	b->size = size;
 	b->id = ++s->next_id;
+	b->cell_node = UINT32_MAX; // no cell yet
 	s->nblocks++;
 	if (index_block(s, addr, size) != 0) {
 		s->oom = 1;
@@ -265,14 +266,16 @@ static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 // read-modify-write of one shared counter per block costs 4% of the run);
 // totals are summed from the table. With attribution it follows calls and
 // returns in the calling-context tree and charges the block's instructions
-// to the current context; only a block that follows a call, return or
-// indirect jump, or that lies in another function than the current
-// context's, takes the slow path. With an instruction limit, a block that
+// to the current context, and with cells counts the execution in the
+// block's cell of that context (cells.c); only a block that follows a call,
+// return or indirect jump, or that lies in another function than the
+// current context's, takes the slow path, and only a block that ran in
+// another context last time looks its cell up. With an instruction limit, a block that
 // would pass it is not run: the emulator stops at its start, and Go runs
 // the instructions left one block at a time (ic_limit_hit).
 static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_state *s, uint64_t addr,
                                                               uint32_t size, const int cct, const int roi,
-                                                              const int limited) {
+                                                              const int cells, const int limited) {
 	ic_block *b = lookup(s, addr, size);
 	if (__builtin_expect(!b, 0)) {
 		if (s->restart) {
@@ -304,13 +307,15 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		ic_cct_enter(s, prev, b);
 	}
 	ic_node *n = &s->nodes[s->top];
-	if (!roi) {
+	if (!roi || n->roi) {
 		b->execs++;
 		n->insns += b->ninsn;
-	} else if (n->roi) {
-		b->execs++;
-		n->insns += b->ninsn;
-		s->cur_in_roi = 1;
+		if (cells) {
+			uint32_t c = __builtin_expect(b->cell_node == s->top, 1) ? b->cell : ic_cell_of(s, b);
+			s->cells[c].execs++;
+			s->cur_cell = c;
+		}
+		if (roi) s->cur_in_roi = 1;
 	} else {
 		s->outside_insns += b->ninsn;
 		s->outside_execs++;
@@ -319,21 +324,26 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 }
 
 // The hook's variants: with or without the call tree, the region of
-// interest and the instruction limit, each compiled on its own so that the
-// common case pays for nothing it does not use.
-#define IC_HOOK(name, cct, roi, limited)                                            \
+// interest, the cells and the instruction limit, each compiled on its own
+// so that the common case pays for nothing it does not use.
+#define IC_HOOK(name, cct, roi, cells, limited)                                     \
 	static void name(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {     \
-		count_block(uc, ud, addr, size, cct, roi, limited);                         \
+		count_block(uc, ud, addr, size, cct, roi, cells, limited);                  \
 	}
-IC_HOOK(hook_count, 0, 0, 0)
-IC_HOOK(hook_count_limited, 0, 0, 1)
-IC_HOOK(hook_cct, 1, 0, 0)
-IC_HOOK(hook_cct_limited, 1, 0, 1)
-IC_HOOK(hook_cct_roi, 1, 1, 0)
-IC_HOOK(hook_cct_roi_limited, 1, 1, 1)
+IC_HOOK(hook_count, 0, 0, 0, 0)
+IC_HOOK(hook_count_limited, 0, 0, 0, 1)
+IC_HOOK(hook_cct, 1, 0, 0, 0)
+IC_HOOK(hook_cct_limited, 1, 0, 0, 1)
+IC_HOOK(hook_cct_roi, 1, 1, 0, 0)
+IC_HOOK(hook_cct_roi_limited, 1, 1, 0, 1)
+IC_HOOK(hook_cells, 1, 0, 1, 0)
+IC_HOOK(hook_cells_limited, 1, 0, 1, 1)
+IC_HOOK(hook_cells_roi, 1, 1, 1, 0)
+IC_HOOK(hook_cells_roi_limited, 1, 1, 1, 1)
 
 // ic_cut takes back the instructions of the current block's execution that
-// did not complete.
+// did not complete: the last notrun of its block's, so that it stopped
+// before its instruction ninsn - notrun.
 void ic_cut(ic_state *s, uint32_t notrun) {
 	if (!s->cur) return;
 	if (s->limited) s->budget += notrun;
@@ -343,6 +353,7 @@ void ic_cut(ic_state *s, uint32_t notrun) {
 	}
 	s->cur->cut += notrun;
 	if (s->nodes) s->nodes[s->top].insns -= notrun;
+	if (s->cells) ic_cell_cut(s, s->cur_cell, s->cur->ninsn > notrun ? s->cur->ninsn - notrun : 0);
 }
 
 // hook_syscall runs at an x86-64 syscall instruction (RIP at it). It does
@@ -367,11 +378,14 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud) {
 	ic_inflight_clear(s);
 }
 
-// The block hook's variants: [limited][none, call tree, call tree and region].
-#define IC_BLOCK_HOOKS                                                                     \
-	{                                                                                  \
-		{(void *)hook_count, (void *)hook_cct, (void *)hook_cct_roi},                    \
-		{(void *)hook_count_limited, (void *)hook_cct_limited, (void *)hook_cct_roi_limited}, \
+// The block hook's variants: [limited][none, call tree, call tree and
+// region, call tree and cells, call tree, region and cells].
+#define IC_BLOCK_HOOKS                                                                                   \
+	{                                                                                                \
+		{(void *)hook_count, (void *)hook_cct, (void *)hook_cct_roi, (void *)hook_cells,                 \
+		 (void *)hook_cells_roi},                                                                        \
+		{(void *)hook_count_limited, (void *)hook_cct_limited, (void *)hook_cct_roi_limited,             \
+		 (void *)hook_cells_limited, (void *)hook_cells_roi_limited},                                    \
 	}
 
 // ic_install_hooks installs every hook but the block hook
@@ -404,13 +418,13 @@ uc_err ic_use_limited(ic_state *s) {
 // settings call for (a call tree, a region, a limit), in place of the one
 // installed before, if any.
 uc_err ic_set_block_hook(ic_state *s) {
-	void *hooks[2][3] = IC_BLOCK_HOOKS;
+	void *hooks[2][5] = IC_BLOCK_HOOKS;
 	if (s->block_hook) {
 		uc_err err = uc_hook_del(s->uc, s->block_hook);
 		if (err != UC_ERR_OK) return err;
 		s->block_hook = 0;
 	}
-	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) : 0];
+	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) + (s->cells ? 2 : 0) : 0];
 	s->hook_limited = s->limited != 0;
 	return uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
 }
@@ -442,10 +456,11 @@ void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	// unused ones of a context never run.
 	free(save->frames);
 	*save = (ic_thread){.frames = s->frames, .depth = s->depth, .capframes = s->capframes, .top = s->top,
-	                    .top_func = s->top_func, .cur_in_roi = s->cur_in_roi};
+	                    .top_func = s->top_func, .cur_cell = s->cur_cell, .cur_in_roi = s->cur_in_roi};
 	if (s->cur) save->last_addr = s->cur->addr, save->last_size = s->cur->size;
 	s->frames = load->frames, s->depth = load->depth, s->capframes = load->capframes;
 	s->top = load->top, s->top_func = load->top_func, s->cur_in_roi = load->cur_in_roi;
+	s->cur_cell = load->cur_cell;
 	load->frames = NULL;
 	// A block forgotten since (its code changed) is not followed from.
 	s->cur = load->last_size ? find(s, load->last_addr, load->last_size) : NULL;

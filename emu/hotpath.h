@@ -37,23 +37,48 @@ typedef struct ic_block {
 	uint32_t ninsn; // instructions, from the Go decoder on first sight
 	uint32_t end;   // IC_END_*
 	uint32_t id;    // unique over the run: the decoder's key for this block
-	uint32_t pad[4];
+	// The cell (cells.c) of the context the block ran in last: its node
+	// and the cell's index. A block runs in the same context as last
+	// time, mostly: its cell is found here without a hash probe.
+	uint32_t cell_node;
+	uint32_t cell; // 0 for none yet
+	uint32_t pad[2];
 } __attribute__((aligned(64))) ic_block;
 
 // A node of the calling-context tree: one function reached by one path of
-// calls from the root.
+// calls from the root, the last of them made at one call site.
 typedef struct ic_node {
 	uint64_t func;   // entry address of the function
+	uint64_t site;   // return address of the call that entered it; 0 for the root or a jump
 	uint64_t insns;  // instructions executed in this context's own code
 	uint64_t calls;  // times this context was entered
 	uint32_t parent; // index of the parent node; the root is its own parent
 	uint16_t depth;  // root is 0
 	uint16_t roi;    // inside the region of interest (--collect)
-	// The child last called from here (its function and index): most
-	// calls from a context call what it called last.
+	// The child last called from here (its function, site and index):
+	// most calls from a context call what it called last.
 	uint64_t last_func;
+	uint64_t last_site;
 	uint32_t last_child;
 } ic_node;
+
+// A cell: one block's executions in one context (node) of the tree, kept
+// when asked for (ic_enable_cct). The instructions a node executed are its
+// cells' executions times their blocks' instructions, less the cuts of its
+// cells.
+typedef struct ic_cell {
+	uint64_t execs;
+	uint32_t node;
+	uint32_t block; // the block's id
+} ic_cell;
+
+// The executions of a cell cut short before its block's instruction
+// index: that instruction and those after it did not complete.
+typedef struct ic_cellcut {
+	uint32_t cell; // index of the cell; 0 for an empty slot
+	uint32_t index;
+	uint64_t execs;
+} ic_cellcut;
 
 // A frame of the shadow stack.
 typedef struct ic_frame {
@@ -73,6 +98,7 @@ typedef struct ic_thread {
 	uint64_t top_func;
 	uint64_t last_addr; // the block it ran last, by address and size: the
 	uint32_t last_size; // table moves its entries, so no pointer is kept
+	uint32_t cur_cell;
 	int cur_in_roi;
 } ic_thread;
 
@@ -115,6 +141,16 @@ typedef struct ic_state {
 	uint64_t *roi;     // sorted entry addresses of the functions to collect
 	uint32_t nroi;
 	int cur_in_roi;         // the current block execution was counted
+	// The cells (cells.c), NULL unless asked for: cells[0] takes nothing
+	// real (a cell that could not be made counts there). An open-addressing table on (node,
+	// block) gives a cell's index + 1; another the cuts by cell and index.
+	ic_cell *cells;
+	uint32_t ncells, capcells;
+	uint32_t *cellslots;
+	uint32_t ncellslots; // a power of two
+	uint32_t cur_cell;   // the cell of the current block execution
+	ic_cellcut *cuts;
+	uint32_t ncuts, ncutslots;
 	uint64_t outside_insns; // instructions outside the region collected
 	uint64_t outside_execs;
 
@@ -171,7 +207,7 @@ typedef struct ic_state {
 
 ic_state *ic_new(uc_engine *uc, uintptr_t handle);
 void ic_free(ic_state *s);
-int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi);
+int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, int cells);
 uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
 void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end);
@@ -196,9 +232,13 @@ void ic_thread_free(ic_thread *t);
 uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 
-// Shared between hotpath.c and cct.c.
+// Shared between hotpath.c, cct.c and cells.c.
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);
 void ic_cct_free(ic_state *s);
+int ic_cells_init(ic_state *s);
+uint32_t ic_cell_of(ic_state *s, ic_block *b);
+void ic_cell_cut(ic_state *s, uint32_t cell, uint32_t index);
+void ic_cells_free(ic_state *s);
 void ic_restart(ic_state *s, uint64_t addr);
 
 #endif

@@ -17,7 +17,9 @@ const MaxCount = 1 << 62
 // instructions, and so the call tree's roots and the mappings (objects),
 // each node's inclusive cost to its self cost and its children's), trees whose parents do not
 // come before their children (each process's tree with its own root, in
-// the processes' order), and an item naming no process.
+// the processes' order), an item naming no process, and blocks whose
+// instructions, cuts and contexts do not add up to their counts and their
+// nodes' (checkBlocks).
 func Check(p *Profile) error {
 	if err := checkMeta(&p.Meta); err != nil {
 		return err
@@ -81,7 +83,7 @@ func Check(p *Profile) error {
 			}
 		}
 	}
-	return nil
+	return checkBlocks(p)
 }
 
 // arches are the guest architectures icount runs.

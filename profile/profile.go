@@ -25,13 +25,16 @@ type Profile struct {
 	// Mappings are the executable segments of the objects the guest ran,
 	// as loaded.
 	Mappings []Mapping `json:"mappings,omitempty"`
-	// Lines and Blocks are filled only when the run was asked for per-line
-	// attribution (Options.Lines): self costs by function and source line,
-	// and every block that ran, so that a saved run can be annotated.
-	Lines    []LineCount `json:"lines,omitempty"`
-	Blocks   []BlockRuns `json:"blocks,omitempty"`
-	Exit     Exit        `json:"exit"`
-	Warnings []string    `json:"warnings,omitempty"`
+	// Lines, Blocks and Positions are filled only when the run was asked
+	// for per-line attribution (Options.Lines): self costs by function and
+	// source line, every block that ran with its instructions, their
+	// source positions and, with a call tree, its runs in each context, so
+	// that a saved run can be annotated instruction by instruction.
+	Lines     []LineCount `json:"lines,omitempty"`
+	Blocks    []BlockRuns `json:"blocks,omitempty"`
+	Positions []Position  `json:"positions,omitempty"`
+	Exit      Exit        `json:"exit"`
+	Warnings  []string    `json:"warnings,omitempty"`
 	// Threads are the guest's threads in creation order with the
 	// instructions each ran, for a program that made more than one. They
 	// count everything a thread ran, inside a region collected (--collect)
@@ -121,6 +124,41 @@ type BlockCount struct {
 type BlockRuns struct {
 	BlockCount
 	Cuts []Cut `json:"cuts,omitempty"`
+	// Length is its number of instructions; Offsets, when the block was
+	// decoded, their offsets from Addr, and Positions their source
+	// positions (indexes in Profile.Positions), one per instruction.
+	Length    int      `json:"length,omitempty"`
+	Offsets   []uint32 `json:"offsets,omitempty"`
+	Positions []int    `json:"positions,omitempty"`
+	// Contexts are its runs in each context of the call tree (a node of
+	// Profile.CallTree) it ran in: they sum to its Executions and Cuts.
+	Contexts []BlockContext `json:"contexts,omitempty"`
+}
+
+// BlockContext is a block's runs in one context of the call tree: its
+// executions there, and those cut short.
+type BlockContext struct {
+	Node       int    `json:"node"` // index in Profile.CallTree
+	Executions uint64 `json:"executions"`
+	Cuts       []Cut  `json:"cuts,omitempty"`
+}
+
+// Position is where the code of an instruction comes from: the source
+// line DWARF's line table gives it (an empty File and Line 0 when it has
+// none) and the calls inlined there, outermost first: the innermost is the
+// function whose inlined body holds the line.
+type Position struct {
+	File    string        `json:"file,omitempty"`
+	Line    int           `json:"line,omitempty"`
+	Inlined []InlinedCall `json:"inlined,omitempty"`
+}
+
+// InlinedCall is a call the compiler inlined: the function called, and the
+// line of the call in the function it was inlined into.
+type InlinedCall struct {
+	Function string `json:"function"`
+	CallFile string `json:"call_file,omitempty"`
+	CallLine int    `json:"call_line,omitempty"`
 }
 
 // Cut is a number of executions of a block that stopped before its
@@ -364,6 +402,19 @@ type CallNode struct {
 	// Process is the entry of Profile.Processes whose tree this node is
 	// in: each entry's tree has its own root (Parent -1).
 	Process int `json:"process,omitempty"`
+	// Call is where its parent called it, with per-line attribution: a
+	// run with it has a node for each call site of a function in a
+	// context. Nil for a root and for a function entered by a jump (a
+	// tail call), and without per-line attribution, where the tree has a
+	// node per function called in a context.
+	Call *CallSite `json:"call,omitempty"`
+}
+
+// CallSite is a call instruction: its address and its source position
+// (Position: an index in Profile.Positions, -1 if not known).
+type CallSite struct {
+	Addr     uint64 `json:"addr"`
+	Position int    `json:"position"`
 }
 
 // Region says what --collect counted: only the dynamic extent of these
@@ -410,17 +461,32 @@ func (m *Mix) Add(o Mix) {
 // Runs returns how many times each of the block's n instructions
 // completed: every execution ran it, except those cut short at or before
 // it.
-func (b *BlockRuns) Runs(n int) []uint64 {
+func (b *BlockRuns) Runs(n int) []uint64 { return runs(b.Executions, b.Cuts, n) }
+
+// Runs returns how many times each of the block's n instructions
+// completed in the context.
+func (c *BlockContext) Runs(n int) []uint64 { return runs(c.Executions, c.Cuts, n) }
+
+func runs(executions uint64, cuts []Cut, n int) []uint64 {
 	runs := make([]uint64, n)
 	for i := range runs {
-		runs[i] = b.Executions
+		runs[i] = executions
 	}
-	for _, c := range b.Cuts {
+	for _, c := range cuts {
 		for i := max(c.Index, 0); i < n; i++ {
 			runs[i] -= min(runs[i], c.Executions)
 		}
 	}
 	return runs
+}
+
+// InsnAddr returns the address of the block's instruction i: from its
+// Offsets, or the block's own address when it has none.
+func (b *BlockRuns) InsnAddr(i int) uint64 {
+	if i < len(b.Offsets) {
+		return b.Addr + uint64(b.Offsets[i])
+	}
+	return b.Addr
 }
 
 // StopReason says why icount stopped a run before its end (Exit.Reason).

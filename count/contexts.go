@@ -1,0 +1,91 @@
+package count
+
+import (
+	"sort"
+
+	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/profile"
+)
+
+// placeCells gives each block that ran its runs in each context of the
+// call tree (emu.CPU.Cells). The cells know exactly where each of their
+// executions was cut short (emu's ic_cut), so a block with cells has its
+// cuts summed from theirs rather than guessed (cutsOf).
+func placeCells(blocks []ranBlock, cells []emu.Cell) {
+	if len(cells) == 0 {
+		return
+	}
+	byID := make(map[uint32]*ranBlock, len(blocks))
+	for i := range blocks {
+		byID[blocks[i].ID] = &blocks[i]
+	}
+	for _, c := range cells {
+		b := byID[c.Block]
+		if b == nil {
+			continue // only outside the region collected, which has no cells
+		}
+		bc := profile.BlockContext{Node: c.Node, Executions: c.Executions}
+		for _, k := range c.Cuts {
+			bc.Cuts = append(bc.Cuts, profile.Cut{Index: int(k.Index), Executions: k.Executions})
+		}
+		b.contexts = append(b.contexts, bc)
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		if len(b.contexts) == 0 {
+			continue
+		}
+		sort.Slice(b.contexts, func(x, y int) bool { return b.contexts[x].Node < b.contexts[y].Node })
+		at := map[int]uint64{}
+		for _, c := range b.contexts {
+			for _, k := range c.Cuts {
+				at[k.Index] += k.Executions
+			}
+		}
+		b.cuts = nil
+		for index, n := range at {
+			b.cuts = append(b.cuts, profile.Cut{Index: index, Executions: n})
+		}
+		sort.Slice(b.cuts, func(x, y int) bool { return b.cuts[x].Index < b.cuts[y].Index })
+	}
+}
+
+// callInsn is a call instruction, in a block that ends with it.
+type callInsn struct {
+	block *ranBlock
+	addr  uint64
+}
+
+// callSites finds the call instruction before each return address of the
+// blocks (all of them, whether they ran inside a region collected or not):
+// the last instruction of a block that ends with a call.
+func callSites(all []emu.Block, dec *decoder) map[uint64]callInsn {
+	out := map[uint64]callInsn{}
+	for _, b := range all {
+		db := dec.of(b)
+		if db == nil || db.info.End != emu.EndCall || len(db.starts) == 0 {
+			continue
+		}
+		ret := b.Addr + uint64(b.Size)
+		if _, ok := out[ret]; !ok {
+			out[ret] = callInsn{&ranBlock{Block: b, dec: db}, b.Addr + uint64(db.starts[len(db.starts)-1])}
+		}
+	}
+	return out
+}
+
+// placeCalls gives each node of the Profile's tree (one per node of the
+// emulator's, in its order) the call instruction that entered it, with its
+// source position.
+func placeCalls(tree []profile.CallNode, nodes []emu.Node, sites map[uint64]callInsn, ps *positions, mods *modules) {
+	for i, n := range nodes {
+		if n.Site == 0 || i == 0 {
+			continue
+		}
+		s, ok := sites[n.Site]
+		if !ok {
+			continue // a call the decoder never saw end a block: none should be
+		}
+		tree[i].Call = &profile.CallSite{Addr: s.addr, Position: ps.at(mods.moduleOf(s.block), s.addr)}
+	}
+}
