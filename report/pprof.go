@@ -19,6 +19,16 @@ import (
 // demangled names, file and first line. A location is a function's entry
 // in one process.
 //
+// A run with per-line attribution and a call tree (its blocks counted per
+// context) gives more: a location per instruction address, with its
+// mapping, its source line and the calls inlined there as pprof's Line
+// entries, innermost first; a sample per instruction and context, whose
+// stack goes up through the call instructions that entered each context.
+// -list, -disasm, -lines and -addresses then show each line's and each
+// instruction's cost, as icount annotate does, and block executions are
+// exact per context. -top shows inlined functions on their own, as pprof
+// does; -top -noinlines gives icount's functions.
+//
 // Every sample carries the process it ran in: a numeric label "pid" and a
 // string label "process" (its program's name), and with more than one
 // process a root frame "pid PID NAME", so that -tagfocus, -tagignore and
@@ -38,8 +48,13 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 		Comments: []string{
 			fmt.Sprintf("icount %s, %s guest (%s)", p.Meta.IcountVersion, p.Meta.Arch, p.Meta.CPUModel),
 			"command: " + strings.Join(p.Meta.Args, " "),
-			"blocks/count is exact per function; split among a function's calling contexts in proportion to their instructions",
 		},
+	}
+	contexts := hasContexts(p)
+	if contexts {
+		out.Comments = append(out.Comments, "a location per instruction, with its line and inlined calls; blocks/count is exact, at each block's first instruction")
+	} else {
+		out.Comments = append(out.Comments, "blocks/count is exact per function; split among a function's calling contexts in proportion to their instructions")
 	}
 	procs := p.Processes
 	multi := len(procs) > 1
@@ -72,14 +87,19 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 		merged[nkey{f.Module, f.Name}] = f
 	}
 	fns := map[nkey]*pprofile.Function{}
-	function := func(module, name string) *pprofile.Function {
+	// function is the function named name in module; file is its file when
+	// the Profile does not say (a function only inlined).
+	function := func(module, name, file string) *pprofile.Function {
 		k := nkey{module, name}
 		if fn := fns[k]; fn != nil {
 			return fn
 		}
-		f := merged[k]
+		f, ok := merged[k]
+		if ok || file == "" {
+			file = f.File
+		}
 		fn := &pprofile.Function{ID: uint64(len(out.Function) + 1), Name: DisplayName(name), SystemName: name,
-			Filename: f.File, StartLine: int64(f.Line)}
+			Filename: file, StartLine: int64(f.Line)}
 		out.Function = append(out.Function, fn)
 		fns[k] = fn
 		return fn
@@ -95,7 +115,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 		if l := locs[k]; l != nil {
 			return l
 		}
-		l := newLocation(function(module, name))
+		l := newLocation(function(module, name, ""))
 		l.Address = own[k].Addr
 		for i, m := range p.Mappings {
 			if m.Process == process && l.Address >= m.Start && l.Address < m.Limit {
@@ -132,6 +152,14 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 			}
 		}
 		labelParts(out, p)
+		return out, out.CheckValid()
+	}
+	if contexts {
+		b := &pprofBuilder{p: p, out: out, function: function, locs: map[addrKey]*pprofile.Location{}}
+		b.entry = func(process int, module, name string) *pprofile.Location {
+			return b.instruction(process, own[fkey{process, module, name}].Addr, name, -1)
+		}
+		b.instructionSamples(label)
 		return out, out.CheckValid()
 	}
 	for _, n := range p.CallTree {
