@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/icount-dev/icount/profile"
@@ -20,10 +21,16 @@ const unknownFile = "???"
 // Profile's Lines; a function without them has its whole cost at its first
 // line), lines of code inlined from another file under fi=. Each call arc
 // of the call tree (caller to callee, summed over their contexts) gives the
-// calls and their inclusive cost; icount does not record call sites, so
-// they are placed at the caller's first line. A function calling itself
-// directly is one context in icount's tree: its calls from its caller then
-// include its recursive calls.
+// calls and their inclusive cost; without per-line attribution icount does
+// not record call sites, so they are placed at the caller's first line. A
+// function calling itself directly is one context in icount's tree: its
+// calls from its caller then include its recursive calls.
+//
+// A run with per-line attribution and a call tree has its blocks counted
+// per context and its call sites: the file then has `positions: instr
+// line`, each instruction's cost at its address and line (as valgrind's
+// --dump-instr=yes), and each call at the call instruction and its line
+// (a function entered by a jump, at its caller's entry).
 //
 // A run of more than one process is one part per program run (entry of
 // Profile.Processes), in order, each with its pid, command, summary and
@@ -78,10 +85,17 @@ func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 	if cw.trigger != "" {
 		fmt.Fprintf(bw, "desc: Trigger: %s\n", oneLine(cw.trigger))
 	}
-	fmt.Fprintf(bw, "positions: line\nevents: Ir\n")
+	// With its blocks counted per context, the file has instructions.
+	instr := hasContextsIn(p, process)
+	if instr {
+		fmt.Fprintf(bw, "positions: instr line\nevents: Ir\n")
+	} else {
+		fmt.Fprintf(bw, "positions: line\nevents: Ir\n")
+	}
 	fmt.Fprintf(bw, "summary: %d\n", total)
 
 	type fkey struct{ module, name string }
+	type pos = callgrindPos
 	funcs := map[fkey]*profile.FunctionCount{}
 	for i := range fns {
 		f := &fns[i]
@@ -99,46 +113,91 @@ func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 		}
 		return 0
 	}
-	objectFile := func(module string) string { return objectFile(p, process, module) }
-
-	// Self costs by function, then file and line.
-	type pos struct {
-		file string
-		line int
-	}
-	lines := map[fkey]map[pos]uint64{}
-	for _, l := range p.Lines {
-		if l.Process != process {
-			continue
+	entryOf := func(module, name string) uint64 {
+		if f := funcs[fkey{module, name}]; f != nil {
+			return f.Addr
 		}
-		k := fkey{l.Module, l.Function}
+		return 0
+	}
+	objectFile := func(module string) string { return objectFile(p, process, module) }
+	// where writes a position: its instruction's address, when the file
+	// has them, and its line.
+	where := func(q pos) string {
+		if instr {
+			return fmt.Sprintf("0x%x %d", q.addr, q.line)
+		}
+		return strconv.Itoa(q.line)
+	}
+
+	// Self costs by function, then file and line (and instruction).
+	lines := map[fkey]map[pos]uint64{}
+	addCost := func(k fkey, q pos, n uint64) {
 		if lines[k] == nil {
 			lines[k] = map[pos]uint64{}
 		}
-		file := l.File
-		if file == "" {
-			file = unknownFile
+		if q.file == "" {
+			q.file = unknownFile
 		}
-		lines[k][pos{file, l.Line}] += l.Self
+		lines[k][q] += n
 	}
-	// Call arcs: caller -> callee over every context.
+	if instr {
+		for i := range p.Blocks {
+			b := &p.Blocks[i]
+			if b.Process != process {
+				continue
+			}
+			k := fkey{moduleAt(p, process, b.Addr), b.Function}
+			for j, n := range b.Runs(b.Length) {
+				if n == 0 {
+					continue
+				}
+				x := -1
+				if j < len(b.Positions) {
+					x = b.Positions[j]
+				}
+				addCost(k, instrPos(p, b.InsnAddr(j), x), n)
+			}
+		}
+	} else {
+		for _, l := range p.Lines {
+			if l.Process == process {
+				addCost(fkey{l.Module, l.Function}, pos{file: l.File, line: l.Line}, l.Self)
+			}
+		}
+	}
+	// Call arcs: caller -> callee over every context, by call site (the
+	// caller's first line without instructions).
 	type arc struct {
 		calls, incl uint64
 	}
-	arcs := map[fkey]map[fkey]*arc{}
+	type site struct {
+		callee fkey
+		at     pos
+	}
+	arcs := map[fkey]map[site]*arc{}
 	for _, n := range p.CallTree {
 		if n.Parent < 0 || n.Process != process {
 			continue
 		}
 		parent := p.CallTree[n.Parent]
 		from, to := fkey{parent.Module, parent.Function}, fkey{n.Module, n.Function}
-		if arcs[from] == nil {
-			arcs[from] = map[fkey]*arc{}
+		at := pos{file: home(from.module, from.name), line: firstLine(from.module, from.name)}
+		if instr {
+			at.addr = entryOf(from.module, from.name)
+			if c := n.Call; c != nil {
+				at = instrPos(p, c.Addr, c.Position)
+				if at.file == "" {
+					at.file = unknownFile
+				}
+			}
 		}
-		a := arcs[from][to]
+		if arcs[from] == nil {
+			arcs[from] = map[site]*arc{}
+		}
+		a := arcs[from][site{to, at}]
 		if a == nil {
 			a = &arc{}
-			arcs[from][to] = a
+			arcs[from][site{to, at}] = a
 		}
 		a.calls += n.Calls
 		a.incl += n.Inclusive
@@ -190,60 +249,72 @@ func (cw *callgrindWriter) part(p *profile.Profile, process int, own bool) {
 		costs := lines[k]
 		if costs == nil {
 			if f := funcs[k]; f != nil && f.Self > 0 {
-				costs = map[pos]uint64{{fileHome, f.Line}: f.Self}
+				costs = map[pos]uint64{{fileHome, f.Line, f.Addr}: f.Self}
 			}
 		}
-		ps := make([]pos, 0, len(costs))
-		for q := range costs {
-			ps = append(ps, q)
-		}
-		// The function's own file first, then the files inlined into it.
-		sort.Slice(ps, func(i, j int) bool {
-			a, b := ps[i], ps[j]
+		// The function's own file first, then the files inlined into it,
+		// in the order of lines (of instructions, with them).
+		before := func(a, b pos) bool {
 			if (a.file == fileHome) != (b.file == fileHome) {
 				return a.file == fileHome
 			}
 			if a.file != b.file {
 				return a.file < b.file
 			}
-			return a.line < b.line
-		})
-		cur := fileHome
-		for _, q := range ps {
-			if q.file != cur {
-				if q.file == fileHome {
-					cw.name("fe", "fl", q.file)
-				} else {
-					cw.name("fi", "fl", q.file)
-				}
-				cur = q.file
+			if a.addr != b.addr {
+				return a.addr < b.addr
 			}
-			fmt.Fprintf(bw, "%d %d\n", q.line, costs[q])
+			return a.line < b.line
 		}
-		if cur != fileHome {
-			cw.name("fe", "fl", fileHome)
+		ps := make([]pos, 0, len(costs))
+		for q := range costs {
+			ps = append(ps, q)
 		}
-		callees := make([]fkey, 0, len(arcs[k]))
+		sort.Slice(ps, func(i, j int) bool { return before(ps[i], ps[j]) })
+		cur := fileHome
+		// in makes the position's file the current one.
+		in := func(file string) {
+			if file != cur {
+				if file == fileHome {
+					cw.name("fe", "fl", file)
+				} else {
+					cw.name("fi", "fl", file)
+				}
+				cur = file
+			}
+		}
+		for _, q := range ps {
+			in(q.file)
+			fmt.Fprintf(bw, "%s %d\n", where(q), costs[q])
+		}
+		sites := make([]site, 0, len(arcs[k]))
 		for c := range arcs[k] {
-			callees = append(callees, c)
+			sites = append(sites, c)
 		}
-		sort.Slice(callees, func(i, j int) bool {
-			a, b := arcs[k][callees[i]], arcs[k][callees[j]]
+		sort.Slice(sites, func(i, j int) bool {
+			x, y := sites[i], sites[j]
+			if x.at != y.at {
+				return before(x.at, y.at)
+			}
+			a, b := arcs[k][x], arcs[k][y]
 			if a.incl != b.incl {
 				return a.incl > b.incl
 			}
-			return callees[i].name < callees[j].name
+			return x.callee.name < y.callee.name
 		})
-		for _, c := range callees {
+		for _, c := range sites {
 			a := arcs[k][c]
-			if obj := objectFile(c.module); obj != objectFile(k.module) {
+			in(c.at.file)
+			if obj := objectFile(c.callee.module); obj != objectFile(k.module) {
 				cw.name("cob", "ob", obj)
 			}
-			cw.name("cfi", "fl", home(c.module, c.name))
-			cw.name("cfn", "fn", DisplayName(c.name))
-			fmt.Fprintf(bw, "calls=%d %d\n", a.calls, firstLine(c.module, c.name))
-			fmt.Fprintf(bw, "%d %d\n", firstLine(k.module, k.name), a.incl)
+			cw.name("cfi", "fl", home(c.callee.module, c.callee.name))
+			cw.name("cfn", "fn", DisplayName(c.callee.name))
+			target := pos{line: firstLine(c.callee.module, c.callee.name), addr: entryOf(c.callee.module, c.callee.name)}
+			fmt.Fprintf(bw, "calls=%d %s\n", a.calls, where(target))
+			fmt.Fprintf(bw, "%s %d\n", where(c.at), a.incl)
 		}
+		in(fileHome)
 	}
 	fmt.Fprintf(bw, "\ntotals: %d\n", total)
 }
@@ -294,4 +365,49 @@ func objectFile(p *profile.Profile, process int, module string) string {
 // oneLine keeps a name on one line of the file.
 func oneLine(s string) string {
 	return strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+}
+
+// hasContextsIn tells whether the blocks of the entry process are counted
+// per context, with their instructions (a run with per-line attribution
+// and a call tree).
+func hasContextsIn(p *profile.Profile, process int) bool {
+	for i := range p.Blocks {
+		if b := &p.Blocks[i]; b.Process == process && len(b.Contexts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleAt is the module of the process's mapping holding addr, "" if
+// none.
+func moduleAt(p *profile.Profile, process int, addr uint64) string {
+	for _, m := range p.Mappings {
+		if m.Process == process && addr >= m.Start && addr < m.Limit {
+			if m.Module != "" {
+				return m.Module
+			}
+			return path.Base(m.File)
+		}
+	}
+	return ""
+}
+
+// callgrindPos is a position of the callgrind file: a source line and,
+// when the file has them, the address of its instruction.
+type callgrindPos struct {
+	file string
+	line int
+	addr uint64
+}
+
+// instrPos is the position of the instruction at addr whose source
+// position is index (in Profile.Positions; -1 for none). Code inlined
+// is at its own line, in its own file.
+func instrPos(p *profile.Profile, addr uint64, index int) callgrindPos {
+	q := callgrindPos{addr: addr}
+	if index >= 0 && index < len(p.Positions) {
+		q.file, q.line = p.Positions[index].File, p.Positions[index].Line
+	}
+	return q
 }

@@ -57,10 +57,10 @@ func partTrigger(pt profile.Part) string {
 
 // partProfile returns the Profile with part pt's counts in place of the
 // run's: its functions, call tree and totals, in the run's and its
-// process's, and no per-line costs.
+// process's, and no per-line costs or blocks.
 func partProfile(p *profile.Profile, pt profile.Part) *profile.Profile {
 	q := *p
-	q.Functions, q.Totals, q.Lines, q.Parts = pt.Functions, pt.Totals, nil, nil
+	q.Functions, q.Totals, q.Lines, q.Blocks, q.Positions, q.Parts = pt.Functions, pt.Totals, nil, nil, nil, nil
 	q.CallTree = make([]profile.CallNode, len(pt.CallTree))
 	for i, n := range pt.CallTree {
 		n.Process = pt.Process

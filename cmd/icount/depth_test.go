@@ -209,3 +209,85 @@ func compareCounts[K comparable](t *testing.T, what string, got, want map[K]uint
 		}
 	}
 }
+
+// callgrindCost is a cost line of a callgrind file with instructions:
+// address, line, cost.
+var callgrindCost = regexp.MustCompile(`^0x([0-9a-f]+) (\d+) (\d+)$`)
+
+// TestCallgrindFullDepth checks a --lines callgrind file: its instructions'
+// costs are icount annotate's, callgrind_annotate --auto=yes
+// --inclusive=yes shows each call at the line that makes it, and the
+// totals, self and inclusive costs are icount's.
+func TestCallgrindFullDepth(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("callgrind_annotate"); err != nil {
+		t.Fatal("callgrind_annotate is not installed: run `make deps`")
+	}
+	dir, p := depthRun(t)
+	out := filepath.Join(dir, "callgrind.out")
+	_, wantInsns, _ := annotateCounts(t, filepath.Join(dir, "prof.json"), "")
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "\npositions: instr line\n") {
+		t.Errorf("no `positions: instr line` in the callgrind file")
+	}
+	// The costs of instructions, not the inclusive costs after calls=.
+	gotInsns := map[uint64]uint64{}
+	afterCalls := false
+	for _, line := range strings.Split(string(text), "\n") {
+		if m := callgrindCost.FindStringSubmatch(line); m != nil && !afterCalls {
+			addr, _ := strconv.ParseUint(m[1], 16, 64)
+			gotInsns[addr] += parseCount(m[3])
+		}
+		afterCalls = strings.HasPrefix(line, "calls=")
+	}
+	compareCounts(t, "callgrind instruction", gotInsns, wantInsns)
+	total, fns, _ := callgrindAnnotate(t, out, "--threshold=100")
+	if total != p.Totals.Instructions {
+		t.Errorf("callgrind_annotate total %d, icount %d", total, p.Totals.Instructions)
+	}
+	for _, f := range topBySelf(p, 5) {
+		if name := report.DisplayName(f.Name); fns[name] != f.Self {
+			t.Errorf("%s: callgrind_annotate %d, icount self %d", name, fns[name], f.Self)
+		}
+	}
+
+	// Calls at their lines, in the program whose calls the tests know.
+	cg := filepath.Join(t.TempDir(), "callgrind.out")
+	r := runIcount(t, nil, []string{"--lines", "--callgrind", cg}, testProgram(t, "c/callgraph-musl-g"))
+	if r.profile == nil || r.status != 0 {
+		t.Fatalf("status %d\n%s", r.status, r.stderr)
+	}
+	_, incl, _ := callgrindAnnotate(t, cg, "--threshold=100", "--inclusive=yes")
+	for _, name := range []string{"main", "body", "mid", "leaf", "fib", "setup"} {
+		f, _ := functionByName(r.profile, name)
+		if incl[name] != f.Inclusive {
+			t.Errorf("%s: callgrind_annotate inclusive %d, icount %d", name, incl[name], f.Inclusive)
+		}
+	}
+	ann, err := exec.Command("callgrind_annotate", "--auto=yes", "--inclusive=yes", cg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("callgrind_annotate: %v\n%s", err, ann)
+	}
+	shown := strings.Split(string(ann), "\n")
+	for call, line := range map[string]string{
+		"leaf (2,000x)": "\t\ts += leaf(x + i);",
+		"mid (200x)":    "\t\ts += mid(table[i % 64]);",
+		"fib (987x)":    "\treturn s + fib(15);",
+		"setup (1x)":    "\tunsigned a = setup();",
+		"body (1x)":     "\tunsigned b = body();",
+		"printf (1x)":   "\tprintf(\"setup %u body %u\\n\", a, b);",
+	} {
+		at := -1
+		for i, l := range shown {
+			if strings.HasSuffix(l, ":"+call) && strings.Contains(l, "=> ") {
+				at = i
+			}
+		}
+		if at < 1 || !strings.HasSuffix(shown[at-1], line) {
+			t.Errorf("callgrind_annotate shows the call %s after %q, want after the line %q", call, shown[max(at-1, 0)], line)
+		}
+	}
+}
