@@ -98,7 +98,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		},
 		Probe: func(pc uint64) { im.parts.probe(pc) },
 	}
-	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, Cells: r.opts.Lines,
+	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, Cells: r.opts.Lines && r.opts.Contexts,
 		MaxInstructions: budget, CodeBuffer: codeBuffer(exe)}
 	var cpu *emu.CPU
 	var err error

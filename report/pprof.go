@@ -127,10 +127,17 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 	}
 	// Each process's root frame, and its labels.
 	roots := make([]*pprofile.Location, len(procs))
+	// Each process's labels, shared by its samples (a run with
+	// instructions has millions).
+	labels := make([]map[string][]string, len(procs))
+	numLabels := make([]map[string][]int64, len(procs))
+	for i, pr := range procs {
+		labels[i] = map[string][]string{"process": {processName(pr)}}
+		numLabels[i] = map[string][]int64{"pid": {int64(pr.PID)}}
+	}
 	label := func(process int, s *pprofile.Sample) *pprofile.Sample {
 		pr := procs[process]
-		s.Label = map[string][]string{"process": {processName(pr)}}
-		s.NumLabel = map[string][]int64{"pid": {int64(pr.PID)}}
+		s.Label, s.NumLabel = labels[process], numLabels[process]
 		if multi {
 			if roots[process] == nil {
 				name := fmt.Sprintf("pid %d %s", pr.PID, processName(pr))

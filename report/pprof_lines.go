@@ -92,23 +92,14 @@ func (b *pprofBuilder) instruction(process int, addr uint64, fn string, pos int)
 // executions are counted at a block's first instruction. Both are exact.
 func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sample) *pprofile.Sample) {
 	p := b.p
-	type skey struct {
-		node int
-		loc  *pprofile.Location
+	// Every instruction's runs in every context, then merged by context
+	// and location (a block can hold an instruction of another's).
+	type value struct {
+		node          int
+		loc           *pprofile.Location
+		insns, blocks uint64
 	}
-	type value struct{ insns, blocks uint64 }
-	values := map[skey]*value{}
-	var order []skey
-	add := func(k skey, insns, blocks uint64) {
-		v := values[k]
-		if v == nil {
-			v = &value{}
-			values[k] = v
-			order = append(order, k)
-		}
-		v.insns += insns
-		v.blocks += blocks
-	}
+	var values []value
 	for i := range p.Blocks {
 		bl := &p.Blocks[i]
 		for _, c := range bl.Contexts {
@@ -124,10 +115,26 @@ func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sa
 				if j < len(bl.Positions) {
 					pos = bl.Positions[j]
 				}
-				add(skey{c.Node, b.instruction(bl.Process, bl.InsnAddr(j), bl.Function, pos)}, n, blocks)
+				values = append(values, value{c.Node, b.instruction(bl.Process, bl.InsnAddr(j), bl.Function, pos), n, blocks})
 			}
 		}
 	}
+	sort.Slice(values, func(x, y int) bool {
+		if values[x].node != values[y].node {
+			return values[x].node < values[y].node
+		}
+		return values[x].loc.ID < values[y].loc.ID
+	})
+	merged := values[:0]
+	for _, v := range values {
+		if k := len(merged) - 1; k >= 0 && merged[k].node == v.node && merged[k].loc == v.loc {
+			merged[k].insns += v.insns
+			merged[k].blocks += v.blocks
+			continue
+		}
+		merged = append(merged, v)
+	}
+	values = merged
 	// (After the instructions that ran, so that a location at an entry
 	// has its position.) The caller's frame of each node: the location in its parent's code
 	// it was entered from.
@@ -143,14 +150,31 @@ func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sa
 			callers[i] = b.entry(parent.Process, parent.Module, parent.Function)
 		}
 	}
-	sort.SliceStable(order, func(x, y int) bool { return order[x].node < order[y].node })
-	for _, k := range order {
-		stack := []*pprofile.Location{k.loc}
-		for j := k.node; p.CallTree[j].Parent >= 0; j = p.CallTree[j].Parent {
-			stack = append(stack, callers[j])
+	// One array each for the samples, their stacks and their values:
+	// millions of them.
+	depths := make([]int, len(p.CallTree)) // the frames above a node's own
+	for i, n := range p.CallTree {
+		if n.Parent >= 0 {
+			depths[i] = depths[n.Parent] + 1
 		}
-		v := values[k]
-		b.out.Sample = append(b.out.Sample, label(p.CallTree[k.node].Process,
-			&pprofile.Sample{Location: stack, Value: []int64{int64(v.insns), int64(v.blocks)}}))
+	}
+	frames := 0
+	for _, v := range values {
+		frames += 1 + depths[v.node]
+	}
+	samples := make([]pprofile.Sample, len(values))
+	locs := make([]*pprofile.Location, 0, frames)
+	counts := make([]int64, 2*len(values))
+	b.out.Sample = make([]*pprofile.Sample, len(values))
+	for i, v := range values {
+		start := len(locs)
+		locs = append(locs, v.loc)
+		for j := v.node; p.CallTree[j].Parent >= 0; j = p.CallTree[j].Parent {
+			locs = append(locs, callers[j])
+		}
+		counts[2*i], counts[2*i+1] = int64(v.insns), int64(v.blocks)
+		s := &samples[i]
+		s.Location, s.Value = locs[start:len(locs):len(locs)], counts[2*i:2*i+2:2*i+2]
+		b.out.Sample[i] = label(p.CallTree[v.node].Process, s)
 	}
 }

@@ -267,6 +267,14 @@ func TestCallgrindFullDepth(t *testing.T) {
 			t.Errorf("%s: callgrind_annotate inclusive %d, icount %d", name, incl[name], f.Inclusive)
 		}
 	}
+	// Without --lines, lines only: the contexts are not counted.
+	plain := filepath.Join(t.TempDir(), "plain.out")
+	if r := runIcount(t, nil, []string{"--callgrind", plain}, testProgram(t, "c/callgraph-musl-g")); r.status != 0 {
+		t.Fatalf("status %d\n%s", r.status, r.stderr)
+	}
+	if text, _ := os.ReadFile(plain); !strings.Contains(string(text), "\npositions: line\n") {
+		t.Errorf("--callgrind without --lines has instructions")
+	}
 	ann, err := exec.Command("callgrind_annotate", "--auto=yes", "--inclusive=yes", cg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("callgrind_annotate: %v\n%s", err, ann)

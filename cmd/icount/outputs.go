@@ -41,7 +41,9 @@ func (o *outputFlags) check() error {
 }
 
 // needLines says whether the run must compute per-line costs: for --lines,
-// and for the formats that give costs by source line.
+// and for the formats that give costs by source line. Only --lines counts
+// each context instruction by instruction, for the formats at full depth
+// (count.Options.Contexts).
 func (o *outputFlags) needLines() bool {
 	return o.lines || o.pprof != "" || o.callgrind != ""
 }
@@ -53,7 +55,7 @@ func (o *outputFlags) forJSON(p *profile.Profile) *profile.Profile {
 		return p
 	}
 	q := *p
-	q.Lines, q.Blocks = nil, nil
+	q.Lines, q.Blocks, q.Positions = nil, nil, nil
 	return &q
 }
 

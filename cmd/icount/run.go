@@ -135,7 +135,7 @@ func (f *runFlags) options(cmd *cobra.Command, args []string) (count.Options, er
 	return count.Options{
 		Path: args[0], Args: args[1:], Argv0: f.argv0, Env: env, Seed: f.seed,
 		Version: icountVersion(), HotBlocks: 20, Attribution: !f.countOnly, Collect: f.collect, MaxInstructions: f.maxInsns,
-		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Sysroot: f.sysroot, Quantum: f.quantum,
+		Clock: clock, CPUs: f.clock.cpus, Lines: f.out.needLines(), Contexts: f.out.lines, Sysroot: f.sysroot, Quantum: f.quantum,
 		HostTmp: f.hostTmp,
 	}, nil
 }
