@@ -50,20 +50,22 @@ func placeCells(blocks []ranBlock, cells []emu.Cell) {
 	}
 }
 
-// callInsn is a call instruction, in a block that ends with it.
+// callInsn is the last instruction of a block: a call, or a jump into
+// another function.
 type callInsn struct {
 	block *ranBlock
 	addr  uint64
 }
 
-// callSites finds the call instruction before each return address of the
-// blocks (all of them, whether they ran inside a region collected or not):
-// the last instruction of a block that ends with a call.
+// callSites finds the last instruction of the blocks (all of them, whether
+// they ran inside a region collected or not) by their end: the call
+// instruction before a return address, or the instruction that jumped (or
+// fell) into another function.
 func callSites(all []emu.Block, dec *decoder) map[uint64]callInsn {
 	out := map[uint64]callInsn{}
 	for _, b := range all {
 		db := dec.of(b)
-		if db == nil || db.info.End != emu.EndCall || len(db.starts) == 0 {
+		if db == nil || len(db.starts) == 0 {
 			continue
 		}
 		ret := b.Addr + uint64(b.Size)
@@ -75,8 +77,8 @@ func callSites(all []emu.Block, dec *decoder) map[uint64]callInsn {
 }
 
 // placeCalls gives each node of the Profile's tree (one per node of the
-// emulator's, in its order) the call instruction that entered it, with its
-// source position.
+// emulator's, in its order) the instruction that entered it, call or jump,
+// with its source position.
 func placeCalls(tree []profile.CallNode, nodes []emu.Node, sites map[uint64]callInsn, ps *positions, mods *modules) {
 	for i, n := range nodes {
 		if n.Site == 0 || i == 0 {
@@ -86,6 +88,6 @@ func placeCalls(tree []profile.CallNode, nodes []emu.Node, sites map[uint64]call
 		if !ok {
 			continue // a call the decoder never saw end a block: none should be
 		}
-		tree[i].Call = &profile.CallSite{Addr: s.addr, Position: ps.at(mods.moduleOf(s.block), s.addr)}
+		tree[i].Call = &profile.CallSite{Addr: s.addr, Position: ps.at(mods.moduleOf(s.block), s.addr), Jump: n.Jumped}
 	}
 }

@@ -13,10 +13,11 @@
 //
 // A node is a function called from one call site of its parent's context:
 // its key is (parent, function, site). With cells (per-line attribution)
-// the site is the return address of the call that entered it (0 for the
-// root and for a frame entered by a jump), so that the edge into it knows
-// where the call was made; without, it is 0 and a node is a function
-// called in a context.
+// the site is the return address of the call that entered it, or for a
+// frame entered by a jump the end of the block that jumped, flagged
+// IC_SITE_JUMP (0 for the root), so that the edge into it knows where it
+// was entered from; without, it is 0 and a node is a function called in a
+// context.
 //
 // The tree stays bounded: a function calling itself directly stays in its
 // node (recursion is collapsed), and below depth IC_MAX_DEPTH every call
@@ -115,12 +116,13 @@ static void set_top(ic_state *s) {
 	s->top_func = s->nodes[s->top].func;
 }
 
-// push pushes a frame for func, entered by a call returning to ret (its
-// call site) or, with ret 0, by a jump.
-static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t sp, int jumped) {
+// push pushes a frame for func, entered by a call returning to ret or,
+// with ret 0, by a jump; site is where it was entered from (the node's
+// key, with cells).
+static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site, uint64_t sp, int jumped) {
 	uint32_t parent = s->depth ? s->top : 0;
 	// A later thread's first frame is a child of the root.
-	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? ret : 0) : 0;
+	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? site : 0) : 0;
 	if (node < 0 || s->depth == IC_MAX_FRAMES) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);
@@ -200,27 +202,28 @@ static int resume(ic_state *s, uint64_t func) {
 	return 0;
 }
 
-// jump_into handles reaching func without a call: back to it if it is the
-// function of a frame reached only through jumps from it, else a new frame.
-static void jump_into(ic_state *s, uint64_t func, uint64_t sp) {
+// jump_into handles reaching func without a call, from site: back to it if
+// it is the function of a frame reached only through jumps from it, else a
+// new frame.
+static void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
 	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].jumped; d--) {
 		if (s->nodes[s->frames[d - 2].node].func == func) {
 			pop_to(s, d - 1);
 			return;
 		}
 	}
-	push(s, func, 0, sp, 1);
+	push(s, func, 0, site, sp, 1);
 }
 
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 	uint64_t func = b->func ? b->func : b->addr;
 	if (s->depth == 0) {
-		push(s, func, 0, read_sp(s), 0);
+		push(s, func, 0, 0, read_sp(s), 0);
 		return;
 	}
 	switch (prev ? prev->end : IC_END_PLAIN) { // none: a thread resumed after its last block's code changed
 	case IC_END_CALL:
-		push(s, func, prev->addr + prev->size, read_sp(s), 0);
+		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), 0);
 		return;
 	case IC_END_RET:
 		if (!pop_return(s, b->addr)) {
@@ -239,7 +242,7 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 		break;
 	}
 	if (b->func && b->func != s->top_func) {
-		jump_into(s, b->func, read_sp(s));
+		jump_into(s, b->func, read_sp(s), prev ? (prev->addr + prev->size) | IC_SITE_JUMP : 0);
 	}
 }
 

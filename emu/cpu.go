@@ -766,11 +766,13 @@ func (c *CPU) goneSince(n uint64) []Block {
 type Node struct {
 	Func   uint64 // entry address of its function
 	Parent int    // index of the parent; the root (index 0) is its own
-	// Site is the return address of the call that entered it: the
-	// address after the call instruction, in its parent's code; 0 for
-	// the root, for a function entered by a jump (a tail call) and
-	// without Options.Cells.
+	// Site is where it was entered from, in its parent's code: the
+	// return address of the call that entered it (the address after the
+	// call instruction) or, Jumped, the end of the block whose last
+	// instruction jumped or fell into it (a tail call); 0 for the root
+	// and without Options.Cells.
 	Site         uint64
+	Jumped       bool
 	Instructions uint64 // executed in its own code
 	Calls        uint64
 }
@@ -784,7 +786,9 @@ func (c *CPU) CallTree() []Node {
 	nodes := unsafe.Slice(c.st.nodes, int(c.st.nnodes))
 	out := make([]Node, len(nodes))
 	for i, n := range nodes {
-		out[i] = Node{Func: uint64(n._func), Parent: int(n.parent), Site: uint64(n.site), Instructions: uint64(n.insns), Calls: uint64(n.calls)}
+		site := uint64(n.site)
+		out[i] = Node{Func: uint64(n._func), Parent: int(n.parent), Site: site &^ C.IC_SITE_JUMP, Jumped: site&C.IC_SITE_JUMP != 0,
+			Instructions: uint64(n.insns), Calls: uint64(n.calls)}
 	}
 	return out
 }

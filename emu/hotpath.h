@@ -49,7 +49,7 @@ typedef struct ic_block {
 // calls from the root, the last of them made at one call site.
 typedef struct ic_node {
 	uint64_t func;   // entry address of the function
-	uint64_t site;   // return address of the call that entered it; 0 for the root or a jump
+	uint64_t site;   // where it was entered from, with cells (cct.c); 0 for the root
 	uint64_t insns;  // instructions executed in this context's own code
 	uint64_t calls;  // times this context was entered
 	uint32_t parent; // index of the parent node; the root is its own parent
@@ -61,6 +61,10 @@ typedef struct ic_node {
 	uint64_t last_site;
 	uint32_t last_child;
 } ic_node;
+
+// IC_SITE_JUMP flags a node's site that is the end of the block that
+// jumped into it, not a call's return address.
+#define IC_SITE_JUMP (1ull << 63)
 
 // A cell: one block's executions in one context (node) of the tree, kept
 // when asked for (ic_enable_cct). The instructions a node executed are its

@@ -402,19 +402,22 @@ type CallNode struct {
 	// Process is the entry of Profile.Processes whose tree this node is
 	// in: each entry's tree has its own root (Parent -1).
 	Process int `json:"process,omitempty"`
-	// Call is where its parent called it, with per-line attribution: a
-	// run with it has a node for each call site of a function in a
-	// context. Nil for a root and for a function entered by a jump (a
-	// tail call), and without per-line attribution, where the tree has a
-	// node per function called in a context.
+	// Call is where its parent called it (or jumped into it), with
+	// per-line attribution: a run with it has a node for each call site
+	// of a function in a context. Nil for a root, and without per-line
+	// attribution, where the tree has a node per function called in a
+	// context.
 	Call *CallSite `json:"call,omitempty"`
 }
 
-// CallSite is a call instruction: its address and its source position
-// (Position: an index in Profile.Positions, -1 if not known).
+// CallSite is the instruction that entered a function: its address and
+// its source position (Position: an index in Profile.Positions, -1 if not
+// known). A call, or with Jump the last instruction of the block that
+// jumped (a tail call) or fell into it.
 type CallSite struct {
 	Addr     uint64 `json:"addr"`
 	Position int    `json:"position"`
+	Jump     bool   `json:"jump,omitempty"`
 }
 
 // Region says what --collect counted: only the dynamic extent of these

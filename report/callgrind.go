@@ -30,7 +30,7 @@ const unknownFile = "???"
 // per context and its call sites: the file then has `positions: instr
 // line`, each instruction's cost at its address and line (as valgrind's
 // --dump-instr=yes), and each call at the call instruction and its line
-// (a function entered by a jump, at its caller's entry).
+// (a function entered by a jump, at the jump).
 //
 // A run of more than one process is one part per program run (entry of
 // Profile.Processes), in order, each with its pid, command, summary and

@@ -86,9 +86,9 @@ func (b *pprofBuilder) instruction(process int, addr uint64, fn string, pos int)
 
 // instructionSamples gives the samples of a Profile whose blocks have
 // their contexts: one per instruction address and context, its stack the
-// instruction and then, for each context up to the root, the call
-// instruction that entered it (or, for a context entered by a jump, its
-// caller's entry). Instructions are each instruction's completions; block
+// instruction and then, for each context up to the root, the call (or
+// jump) instruction that entered it (its caller's entry when the Profile
+// does not say). Instructions are each instruction's completions; block
 // executions are counted at a block's first instruction. Both are exact.
 func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sample) *pprofile.Sample) {
 	p := b.p
