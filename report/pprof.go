@@ -167,6 +167,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 			return b.instruction(process, own[fkey{process, module, name}].Addr, name, -1)
 		}
 		b.instructionSamples(label)
+		labelParts(out, p)
 		return out, out.CheckValid()
 	}
 	for _, n := range p.CallTree {
