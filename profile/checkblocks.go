@@ -2,6 +2,10 @@ package profile
 
 import "fmt"
 
+// MaxBlockInstructions bounds a block's instructions (Unicorn translates
+// at most 512 into one block).
+const MaxBlockInstructions = 4096
+
 // checkBlocks checks the per-instruction facts of the blocks (with
 // per-line attribution): each block's instructions, offsets, positions
 // and cuts agree with its counts; its contexts name nodes of its process
@@ -64,7 +68,7 @@ func checkBlock(p *Profile, b *BlockRuns) error {
 		}
 		return nil
 	}
-	if b.Length < 0 || uint64(b.Length) > uint64(b.Size) {
+	if b.Length < 0 || uint64(b.Length) > uint64(b.Size) || b.Length > MaxBlockInstructions {
 		return fmt.Errorf("%d instructions in %d bytes", b.Length, b.Size)
 	}
 	if len(b.Offsets) > 0 {

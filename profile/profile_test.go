@@ -61,6 +61,12 @@ func TestCheckBlocks(t *testing.T) {
 		"instructions":         func(p *Profile) { p.Blocks[1].Instructions = 3 },
 		"call site position":   func(p *Profile) { p.CallTree[1].Call.Position = 5 },
 		"length over its size": func(p *Profile) { p.Blocks[1].Length, p.Blocks[1].Instructions = 5, 5; p.Blocks[1].Contexts = nil },
+		"length over the bound": func(p *Profile) {
+			b := &p.Blocks[1]
+			b.Size, b.Length, b.Executions, b.Instructions = 1<<20, MaxBlockInstructions+1, 0, 0
+			b.Contexts = []BlockContext{{Node: 1}}
+			p.CallTree[1].Self = 3 // what block 0 ran there
+		},
 	} {
 		p := good()
 		spoil(p)

@@ -81,6 +81,9 @@ func FuzzProfile(f *testing.F) {
 	if b, err := json.Marshal(tree()); err == nil {
 		f.Add(b)
 	}
+	if b, err := json.Marshal(depth()); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := profile.Parse("fuzz.json", data)
