@@ -400,14 +400,6 @@ func (di *debugInfo) line(addr uint64) (srcPos, bool) {
 	return di.rows[i].pos, true
 }
 
-// inlinedAt names the innermost function inlined at addr, "" if none.
-func (di *debugInfo) inlinedAt(addr uint64) string {
-	if s := di.inlinedSpan(addr); s != nil {
-		return s.name
-	}
-	return ""
-}
-
 // inlinedChain is the chain of inlined calls at addr, outermost first,
 // each with the call's file and line; nil if none.
 func (di *debugInfo) inlinedChain(addr uint64) []span {

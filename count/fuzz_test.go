@@ -30,7 +30,7 @@ func FuzzSymbols(f *testing.F) {
 		di := loadDebugInfo(path, true)
 		if di != nil {
 			di.line(0x401000)
-			di.inlinedAt(0x401000)
+			di.inlinedChain(0x401000)
 		}
 		if c, err := OpenCode(path, 0); err == nil {
 			c.Disassemble(0x401000, 0x401100)
@@ -54,7 +54,7 @@ func FuzzDebugInfo(f *testing.F) {
 		}
 		di := debugInfoOf(ef, uint64(len(data)), true)
 		di.line(0x401000)
-		di.inlinedAt(0x401000)
+		di.inlinedChain(0x401000)
 		di.funcPos(0x401000)
 	})
 }

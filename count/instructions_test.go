@@ -61,8 +61,12 @@ func TestInnermost(t *testing.T) {
 	}
 	di := &debugInfo{inlined: got}
 	for addr, name := range map[uint64]string{5: "", 10: "outer", 23: "deepest", 29: "inner", 55: "", 69: "other", 70: ""} {
-		if n := di.inlinedAt(addr); n != name {
-			t.Errorf("inlinedAt(%d) = %q, want %q", addr, n, name)
+		n := ""
+		if chain := di.inlinedChain(addr); len(chain) > 0 {
+			n = chain[len(chain)-1].name
+		}
+		if n != name {
+			t.Errorf("inlinedChain(%d) ends in %q, want %q", addr, n, name)
 		}
 	}
 }

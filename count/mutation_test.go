@@ -72,5 +72,5 @@ func readObject(data []byte) {
 	}
 	di := debugInfoOf(f, uint64(len(data)), true)
 	di.line(0x401000)
-	di.inlinedAt(0x401000)
+	di.inlinedChain(0x401000)
 }
