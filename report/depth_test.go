@@ -86,6 +86,23 @@ func TestDepthGolden(t *testing.T) {
 		t.Fatalf("pprof cannot parse it: %v", err)
 	}
 	golden(t, "pprof-depth.golden", []byte(back.String()))
+	// The samples written as they are made (writeProto) read back as
+	// pprof's own encoder's of the same profile, held whole.
+	held, err := Pprof(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hb bytes.Buffer
+	if err := held.Write(&hb); err != nil {
+		t.Fatal(err)
+	}
+	heldBack, err := pprofile.Parse(&hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := back.String(), heldBack.String(); got != want {
+		t.Errorf("streamed:\n%s\npprof's encoder:\n%s", got, want)
+	}
 	var insns, blocks int64
 	for _, s := range back.Sample {
 		insns += s.Value[0]

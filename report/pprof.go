@@ -40,6 +40,24 @@ import (
 // with several contexts has its block executions shared among them in
 // proportion to their instructions (the comments say so).
 func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
+	out, stream := pprofOf(p)
+	return out, whole(out, stream, p)
+}
+
+// whole gives out the samples of stream (when pprofOf left them in it),
+// labelled by the parts, and checks it.
+func whole(out *pprofile.Profile, stream sampleStream, p *profile.Profile) error {
+	if stream != nil {
+		stream.materialize(out)
+		labelParts(out, p)
+	}
+	return out.CheckValid()
+}
+
+// pprofOf builds the pprof profile of a Profile: whole, or at full depth
+// (a Profile with contexts) all but its samples, which the stream gives
+// and labelParts has not labelled.
+func pprofOf(p *profile.Profile) (*pprofile.Profile, sampleStream) {
 	out := &pprofile.Profile{
 		SampleType:        []*pprofile.ValueType{{Type: "instructions", Unit: "count"}, {Type: "blocks", Unit: "count"}},
 		DefaultSampleType: "instructions",
@@ -159,16 +177,14 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 			}
 		}
 		labelParts(out, p)
-		return out, out.CheckValid()
+		return out, nil
 	}
 	if contexts {
 		b := &pprofBuilder{p: p, out: out, function: function, locs: map[addrKey]*pprofile.Location{}}
 		b.entry = func(process int, module, name string) *pprofile.Location {
 			return b.instruction(process, own[fkey{process, module, name}].Addr, name, -1)
 		}
-		b.instructionSamples(label)
-		labelParts(out, p)
-		return out, out.CheckValid()
+		return out, b.instructionSamples(label)
 	}
 	for _, n := range p.CallTree {
 		location(n.Process, n.Module, n.Function)
@@ -186,7 +202,7 @@ func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 		out.Sample = append(out.Sample, label(n.Process, &pprofile.Sample{Location: stack, Value: []int64{int64(n.Self), int64(nodeBlocks[i])}}))
 	}
 	labelParts(out, p)
-	return out, out.CheckValid()
+	return out, nil
 }
 
 // contextBlocks is the block executions of each node of the call tree:
@@ -265,9 +281,17 @@ func mulDiv(a, b, c uint64) (q, r uint64) {
 }
 
 // WritePprof writes the Profile as a gzipped profile.proto (see Pprof).
+// At full depth without parts its samples are written as they are made
+// (writeProto), not held: a Python run's millions of them took 4 GB.
 func WritePprof(w io.Writer, p *profile.Profile) error {
-	out, err := Pprof(p)
-	if err != nil {
+	out, stream := pprofOf(p)
+	if stream != nil && len(p.Parts) == 0 {
+		if err := out.CheckValid(); err != nil {
+			return fmt.Errorf("building the pprof profile: %w", err)
+		}
+		return writeProto(w, out, stream)
+	}
+	if err := whole(out, stream, p); err != nil {
 		return fmt.Errorf("building the pprof profile: %w", err)
 	}
 	return out.Write(w)

@@ -90,7 +90,7 @@ func (b *pprofBuilder) instruction(process int, addr uint64, fn string, pos int)
 // jump) instruction that entered it (its caller's entry when the Profile
 // does not say). Instructions are each instruction's completions; block
 // executions are counted at a block's first instruction. Both are exact.
-func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sample) *pprofile.Sample) {
+func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sample) *pprofile.Sample) sampleStream {
 	p := b.p
 	// Every instruction's runs in every context, then merged by context
 	// and location (a block can hold an instruction of another's).
@@ -150,31 +150,21 @@ func (b *pprofBuilder) instructionSamples(label func(process int, s *pprofile.Sa
 			callers[i] = b.entry(parent.Process, parent.Module, parent.Function)
 		}
 	}
-	// One array each for the samples, their stacks and their values:
-	// millions of them.
-	depths := make([]int, len(p.CallTree)) // the frames above a node's own
-	for i, n := range p.CallTree {
-		if n.Parent >= 0 {
-			depths[i] = depths[n.Parent] + 1
+	// The samples, made as they are read: a stack per instruction and
+	// context, millions of them.
+	return func(emit func(*pprofile.Sample)) {
+		var s pprofile.Sample
+		stack := make([]*pprofile.Location, 0, 64)
+		counts := make([]int64, 2)
+		for _, v := range values {
+			stack = append(stack[:0], v.loc)
+			for j := v.node; p.CallTree[j].Parent >= 0; j = p.CallTree[j].Parent {
+				stack = append(stack, callers[j])
+			}
+			counts[0], counts[1] = int64(v.insns), int64(v.blocks)
+			s = pprofile.Sample{Location: stack, Value: counts}
+			emit(label(p.CallTree[v.node].Process, &s))
+			stack = s.Location[:0] // label may have grown it
 		}
-	}
-	frames := 0
-	for _, v := range values {
-		frames += 1 + depths[v.node]
-	}
-	samples := make([]pprofile.Sample, len(values))
-	locs := make([]*pprofile.Location, 0, frames)
-	counts := make([]int64, 2*len(values))
-	b.out.Sample = make([]*pprofile.Sample, len(values))
-	for i, v := range values {
-		start := len(locs)
-		locs = append(locs, v.loc)
-		for j := v.node; p.CallTree[j].Parent >= 0; j = p.CallTree[j].Parent {
-			locs = append(locs, callers[j])
-		}
-		counts[2*i], counts[2*i+1] = int64(v.insns), int64(v.blocks)
-		s := &samples[i]
-		s.Location, s.Value = locs[start:len(locs):len(locs)], counts[2*i:2*i+2:2*i+2]
-		b.out.Sample[i] = label(p.CallTree[v.node].Process, s)
 	}
 }
