@@ -576,8 +576,10 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=50000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzProfile -fuzztime=60000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseOutcomes -fuzztime=20000x ./report
-	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
-	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./count
+	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./symbolize
+	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./symbolize
+	$(GO) test -run='^$$' -fuzz=FuzzDebugFile -fuzztime=1500x ./symbolize
+	$(GO) test -run='^$$' -fuzz=FuzzCode -fuzztime=500x ./count
 	$(GO) test -run='^$$' -fuzz=FuzzX86Fast -fuzztime=100000x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
@@ -588,7 +590,8 @@ test: deps testprogs busybox
 # icount. In CI after make test.
 conformance: deps testprogs
 	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery|TestMutantRuns)$$' -count=1 -timeout 120m -v ./cmd/icount
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^TestMutants$$' -count=1 -v ./loader ./count
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^TestMutants$$' -count=1 -v ./loader
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestMutants|TestDebugFileMutants)$$' -count=1 -v ./symbolize
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs

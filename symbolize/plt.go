@@ -1,4 +1,4 @@
-package count
+package symbolize
 
 import (
 	"debug/elf"
@@ -194,8 +194,8 @@ func frameStarts(f *elf.File) []uint64 {
 	return out
 }
 
-// addFrames adds a function for each start in starts (file addresses,
-// sorted) that no symbol covers, named module+0xoffset and reaching to the
+// addFrames adds a function for each start in starts (sorted) that no
+// symbol covers, named module+0xoffset and reaching to the
 // next function.
 func (t *symtab) addFrames(f *elf.File, starts []uint64) {
 	add := make([]function, 0, len(starts))
@@ -204,15 +204,14 @@ func (t *symtab) addFrames(f *elf.File, starts []uint64) {
 	exec := execRanges(f)
 	next := 0 // the first function starting after the frame start
 	for _, s := range starts {
-		addr := t.base + s
-		for next < len(t.funcs) && t.funcs[next].start <= addr {
+		for next < len(t.funcs) && t.funcs[next].start <= s {
 			next++
 		}
-		covered := next > 0 && addr < t.funcs[next-1].end
-		if covered || !inRanges(exec, s) || len(add) > 0 && add[len(add)-1].start == addr {
+		covered := next > 0 && s < t.funcs[next-1].end
+		if covered || !inRanges(exec, s) || len(add) > 0 && add[len(add)-1].start == s {
 			continue
 		}
-		add = append(add, function{start: addr})
+		add = append(add, function{start: s})
 		names = append(names, t.module...)
 		names = append(names, "+0x"...)
 		names = strconv.AppendUint(names, s, 16)
