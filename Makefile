@@ -8,9 +8,10 @@ BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file 
                     ruby nodejs tcl bc jq openssl gettext groff-base xxd bsdextrautils
 
 # Debian packages icount's build and tests need (installed by `make deps`);
-# chromium opens the HTML reports in the tests (headless, driven from Go).
+# chromium opens the HTML reports in the tests (headless, driven from Go);
+# libc6-dbg is glibc's separate debug files, which icount reads (symbolize).
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd time \
-                   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+                   libc6-dbg gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
                    python3 libpython3.11-testsuite sqlite3 chromium \
                    shellcheck python3-yaml \
                    $(BATTERY_PACKAGES)
@@ -61,6 +62,11 @@ CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-g
 # and pprof formats and icount annotate.
 DEBUG_BINS := $(BUILD)/amd64/callgraph-g $(BUILD)/c/callgraph-musl-g $(BUILD)/c/crunch-musl-g
 
+# The debug information of the system's libraries (libc6-dbg), read by
+# icount and compared with callgrind (cmd/icount/debuginfo_test.go): a
+# program sorting with glibc's qsort, glibc-dynamic.
+DEBUGINFO_BINS := $(BUILD)/c/qsort-dynamic
+
 # Hostile and broken guests (testdata/hostile), each ending with a known
 # message and status (cmd/icount/hostile_test.go): assembly for both
 # arches, C musl-static for amd64 and glibc-static for arm64.
@@ -70,7 +76,7 @@ HOSTILE_BINS := $(patsubst testdata/hostile/%.S,$(BUILD)/hostile/%,$(wildcard te
 
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
              $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS) \
-             $(DEBUG_BINS) $(HOSTILE_BINS)
+             $(DEBUG_BINS) $(DEBUGINFO_BINS) $(HOSTILE_BINS)
 
 # The guest-memory program of cmd/icount/memory_test.go (thousands of mmap
 # and munmap, more than 5,000 mappings at once): amd64 musl- and
