@@ -123,10 +123,18 @@ func (d DebugDirs) find(o *Object) string {
 	}
 	dir := filepath.Dir(abs)
 	dirs := []string{dir, filepath.Join(dir, ".debug")}
+	// Under a root, the directory as the object was named and as it is
+	// (Debian's /lib is /usr/lib), each also inside the sysroot.
+	named := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		named = append(named, real)
+	}
 	for _, root := range d.Roots {
-		dirs = append(dirs, filepath.Join(root, dir))
-		if d.Sysroot != "" && strings.HasPrefix(dir, d.Sysroot+"/") {
-			dirs = append(dirs, filepath.Join(root, strings.TrimPrefix(dir, d.Sysroot)))
+		for _, n := range named {
+			dirs = append(dirs, filepath.Join(root, n))
+			if d.Sysroot != "" && strings.HasPrefix(n, d.Sysroot+"/") {
+				dirs = append(dirs, filepath.Join(root, strings.TrimPrefix(n, d.Sysroot)))
+			}
 		}
 	}
 	for _, dir := range dirs {

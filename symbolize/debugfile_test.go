@@ -268,6 +268,28 @@ func TestDebugFileUnderSysroot(t *testing.T) {
 	}
 }
 
+// TestDebugFileByRealDirectory: an object named through a link to its
+// directory (Debian's /lib to /usr/lib) finds the debug file its
+// .gnu_debuglink names under a debug root by the directory's real path.
+func TestDebugFileByRealDirectory(t *testing.T) {
+	orig := filepath.Join("..", "testdata", "build", "c", "callgraph-musl-g")
+	if _, err := os.Stat(orig); err != nil {
+		t.Skip("make testprogs")
+	}
+	pair := splitDebug(t, orig, t.TempDir())
+	top, root := t.TempDir(), t.TempDir()
+	real := filepath.Join(top, "usr", "lib")
+	copyFile(t, pair.stripped, filepath.Join(real, "prog"))
+	if err := os.Symlink(filepath.Join("usr", "lib"), filepath.Join(top, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	at := filepath.Join(root, real, filepath.Base(pair.debug))
+	copyFile(t, pair.debug, at)
+	if got := NewCache(DebugDirs{Roots: []string{root}}, false).Open(filepath.Join(top, "lib", "prog")).DebugFile(); got != at {
+		t.Errorf("debug file %q, want %s", got, at)
+	}
+}
+
 // TestDebugLinkNames: a .gnu_debuglink naming a file elsewhere than a
 // directory icount chooses is not followed.
 func TestDebugLinkNames(t *testing.T) {
