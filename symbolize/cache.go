@@ -25,7 +25,8 @@ type opened struct {
 
 // NewCache returns a Cache whose Objects look for their debug files in
 // dirs and, with lines, read DWARF line tables and inlined calls as well
-// as functions' declarations.
+// as functions' declarations, and the DWARF of their debug files (without
+// lines, a debug file gives its symbols only).
 func NewCache(dirs DebugDirs, lines bool) *Cache {
 	return &Cache{dirs: dirs, lines: lines, byPath: map[string]opened{}, bySum: map[string]*Object{}}
 }

@@ -212,6 +212,42 @@ func TestDebugFile(t *testing.T) {
 	}
 }
 
+// TestDebugFileWithoutLines: without lines, a debug file gives the
+// stripped program its symbols but not its DWARF (a library's is
+// megabytes, too dear for every run): the functions, names and entries of
+// the program before it was split, and no declarations.
+func TestDebugFileWithoutLines(t *testing.T) {
+	orig := filepath.Join("..", "testdata", "build", "c", "callgraph-musl-g")
+	if _, err := os.Stat(orig); err != nil {
+		t.Skip("make testprogs")
+	}
+	pair := splitDebug(t, orig, t.TempDir())
+	copyFile(t, pair.debug, filepath.Join(filepath.Dir(pair.stripped), filepath.Base(pair.debug)))
+	want := know(t, NewCache(DebugDirs{}, false).Open(orig), 0)
+	if len(want.Functions) == 0 || len(declared(want.Decls)) == 0 {
+		t.Fatalf("%s: no functions or no declarations", orig)
+	}
+	o := NewCache(DebugDirs{}, false).Open(pair.stripped)
+	got := know(t, o, 0)
+	if o.DebugFile() == "" || !reflect.DeepEqual(got.Functions, want.Functions) || !reflect.DeepEqual(got.Entries, want.Entries) {
+		t.Errorf("debug file %q:\n%s", o.DebugFile(), diffKnowledge(got, want))
+	}
+	if d := declared(got.Decls); len(d) > 0 {
+		t.Errorf("declarations read from the debug file without lines: %v", d)
+	}
+}
+
+// declared keeps the known declarations of decls.
+func declared(decls map[uint64]Position) map[uint64]Position {
+	out := map[uint64]Position{}
+	for a, pos := range decls {
+		if pos != (Position{}) {
+			out[a] = pos
+		}
+	}
+	return out
+}
+
 // TestCompressedDebugFile: a debug file whose DWARF is compressed (as
 // Debian's are) gives the same lines.
 func TestCompressedDebugFile(t *testing.T) {

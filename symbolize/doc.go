@@ -7,7 +7,8 @@
 //
 // An Object is opened once per file contents (a Cache keys them by
 // SHA-256) and read as lookups reach it: its symbols on the first, its
-// DWARF one compilation unit at a time. Its tables are in the file's own
+// DWARF one compilation unit at a time (a debug file's only when lines
+// are asked for: see NewCache). Its tables are in the file's own
 // addresses; At gives the lookups of a process that loaded it at a bias.
 // Every reader is bounded by the file it reads (hostile input neither
 // panics nor allocates by a corrupt count): what cannot be read is left

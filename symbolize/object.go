@@ -134,14 +134,18 @@ func (o *Object) symbols() *symtab {
 	return o.syms.Load()
 }
 
-// debugInfos returns the DWARF of the object and of its debug file, those
-// that have any, opened on first use; the caller holds o.mu.
+// debugInfos returns the DWARF of the object and, with lines, of its
+// debug file, those that have any, opened on first use; the caller holds
+// o.mu. Without lines a debug file gives its symbols only: its DWARF is
+// megabytes (glibc's 4 MB, compressed), whose reading would cost every
+// run of a dynamic program a quarter of a second for the declarations of
+// the library functions it ran.
 func (o *Object) debugInfos() []*debugInfo {
 	if !o.dwarfRead {
 		o.dwarfRead = true
 		o.prepare()
 		for _, p := range []string{o.Path, o.debugPath} {
-			if p == "" {
+			if p == "" || p == o.debugPath && !o.lines {
 				continue
 			}
 			f, size, err := openELF(p)
