@@ -55,8 +55,7 @@ func TestMutants(t *testing.T) {
 	}
 	seeds := loadSeeds(t, mutationSeeds)
 	mutate.Each(t, seeds, mutate.Count(400, 20000), func(m mutate.Mutant) error {
-		readObject(m.Data)
-		return nil
+		return readObject(m.Data)
 	})
 }
 
@@ -117,15 +116,19 @@ func TestDebugFileMutants(t *testing.T) {
 	}
 }
 
-// readObject runs every reader of symbolize on data as an object file.
-func readObject(data []byte) {
+// readObject runs every reader of symbolize on data as an object file,
+// and as its own debug file; it says where the debug file's symbols are
+// read otherwise than debug/elf reads them.
+func readObject(data []byte) error {
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return
+		return nil
 	}
 	syms := symbolsOf(f, nil, "mutant")
 	for _, fn := range syms.funcs {
 		syms.lookup(fn.start + 1)
 	}
+	symbolsOf(f, f, "mutant")
 	readDWARF(f, uint64(len(data)))
+	return sameDebugSymbols(f)
 }

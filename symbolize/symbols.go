@@ -56,11 +56,30 @@ func symbolRank(s elf.Symbol) int {
 	return r
 }
 
-// candidate is a symbol that may name code: what symbolsOf sorts.
+// candidate is a symbol that may name code: what symbolsOf sorts. It
+// holds no pointer (its name is an index in candidates.names), which
+// makes sorting the tens of thousands of a library's debug file cheap.
 type candidate struct {
 	value, size uint64
-	rank        int
-	name        string
+	rank        int32
+	name        int32
+}
+
+// candidates are the symbols that may name code, and their names.
+type candidates struct {
+	list  []candidate
+	names []string
+}
+
+// grow makes room for n more candidates.
+func (c *candidates) grow(n int) {
+	c.list, c.names = slices.Grow(c.list, n), slices.Grow(c.names, n)
+}
+
+// add appends a candidate.
+func (c *candidates) add(value, size uint64, rank int, name string) {
+	c.list = append(c.list, candidate{value: value, size: size, rank: int32(rank), name: int32(len(c.names))})
+	c.names = append(c.names, name)
 }
 
 // symbolsOf reads the symbols of f, the object module, and the full
@@ -82,37 +101,45 @@ func symbolsOf(f, dbg *elf.File, module string) (t *symtab) {
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
 		t.problem = fmt.Sprintf("its dynamic symbol table: %v", err)
 	}
-	cands := codeSymbols(nil, execSections(f), syms, dyn, pltSymbols(f, syms, dyn))
+	var cands candidates
+	plt := pltSymbols(f, syms, dyn)
+	cands.grow(len(syms) + len(dyn) + len(plt))
+	cands.codeSymbols(execSections(f), syms, dyn, plt)
 	if dbg != nil {
-		full, err := dbg.Symbols()
-		if err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
+		if err := cands.debugSymbols(dbg); err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
 			t.problem = fmt.Sprintf("its debug file's symbol table: %v", err)
 		}
-		cands = codeSymbols(cands, execSections(dbg), full)
 	}
 	// A total order: equal candidates are the same symbol listed twice.
-	slices.SortFunc(cands, func(a, b candidate) int {
+	names := cands.names
+	slices.SortFunc(cands.list, func(a, b candidate) int {
 		if c := cmp.Compare(a.value, b.value); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.rank, b.rank); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(len(a.name), len(b.name)); c != 0 {
+		an, bn := names[a.name], names[b.name]
+		if c := cmp.Compare(len(an), len(bn)); c != 0 {
 			return c
 		}
-		return strings.Compare(a.name, b.name)
+		return strings.Compare(an, bn)
 	})
-	t.aliases = make([]alias, 0, len(cands))
-	for i, s := range cands {
-		if i > 0 && cands[i-1] == s {
-			continue // the same symbol in the object and its debug file
+	t.aliases = make([]alias, 0, len(cands.list))
+	t.funcs = make([]function, 0, len(cands.list))
+	for i, s := range cands.list {
+		name := names[s.name]
+		if i > 0 {
+			prev := cands.list[i-1]
+			if prev.value == s.value && prev.size == s.size && prev.rank == s.rank && names[prev.name] == name {
+				continue // the same symbol in the object and its debug file
+			}
 		}
-		t.aliases = append(t.aliases, alias{s.name, s.value})
-		if i > 0 && cands[i-1].value == s.value {
+		t.aliases = append(t.aliases, alias{name, s.value})
+		if i > 0 && cands.list[i-1].value == s.value {
 			continue // an alias of the one kept
 		}
-		fn := function{start: s.value, end: s.value + s.size, size: s.size, name: s.name}
+		fn := function{start: s.value, end: s.value + s.size, size: s.size, name: name}
 		if s.size == 0 {
 			fn.end = 0 // up to the next symbol
 		}
@@ -130,20 +157,90 @@ func symbolsOf(f, dbg *elf.File, module string) (t *symtab) {
 	return t
 }
 
-// codeSymbols appends to cands the symbols of lists that may name code:
-// functions, and named symbols of no type, in a section exec says holds
-// code.
-func codeSymbols(cands []candidate, exec []bool, lists ...[]elf.Symbol) []candidate {
+// codeSymbols adds the symbols of lists that may name code (mayNameCode).
+func (c *candidates) codeSymbols(exec []bool, lists ...[]elf.Symbol) {
 	for _, list := range lists {
 		for _, s := range list {
-			typ := elf.ST_TYPE(s.Info)
-			code := typ == elf.STT_FUNC || typ == elf.STT_NOTYPE && s.Name != "" && s.Section != elf.SHN_ABS
-			if code && s.Value != 0 && s.Section != elf.SHN_UNDEF && int(s.Section) < len(exec) && exec[s.Section] {
-				cands = append(cands, candidate{value: s.Value, size: s.Size, rank: symbolRank(s), name: s.Name})
+			if mayNameCode(s, exec) {
+				c.add(s.Value, s.Size, symbolRank(s), s.Name)
 			}
 		}
 	}
-	return cands
+}
+
+// mayNameCode says whether s may name code: a function, or a named symbol
+// of no type, in a section exec says holds code. Its Name need only say
+// whether it has one.
+func mayNameCode(s elf.Symbol, exec []bool) bool {
+	typ := elf.ST_TYPE(s.Info)
+	code := typ == elf.STT_FUNC || typ == elf.STT_NOTYPE && s.Name != "" && s.Section != elf.SHN_ABS
+	return code && s.Value != 0 && s.Section != elf.SHN_UNDEF && int(s.Section) < len(exec) && exec[s.Section]
+}
+
+// elf64SymSize is the size of an ELFCLASS64 symbol table entry.
+const elf64SymSize = 24
+
+// debugSymbols adds the symbols of the full symbol table (.symtab) of a
+// separate debug file that may name code. A library's holds tens of
+// thousands, most of them not code, and every run of a program linked
+// with it reads them: a 64-bit table is read in place, its string table
+// made one string the names kept are parts of (a name is "" when its
+// offset is out of the string table or it is not terminated, as
+// debug/elf reads them).
+func (c *candidates) debugSymbols(dbg *elf.File) error {
+	if dbg.Class != elf.ELFCLASS64 {
+		full, err := dbg.Symbols()
+		c.codeSymbols(execSections(dbg), full)
+		return err
+	}
+	symtab := dbg.SectionByType(elf.SHT_SYMTAB)
+	if symtab == nil {
+		return elf.ErrNoSymbols
+	}
+	data, err := symtab.Data()
+	if err != nil {
+		return fmt.Errorf("cannot load symbol section: %w", err)
+	}
+	if len(data)%elf64SymSize != 0 {
+		return errors.New("length of symbol section is not a multiple of its entries' size")
+	}
+	if symtab.Link <= 0 || int(symtab.Link) >= len(dbg.Sections) {
+		return errors.New("section has invalid string table link")
+	}
+	strData, err := dbg.Sections[symtab.Link].Data()
+	if err != nil {
+		return fmt.Errorf("cannot load string table section: %w", err)
+	}
+	strs := string(strData)
+	exec := execSections(dbg)
+	bo := dbg.ByteOrder
+	c.grow(len(data) / elf64SymSize)
+	for off := elf64SymSize; off+elf64SymSize <= len(data); off += elf64SymSize { // the first is the null symbol
+		e := data[off : off+elf64SymSize]
+		sym := elf.Symbol{Info: e[4], Other: e[5], Section: elf.SectionIndex(bo.Uint16(e[6:])),
+			Value: bo.Uint64(e[8:]), Size: bo.Uint64(e[16:])}
+		name := symbolName(strs, bo.Uint32(e))
+		if name != "" {
+			sym.Name = " " // mayNameCode asks only whether it has one
+		}
+		if mayNameCode(sym, exec) {
+			c.add(sym.Value, sym.Size, symbolRank(sym), name)
+		}
+	}
+	return nil
+}
+
+// symbolName returns the NUL-terminated name at off in strs; "" when off
+// is out of strs or the name is not terminated.
+func symbolName(strs string, off uint32) string {
+	if uint64(off) >= uint64(len(strs)) {
+		return ""
+	}
+	n := strings.IndexByte(strs[off:], 0)
+	if n < 0 {
+		return ""
+	}
+	return strs[off : off+uint32(n)]
 }
 
 // execSections says, by section index, which sections hold code.
