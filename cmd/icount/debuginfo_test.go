@@ -1,11 +1,15 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
 
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/symbolize"
@@ -35,13 +39,15 @@ func functionNamed(p *profile.Profile, module, name string) (profile.FunctionCou
 
 // TestSystemDebugInfo: a dynamically linked program sorting with glibc's
 // qsort spends its time in msort_with_tmp.part.0, a local function of
-// libc that only libc6-dbg's debug file names; the summary and the
-// Profile name it, with its file and line, and its lines (--lines) come
-// from msort.c.
+// libc that only libc6-dbg's debug file names; the summary names it, and
+// the Profile, the pprof file and the callgrind file name it with its
+// file (msort.c) and line, and its lines (--lines) come from msort.c.
 func TestSystemDebugInfo(t *testing.T) {
 	needLibcDebugFile(t)
 	prog := testProgram(t, "c/qsort-dynamic")
-	r := runIcount(t, nil, []string{"--lines"}, prog)
+	dir := t.TempDir()
+	pprofPath, callgrindPath := filepath.Join(dir, "qsort.pb.gz"), filepath.Join(dir, "callgrind.out")
+	r := runIcount(t, nil, []string{"--lines", "--pprof", pprofPath, "--callgrind", callgrindPath}, prog)
 	if r.status != 0 || r.profile == nil {
 		t.Fatalf("status %d\n%s", r.status, r.stderr)
 	}
@@ -73,6 +79,99 @@ func TestSystemDebugInfo(t *testing.T) {
 			t.Errorf("warning: %s", w)
 		}
 	}
+	checkPprofFunction(t, pprofPath, f)
+	checkCallgrindFunction(t, callgrindPath, f)
+}
+
+// checkPprofFunction fails the test unless the pprof file at path has the
+// function f, with its file and line.
+func checkPprofFunction(t *testing.T, path string, f profile.FunctionCount) {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	pp, err := pprofile.Parse(file)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for _, fn := range pp.Function {
+		if fn.Name == f.Name {
+			if fn.Filename != f.File || fn.StartLine != int64(f.Line) {
+				t.Errorf("pprof: %s in %s line %d; want %s line %d", fn.Name, fn.Filename, fn.StartLine, f.File, f.Line)
+			}
+			return
+		}
+	}
+	t.Errorf("pprof: no function %s", f.Name)
+}
+
+// checkCallgrindFunction fails the test unless the callgrind file at path
+// has the function f in its file (fl=), with costs at lines summing to its
+// self cost.
+func checkCallgrindFunction(t *testing.T, path string, f profile.FunctionCount) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{} // compressed names: "(n) name" defines (n)
+	named := func(v string) string {
+		id, name, _ := strings.Cut(v, " ")
+		if name != "" {
+			names[id] = name
+		}
+		return names[id]
+	}
+	var file string // the current fl=
+	in, callCost := false, false
+	var self uint64
+	var lines int
+	positions := 1 // a cost line's positions before its cost: "line", or "instr line" at full depth
+	for _, line := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "positions:"); ok {
+			positions = len(strings.Fields(p))
+			continue
+		}
+		key, value, isSpec := strings.Cut(line, "=")
+		switch {
+		case isSpec && key == "fl":
+			file = named(value)
+		case isSpec && key == "fn":
+			in = named(value) == f.Name
+			if in && file != f.File {
+				t.Errorf("callgrind: %s in fl=%s, want %s", f.Name, file, f.File)
+			}
+		case isSpec && key == "calls":
+			callCost = true // the next line is the call's inclusive cost
+		case in && line != "" && strings.ContainsRune("0123456789+-*", rune(line[0])):
+			if callCost {
+				callCost = false
+				continue
+			}
+			fields := strings.Fields(line)
+			if len(fields) != positions+1 || !sourceLine(fields[positions-1]) {
+				t.Errorf("callgrind: %s has the cost line %q", f.Name, line)
+				continue
+			}
+			self += parseCount(fields[positions])
+			lines++
+		}
+	}
+	if lines == 0 || self != f.Self {
+		t.Errorf("callgrind: %s has %d instructions of its own on %d lines; want %d", f.Name, self, lines, f.Self)
+	}
+}
+
+// sourceLine says whether a callgrind position is a line: a number above
+// 0, or one relative to the last (+n, -n, * for the same).
+func sourceLine(pos string) bool {
+	if pos == "*" || strings.HasPrefix(pos, "+") || strings.HasPrefix(pos, "-") {
+		return true
+	}
+	n, err := strconv.Atoi(pos)
+	return err == nil && n > 0
 }
 
 // recursionLevel is the suffix callgrind gives a function's recursive
