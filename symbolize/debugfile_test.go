@@ -21,12 +21,19 @@ type debugPair struct {
 }
 
 // splitDebug splits the program at orig into dir, the debug file into a
-// directory of its own (where the program does not find it); it skips the
-// test without objcopy.
+// directory of its own (where the program does not find it), with the
+// objcopy of its arch; it skips the test without one.
 func splitDebug(t testing.TB, orig, dir string) debugPair {
 	t.Helper()
-	if _, err := exec.LookPath("objcopy"); err != nil {
-		t.Skip("objcopy is not installed (binutils)")
+	objcopy := "objcopy"
+	if f, err := elf.Open(orig); err == nil {
+		if f.Machine == elf.EM_AARCH64 {
+			objcopy = "aarch64-linux-gnu-objcopy"
+		}
+		f.Close()
+	}
+	if _, err := exec.LookPath(objcopy); err != nil {
+		t.Skipf("%s is not installed (binutils)", objcopy)
 	}
 	name := filepath.Base(orig)
 	p := debugPair{orig: orig, stripped: filepath.Join(dir, name), debug: filepath.Join(dir, "kept", name+".debug")}
@@ -37,7 +44,7 @@ func splitDebug(t testing.TB, orig, dir string) debugPair {
 		{"--only-keep-debug", orig, p.debug},
 		{"--strip-all", "--add-gnu-debuglink=" + p.debug, orig, p.stripped},
 	} {
-		if out, err := exec.Command("objcopy", args...).CombinedOutput(); err != nil {
+		if out, err := exec.Command(objcopy, args...).CombinedOutput(); err != nil {
 			t.Fatalf("objcopy %v: %v\n%s", args, err, out)
 		}
 	}
@@ -272,35 +279,79 @@ func TestCompressedDebugFile(t *testing.T) {
 	}
 }
 
-// TestDebugFileUnderSysroot: a guest's object under the sysroot finds its
-// debug file under the sysroot's debug root, by build ID and by its path
-// inside the sysroot.
+// TestDebugFileUnderSysroot: a guest's object under the sysroot (an
+// arm64 program, as icount runs them, and an x86-64 one) finds its debug
+// file under the sysroot's debug root, by build ID and by its path inside
+// the sysroot, and is known with it as before it was split; a debug file
+// of another arch at its build ID's path is not used.
 func TestDebugFileUnderSysroot(t *testing.T) {
-	orig := filepath.Join("..", "testdata", "build", "amd64", "callgraph-g")
-	if _, err := os.Stat(orig); err != nil {
-		t.Skip("make testprogs")
-	}
-	pair := splitDebug(t, orig, t.TempDir())
-	debug, err := os.ReadFile(pair.debug)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, byID := range []bool{true, false} {
-		sysroot, hostRoot := t.TempDir(), t.TempDir()
-		prog := filepath.Join(sysroot, "usr", "lib", "prog")
-		copyFile(t, pair.stripped, prog)
-		dirs := DebugDirs{Roots: []string{hostRoot, filepath.Join(sysroot, "usr", "lib", "debug")}, Sysroot: sysroot}
-		at := filepath.Join(sysroot, "usr", "lib", "debug", "usr", "lib", filepath.Base(pair.debug))
-		if byID {
-			at = filepath.Join(sysroot, "usr", "lib", "debug", ".build-id", pair.buildID[:2], pair.buildID[2:]+".debug")
-		}
-		writeFile(t, at, debug)
-		if got := NewCache(dirs, false).Open(prog).DebugFile(); got != at {
-			t.Errorf("by build ID %v: debug file %q, want %s", byID, got, at)
-		}
+	for _, rel := range []string{"arm64/c/callgraph-glibc", "amd64/callgraph-g"} {
+		t.Run(filepath.Dir(rel), func(t *testing.T) {
+			orig := filepath.Join("..", "testdata", "build", rel)
+			if _, err := os.Stat(orig); err != nil {
+				t.Skip("make testprogs")
+			}
+			pair := splitDebug(t, orig, t.TempDir())
+			debug, err := os.ReadFile(pair.debug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := know(t, NewCache(DebugDirs{}, true).Open(orig), 0)
+			for _, byID := range []bool{true, false} {
+				sysroot, hostRoot := t.TempDir(), t.TempDir()
+				prog := filepath.Join(sysroot, "usr", "lib", "prog")
+				copyFile(t, pair.stripped, prog)
+				dirs := DebugDirs{Roots: []string{hostRoot, filepath.Join(sysroot, "usr", "lib", "debug")}, Sysroot: sysroot}
+				at := filepath.Join(sysroot, "usr", "lib", "debug", "usr", "lib", filepath.Base(pair.debug))
+				if byID {
+					at = filepath.Join(sysroot, "usr", "lib", "debug", ".build-id", pair.buildID[:2], pair.buildID[2:]+".debug")
+				}
+				writeFile(t, at, debug)
+				o := NewCache(dirs, true).Open(prog)
+				if o.DebugFile() != at {
+					t.Errorf("by build ID %v: debug file %q, want %s", byID, o.DebugFile(), at)
+				}
+				if got := know(t, o, 0); !reflect.DeepEqual(got, want) {
+					t.Errorf("by build ID %v: with its debug file, the stripped program is known otherwise:\n%s", byID, diffKnowledge(got, want))
+				}
+			}
+		})
 	}
 	if got := SystemDebugDirs("/sr"); !reflect.DeepEqual(got, DebugDirs{Roots: []string{"/usr/lib/debug", "/sr/usr/lib/debug"}, Sysroot: "/sr"}) {
 		t.Errorf("SystemDebugDirs: %+v", got)
+	}
+}
+
+// TestDebugFileOfAnotherArch: a file at the program's build-ID path that
+// is another arch's (with the program's build ID patched in) is not its
+// debug file.
+func TestDebugFileOfAnotherArch(t *testing.T) {
+	arm := filepath.Join("..", "testdata", "build", "arm64", "c", "callgraph-glibc")
+	x86 := filepath.Join("..", "testdata", "build", "c", "callgraph-glibc")
+	for _, p := range []string{arm, x86} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skip("make testprogs")
+		}
+	}
+	armPair, x86Pair := splitDebug(t, arm, t.TempDir()), splitDebug(t, x86, t.TempDir())
+	if len(armPair.buildID) != len(x86Pair.buildID) {
+		t.Skip("the two programs' build IDs differ in length")
+	}
+	x86Debug, err := os.ReadFile(x86Pair.debug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := hex.DecodeString(x86Pair.buildID)
+	armID, _ := hex.DecodeString(armPair.buildID)
+	i := bytes.Index(x86Debug, raw)
+	if i < 0 {
+		t.Fatal("no build ID in the x86-64 debug file")
+	}
+	copy(x86Debug[i:], armID)
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".build-id", armPair.buildID[:2], armPair.buildID[2:]+".debug"), x86Debug)
+	if got := NewCache(DebugDirs{Roots: []string{root}}, false).Open(armPair.stripped).DebugFile(); got != "" {
+		t.Errorf("an x86-64 debug file is used for an arm64 program: %s", got)
 	}
 }
 

@@ -71,7 +71,8 @@ func slotNames(f *elf.File, syms, dyn []elf.Symbol) (map[uint64]string, []uint64
 
 // pltSymbols returns a symbol for each PLT stub of f whose GOT slot is
 // named: name@plt, at the stub's address in the file, sized to the stub.
-// syms and dyn are f's symbol tables, as debug/elf read them.
+// syms and dyn are f's symbol tables, as debug/elf read them; syms also
+// holds the IFUNC symbols of f's debug file when it has one.
 func pltSymbols(f *elf.File, syms, dyn []elf.Symbol) []elf.Symbol {
 	names, pltSlots := slotNames(f, syms, dyn)
 	if len(names) == 0 {

@@ -102,14 +102,17 @@ func symbolsOf(f, dbg *elf.File, module string) (t *symtab) {
 		t.problem = fmt.Sprintf("its dynamic symbol table: %v", err)
 	}
 	var cands candidates
-	plt := pltSymbols(f, syms, dyn)
-	cands.grow(len(syms) + len(dyn) + len(plt))
-	cands.codeSymbols(execSections(f), syms, dyn, plt)
+	ifuncs := syms // the symbols that may name the IFUNCs PLT stubs call
 	if dbg != nil {
-		if err := cands.debugSymbols(dbg); err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
+		dbgIfuncs, err := cands.debugSymbols(dbg)
+		if err != nil && !errors.Is(err, elf.ErrNoSymbols) && t.problem == "" {
 			t.problem = fmt.Sprintf("its debug file's symbol table: %v", err)
 		}
+		ifuncs = append(slices.Clip(syms), dbgIfuncs...)
 	}
+	plt := pltSymbols(f, ifuncs, dyn)
+	cands.grow(len(syms) + len(dyn) + len(plt))
+	cands.codeSymbols(execSections(f), syms, dyn, plt)
 	// A total order: equal candidates are the same symbol listed twice.
 	names := cands.names
 	slices.SortFunc(cands.list, func(a, b candidate) int {
@@ -181,35 +184,36 @@ func mayNameCode(s elf.Symbol, exec []bool) bool {
 const elf64SymSize = 24
 
 // debugSymbols adds the symbols of the full symbol table (.symtab) of a
-// separate debug file that may name code. A library's holds tens of
+// separate debug file that may name code, and returns its IFUNC symbols
+// (which name the PLT stubs of a static program's IRELATIVE slots). A library's holds tens of
 // thousands, most of them not code, and every run of a program linked
 // with it reads them: a 64-bit table is read in place, its string table
 // made one string the names kept are parts of (a name is "" when its
 // offset is out of the string table or it is not terminated, as
 // debug/elf reads them).
-func (c *candidates) debugSymbols(dbg *elf.File) error {
+func (c *candidates) debugSymbols(dbg *elf.File) (ifuncs []elf.Symbol, err error) {
 	if dbg.Class != elf.ELFCLASS64 {
 		full, err := dbg.Symbols()
 		c.codeSymbols(execSections(dbg), full)
-		return err
+		return ifuncsOf(full), err
 	}
 	symtab := dbg.SectionByType(elf.SHT_SYMTAB)
 	if symtab == nil {
-		return elf.ErrNoSymbols
+		return nil, elf.ErrNoSymbols
 	}
 	data, err := symtab.Data()
 	if err != nil {
-		return fmt.Errorf("cannot load symbol section: %w", err)
+		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
 	if len(data)%elf64SymSize != 0 {
-		return errors.New("length of symbol section is not a multiple of its entries' size")
+		return nil, errors.New("length of symbol section is not a multiple of its entries' size")
 	}
 	if symtab.Link <= 0 || int(symtab.Link) >= len(dbg.Sections) {
-		return errors.New("section has invalid string table link")
+		return nil, errors.New("section has invalid string table link")
 	}
 	strData, err := dbg.Sections[symtab.Link].Data()
 	if err != nil {
-		return fmt.Errorf("cannot load string table section: %w", err)
+		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
 	strs := string(strData)
 	exec := execSections(dbg)
@@ -226,8 +230,23 @@ func (c *candidates) debugSymbols(dbg *elf.File) error {
 		if mayNameCode(sym, exec) {
 			c.add(sym.Value, sym.Size, symbolRank(sym), name)
 		}
+		if elf.ST_TYPE(sym.Info) == elf.STT_GNU_IFUNC {
+			sym.Name = name
+			ifuncs = append(ifuncs, sym)
+		}
 	}
-	return nil
+	return ifuncs, nil
+}
+
+// ifuncsOf returns the IFUNC symbols of syms.
+func ifuncsOf(syms []elf.Symbol) []elf.Symbol {
+	var out []elf.Symbol
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // symbolName returns the NUL-terminated name at off in strs; "" when off

@@ -42,11 +42,15 @@ func sameDebugSymbols(f *elf.File) error {
 	}
 	var want, got candidates
 	want.codeSymbols(execSections(f), full)
-	if err := got.debugSymbols(f); err != nil {
+	ifuncs, err := got.debugSymbols(f)
+	if err != nil {
 		return fmt.Errorf("debugSymbols: %v, where debug/elf reads %d symbols", err, len(full))
 	}
 	if !reflect.DeepEqual(got.list, want.list) || !reflect.DeepEqual(got.names, want.names) {
 		return fmt.Errorf("debugSymbols reads %d candidates, debug/elf %d, or others", len(got.list), len(want.list))
+	}
+	if want := ifuncsOf(full); !reflect.DeepEqual(ifuncs, want) {
+		return fmt.Errorf("debugSymbols reads %d IFUNC symbols, debug/elf %d, or others", len(ifuncs), len(want))
 	}
 	return nil
 }
