@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 )
 
 // Position is a place in the source.
@@ -132,7 +133,7 @@ func openDebugInfo(f *elf.File, path string, size uint64, lines bool) (di *debug
 		di.problem = err.Error()
 		return di
 	}
-	d, err := f.DWARF()
+	d, err := loadDWARF(f)
 	if err != nil {
 		di.problem = err.Error()
 		return di
@@ -498,4 +499,72 @@ func (di *debugInfo) declaration(entry uint64) (pos Position, ok bool) {
 		return ok
 	})
 	return pos, ok
+}
+
+// dwarfSections are the DWARF sections debug/dwarf reads, by their names'
+// suffixes: f.DWARF also decompresses the others (a library's location
+// lists are a quarter of its DWARF), which debug/dwarf then ignores.
+var dwarfSections = map[string]bool{"abbrev": true, "info": true, "str": true, "line": true, "ranges": true,
+	"addr": true, "line_str": true, "str_offsets": true, "rnglists": true, "types": true}
+
+// loadDWARF is f.DWARF without reading the sections debug/dwarf ignores.
+// A file with relocations to apply to its DWARF (an object file) is read
+// by f.DWARF.
+func loadDWARF(f *elf.File) (*dwarf.Data, error) {
+	suffixes := make([]string, len(f.Sections))
+	for i, s := range f.Sections {
+		name, ok := strings.CutPrefix(s.Name, ".debug_")
+		if !ok {
+			name, ok = strings.CutPrefix(s.Name, ".zdebug_")
+		}
+		if ok && dwarfSections[name] {
+			suffixes[i] = name
+		}
+	}
+	for _, r := range f.Sections {
+		if (r.Type == elf.SHT_RELA || r.Type == elf.SHT_REL) && f.Type != elf.ET_EXEC && int(r.Info) < len(suffixes) && suffixes[r.Info] != "" {
+			return f.DWARF()
+		}
+	}
+	data := func(s *elf.Section) ([]byte, error) {
+		b, err := s.Data()
+		if err != nil && uint64(len(b)) < s.Size {
+			return nil, err
+		}
+		return b, nil
+	}
+	dat := map[string][]byte{}
+	for i, s := range f.Sections {
+		switch suffixes[i] {
+		case "abbrev", "info", "str", "line", "ranges":
+			b, err := data(s)
+			if err != nil {
+				return nil, err
+			}
+			dat[suffixes[i]] = b
+		}
+	}
+	d, err := dwarf.New(dat["abbrev"], nil, nil, dat["info"], dat["line"], nil, dat["ranges"], dat["str"])
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range f.Sections {
+		switch suffixes[i] {
+		case "", "abbrev", "info", "str", "line", "ranges":
+			continue
+		}
+		b, err := data(s)
+		if err != nil {
+			return nil, err
+		}
+		if suffixes[i] == "types" {
+			err = d.AddTypes(fmt.Sprintf("types-%d", i), b)
+		} else {
+			err = d.AddSection(".debug_"+suffixes[i], b)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }

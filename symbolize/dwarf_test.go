@@ -1,6 +1,9 @@
 package symbolize
 
 import (
+	"debug/dwarf"
+	"debug/elf"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -48,6 +51,73 @@ func TestLineLookup(t *testing.T) {
 	for addr, want := range map[uint64]Position{99: {}, 100: {"a.c", 1}, 103: {"a.c", 1}, 104: {"a.c", 3}, 110: {"b.c", 9}, 125: {}} {
 		if got, _ := u.line(addr); got != want {
 			t.Errorf("line(%d) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestLoadDWARF: loadDWARF reads the DWARF f.DWARF reads (the same
+// entries and line tables), for the -g test programs and the host glibc's
+// debug file (its first units).
+func TestLoadDWARF(t *testing.T) {
+	var paths []string
+	for _, p := range []string{"amd64/callgraph-g", "c/crunch-musl-g", "c/callgraph-musl-g"} {
+		paths = append(paths, filepath.Join("..", "testdata", "build", p))
+	}
+	if dbg := NewCache(SystemDebugDirs(""), false).Open("/lib/x86_64-linux-gnu/libc.so.6").DebugFile(); dbg != "" {
+		paths = append(paths, dbg)
+	}
+	read := 0
+	for _, p := range paths {
+		f, err := elf.Open(p)
+		if err != nil {
+			continue
+		}
+		read++
+		want, err := f.DWARF()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		got, err := loadDWARF(f)
+		if err != nil {
+			t.Fatalf("%s: loadDWARF: %v", p, err)
+		}
+		gr, wr := got.Reader(), want.Reader()
+		for n := 0; n < 200000; n++ {
+			g, gerr := gr.Next()
+			w, werr := wr.Next()
+			if !reflect.DeepEqual(g, w) || (gerr == nil) != (werr == nil) {
+				t.Fatalf("%s: entry %d: %+v (%v), want %+v (%v)", p, n, g, gerr, w, werr)
+			}
+			if w == nil {
+				break
+			}
+			if w.Tag == dwarf.TagCompileUnit && !sameLines(t, got, want, g, w) {
+				t.Fatalf("%s: the line table of the unit at %#x differs", p, w.Offset)
+			}
+		}
+		f.Close()
+	}
+	if read < 2 {
+		t.Fatal("the -g test programs are not built: make testprogs")
+	}
+}
+
+// sameLines says whether the line tables of units g of got and w of want
+// are the same.
+func sameLines(t *testing.T, got, want *dwarf.Data, g, w *dwarf.Entry) bool {
+	gl, gerr := got.LineReader(g)
+	wl, werr := want.LineReader(w)
+	if gerr != nil || werr != nil || gl == nil || wl == nil {
+		return (gerr == nil) == (werr == nil) && (gl == nil) == (wl == nil)
+	}
+	var ge, we dwarf.LineEntry
+	for {
+		gerr, werr := gl.Next(&ge), wl.Next(&we)
+		if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(ge, we) {
+			return false
+		}
+		if werr != nil {
+			return true
 		}
 	}
 }
