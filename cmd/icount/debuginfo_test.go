@@ -39,9 +39,9 @@ func functionNamed(p *profile.Profile, module, name string) (profile.FunctionCou
 
 // TestSystemDebugInfo: a dynamically linked program sorting with glibc's
 // qsort spends its time in msort_with_tmp.part.0, a local function of
-// libc that only libc6-dbg's debug file names; the summary names it, and
-// the Profile, the pprof file and the callgrind file name it with its
-// file (msort.c) and line, and its lines (--lines) come from msort.c.
+// libc that only libc6-dbg's debug file names; the summary, the Profile,
+// the pprof file and the callgrind file name it with its file (msort.c)
+// and line, and its lines (--lines) come from msort.c.
 func TestSystemDebugInfo(t *testing.T) {
 	needLibcDebugFile(t)
 	prog := testProgram(t, "c/qsort-dynamic")
@@ -59,8 +59,8 @@ func TestSystemDebugInfo(t *testing.T) {
 	if filepath.Base(f.File) != "msort.c" || f.Line == 0 || f.Self < r.profile.Totals.Instructions/2 {
 		t.Errorf("%s: %+v; want msort.c, a line, and over half of the %d instructions", msort, f, r.profile.Totals.Instructions)
 	}
-	if !strings.Contains(r.stderr, "libc.so.6             "+msort) {
-		t.Errorf("the summary does not name %s:\n%s", msort, r.stderr)
+	if want := "libc.so.6             " + msort + " (msort.c:" + strconv.Itoa(f.Line) + ")\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("the summary does not name %s with its file and line (%q):\n%s", msort, want, r.stderr)
 	}
 	var inMsort, fromMsortC uint64
 	for _, l := range r.profile.Lines {
