@@ -128,12 +128,7 @@ func openDebugInfo(f *elf.File, path string, size uint64, lines bool) (di *debug
 		di.problem = err.Error()
 		return di
 	}
-	lineSec, err := lineSection(f)
-	if err != nil {
-		di.problem = err.Error()
-		return di
-	}
-	d, err := loadDWARF(f)
+	d, lineSec, err := loadDWARF(f)
 	if err != nil {
 		di.problem = err.Error()
 		return di
@@ -507,10 +502,11 @@ func (di *debugInfo) declaration(entry uint64) (pos Position, ok bool) {
 var dwarfSections = map[string]bool{"abbrev": true, "info": true, "str": true, "line": true, "ranges": true,
 	"addr": true, "line_str": true, "str_offsets": true, "rnglists": true, "types": true}
 
-// loadDWARF is f.DWARF without reading the sections debug/dwarf ignores.
-// A file with relocations to apply to its DWARF (an object file) is read
-// by f.DWARF.
-func loadDWARF(f *elf.File) (*dwarf.Data, error) {
+// loadDWARF is f.DWARF without reading the sections debug/dwarf ignores,
+// with the line tables' section debug/dwarf was given (lineSection). A
+// file with relocations to apply to its DWARF (an object file) is read by
+// f.DWARF.
+func loadDWARF(f *elf.File) (*dwarf.Data, []byte, error) {
 	suffixes := make([]string, len(f.Sections))
 	for i, s := range f.Sections {
 		name, ok := strings.CutPrefix(s.Name, ".debug_")
@@ -523,7 +519,12 @@ func loadDWARF(f *elf.File) (*dwarf.Data, error) {
 	}
 	for _, r := range f.Sections {
 		if (r.Type == elf.SHT_RELA || r.Type == elf.SHT_REL) && f.Type != elf.ET_EXEC && int(r.Info) < len(suffixes) && suffixes[r.Info] != "" {
-			return f.DWARF()
+			line, err := lineSection(f)
+			if err != nil {
+				return nil, nil, err
+			}
+			d, err := f.DWARF()
+			return d, line, err
 		}
 	}
 	data := func(s *elf.Section) ([]byte, error) {
@@ -539,14 +540,14 @@ func loadDWARF(f *elf.File) (*dwarf.Data, error) {
 		case "abbrev", "info", "str", "line", "ranges":
 			b, err := data(s)
 			if err != nil {
-				return nil, err
+				return nil, nil, fmt.Errorf("reading %s: %w", s.Name, err)
 			}
 			dat[suffixes[i]] = b
 		}
 	}
 	d, err := dwarf.New(dat["abbrev"], nil, nil, dat["info"], dat["line"], nil, dat["ranges"], dat["str"])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, s := range f.Sections {
 		switch suffixes[i] {
@@ -555,7 +556,7 @@ func loadDWARF(f *elf.File) (*dwarf.Data, error) {
 		}
 		b, err := data(s)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("reading %s: %w", s.Name, err)
 		}
 		if suffixes[i] == "types" {
 			err = d.AddTypes(fmt.Sprintf("types-%d", i), b)
@@ -563,8 +564,8 @@ func loadDWARF(f *elf.File) (*dwarf.Data, error) {
 			err = d.AddSection(".debug_"+suffixes[i], b)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return d, nil
+	return d, dat["line"], nil
 }

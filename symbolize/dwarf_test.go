@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"path/filepath"
@@ -77,9 +78,12 @@ func TestLoadDWARF(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		got, err := loadDWARF(f)
+		got, line, err := loadDWARF(f)
 		if err != nil {
 			t.Fatalf("%s: loadDWARF: %v", p, err)
+		}
+		if wantLine, err := lineSection(f); err != nil || !bytes.Equal(line, wantLine) {
+			t.Errorf("%s: loadDWARF's line section is not lineSection's (%v)", p, err)
 		}
 		gr, wr := got.Reader(), want.Reader()
 		for n := 0; n < 200000; n++ {
