@@ -32,7 +32,7 @@ func fieldOffset(path, structName, field string) (off int64, ok bool) {
 	if f.Section(".debug_info") == nil && f.Section(".zdebug_info") == nil || checkDebugSizes(f, size) != nil {
 		return 0, false
 	}
-	d, err := f.DWARF()
+	d, _, err := loadDWARF(f)
 	if err != nil {
 		return 0, false
 	}
