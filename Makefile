@@ -8,9 +8,10 @@ BATTERY_PACKAGES := git make gawk mawk patch diffutils bzip2 lz4 zip unzip file 
                     ruby nodejs tcl bc jq openssl gettext groff-base xxd bsdextrautils
 
 # Debian packages icount's build and tests need (installed by `make deps`);
-# chromium opens the HTML reports in the tests (headless, driven from Go).
+# chromium opens the HTML reports in the tests (headless, driven from Go);
+# libc6-dbg is glibc's separate debug files, which icount reads (symbolize).
 DEBIAN_PACKAGES := musl-tools gcc g++ pkg-config valgrind binutils xz-utils zstd time \
-                   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+                   libc6-dbg gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
                    python3 libpython3.11-testsuite sqlite3 chromium \
                    shellcheck python3-yaml \
                    $(BATTERY_PACKAGES)
@@ -61,6 +62,11 @@ CLOCK_BINS  := $(foreach p,$(CLOCK_PROGS),$(BUILD)/c/$(p)-musl $(BUILD)/c/$(p)-g
 # and pprof formats and icount annotate.
 DEBUG_BINS := $(BUILD)/amd64/callgraph-g $(BUILD)/c/callgraph-musl-g $(BUILD)/c/crunch-musl-g
 
+# The debug information of the system's libraries (libc6-dbg), read by
+# icount and compared with callgrind (cmd/icount/debuginfo_test.go): a
+# program sorting with glibc's qsort, glibc-dynamic.
+DEBUGINFO_BINS := $(BUILD)/c/qsort-dynamic
+
 # Hostile and broken guests (testdata/hostile), each ending with a known
 # message and status (cmd/icount/hostile_test.go): assembly for both
 # arches, C musl-static for amd64 and glibc-static for arm64.
@@ -70,7 +76,7 @@ HOSTILE_BINS := $(patsubst testdata/hostile/%.S,$(BUILD)/hostile/%,$(wildcard te
 
 TESTPROGS := $(ASM_BINS) $(ASM_PIES) $(C_BINS) $(BENCH) $(CXX_BINS) \
              $(A64_BINS) $(A64_PIES) $(A64_C_BINS) $(A64_BENCH) $(CLOCK_BINS) \
-             $(DEBUG_BINS) $(HOSTILE_BINS)
+             $(DEBUG_BINS) $(DEBUGINFO_BINS) $(HOSTILE_BINS)
 
 # The guest-memory program of cmd/icount/memory_test.go (thousands of mmap
 # and munmap, more than 5,000 mappings at once): amd64 musl- and
@@ -576,8 +582,10 @@ test: deps testprogs busybox
 	$(GO) test -run='^$$' -fuzz=FuzzParseSuite -fuzztime=50000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzProfile -fuzztime=60000x ./report
 	$(GO) test -run='^$$' -fuzz=FuzzParseOutcomes -fuzztime=20000x ./report
-	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./count
-	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./count
+	$(GO) test -run='^$$' -fuzz=FuzzSymbols -fuzztime=1500x ./symbolize
+	$(GO) test -run='^$$' -fuzz=FuzzDebugInfo -fuzztime=3000x ./symbolize
+	$(GO) test -run='^$$' -fuzz=FuzzDebugFile -fuzztime=1500x ./symbolize
+	$(GO) test -run='^$$' -fuzz=FuzzCode -fuzztime=500x ./count
 	$(GO) test -run='^$$' -fuzz=FuzzX86Fast -fuzztime=100000x ./count
 
 # The outside judges in full (issue 13): every module of CPython's tests
@@ -588,7 +596,8 @@ test: deps testprogs busybox
 # icount. In CI after make test.
 conformance: deps testprogs
 	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestCPython|TestLibm|TestProcess.*|TestBattery|TestMutantRuns)$$' -count=1 -timeout 120m -v ./cmd/icount
-	ICOUNT_CONFORMANCE=1 $(GO) test -run '^TestMutants$$' -count=1 -v ./loader ./count
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^TestMutants$$' -count=1 -v ./loader
+	ICOUNT_CONFORMANCE=1 $(GO) test -run '^(TestMutants|TestDebugFileMutants)$$' -count=1 -v ./symbolize
 
 # The soak test (not in CI): every test program under icount, twice the
 # CPUs at a time, for SOAK_DURATION; counts must never differ between runs

@@ -3,23 +3,21 @@ package count
 import (
 	"debug/elf"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/symbolize"
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// Code is an executable's code, symbols and line tables read from its file,
+// Code is an object's code, symbols and line tables read from its file,
 // at the addresses a run loaded it at: what icount annotate needs to show a
 // saved Profile's counts by instruction.
 type Code struct {
 	arch emu.Arch
-	bias uint64
 	segs []segment // executable PT_LOADs
-	syms *symtab
-	dbg  *debugInfo
+	code symbolize.Loaded
 }
 
 // Instruction is one decoded instruction and where its source is.
@@ -31,29 +29,20 @@ type Instruction struct {
 	Line int
 }
 
-// OpenCode reads the executable at path, loaded with bias added to its
-// addresses (Mapping.Bias).
-func OpenCode(path string, bias uint64) (*Code, error) {
-	f, err := elf.Open(path)
+// OpenCode reads the code of obj, loaded with bias added to its addresses
+// (Mapping.Bias).
+func OpenCode(obj *symbolize.Object, bias uint64) (*Code, error) {
+	arch, ok := map[elf.Machine]emu.Arch{elf.EM_X86_64: emu.X86_64, elf.EM_AARCH64: emu.ARM64}[obj.Machine]
+	if !ok {
+		return nil, fmt.Errorf("%s: not an x86-64 or arm64 executable", obj.Path)
+	}
+	segs, err := obj.Code()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	arch, ok := map[elf.Machine]emu.Arch{elf.EM_X86_64: emu.X86_64, elf.EM_AARCH64: emu.ARM64}[f.Machine]
-	if !ok {
-		return nil, fmt.Errorf("%s: not an x86-64 or arm64 executable", path)
-	}
-	c := &Code{arch: arch, bias: bias, syms: loadSymbols(path, bias), dbg: loadDebugInfo(path, true)}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
-			// Read what the file holds, not what the header claims: a
-			// corrupt size must not allocate it.
-			data, err := io.ReadAll(p.Open())
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", path, err)
-			}
-			c.segs = append(c.segs, segment{bias + p.Vaddr, data})
-		}
+	c := &Code{arch: arch, code: obj.At(bias)}
+	for _, s := range segs {
+		c.segs = append(c.segs, segment{bias + s.Addr, s.Data})
 	}
 	return c, nil
 }
@@ -78,12 +67,12 @@ func (c *Code) bytes(addr, end uint64) []byte {
 
 // Function returns the loaded address range of the named function.
 func (c *Code) Function(name string) (start, end uint64, ok bool) {
-	entry, ok := c.syms.byName(name)
+	entry, ok := c.code.Entry(name)
 	if !ok {
 		return 0, 0, false
 	}
-	f, ok := c.syms.lookup(entry)
-	return f.start, f.end, ok
+	f, ok := c.code.Function(entry)
+	return f.Start, f.End, ok
 }
 
 // Disassemble decodes the instructions of [start, end). An instruction the
@@ -95,8 +84,8 @@ func (c *Code) Disassemble(start, end uint64) []Instruction {
 	for off := 0; off < len(code); {
 		in := Instruction{Addr: start + uint64(off)}
 		in.Len, in.Text = c.decode(code[off:], in.Addr)
-		if pos, ok := c.dbg.line(in.Addr - c.bias); ok {
-			in.File, in.Line = pos.file, pos.line
+		if pos, ok := c.code.Line(in.Addr); ok {
+			in.File, in.Line = pos.File, pos.Line
 		}
 		out = append(out, in)
 		off += in.Len
@@ -139,8 +128,8 @@ func (c *Code) decode(code []byte, pc uint64) (int, string) {
 	// Name call and jump targets that are function entries; a data
 	// address near a function is not in it.
 	sym := func(addr uint64) (string, uint64) {
-		if f, ok := c.syms.lookup(addr); ok && f.start == addr {
-			return f.name, f.start
+		if f, ok := c.code.Function(addr); ok && f.Start == addr {
+			return f.Name, f.Start
 		}
 		return "", 0
 	}

@@ -1,7 +1,6 @@
 package count
 
 import (
-	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -71,59 +70,15 @@ type goRun struct {
 // newGoBench returns the Go benchmark runs of an image whose main module
 // is a Go test binary (it has runN), nil for any other.
 func newGoBench(pc *partCounter, mods *modules) *goBench {
-	entry, ok := mods.main.symbols().byName(goRunN)
+	entry, ok := mods.main.code.Entry(goRunN)
 	if !ok {
 		return nil
 	}
-	return &goBench{pc: pc, runN: entry, roles: map[uint64]probeRole{}, nField: benchNField(mods.main.path)}
-}
-
-// benchNField returns the offset of field N in the struct testing.B, from
-// the DWARF of the Go binary at path; -1 when it cannot tell.
-func benchNField(path string) (off int64) {
-	f, size, err := openELF(path)
-	if err != nil {
-		return -1
+	nField := int64(-1)
+	if off, ok := mods.main.obj.FieldOffset("testing.B", "N"); ok {
+		nField = off
 	}
-	defer f.Close()
-	defer func() {
-		if recover() != nil {
-			off = -1 // DWARF debug/dwarf cannot read
-		}
-	}()
-	if checkDebugSizes(f, size) != nil {
-		return -1
-	}
-	d, err := f.DWARF()
-	if err != nil {
-		return -1
-	}
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			return -1
-		}
-		if e.Tag != dwarf.TagStructType || e.Val(dwarf.AttrName) != "testing.B" {
-			if e.Tag != dwarf.TagCompileUnit {
-				r.SkipChildren()
-			}
-			continue
-		}
-		for e.Children {
-			m, err := r.Next()
-			if err != nil || m == nil || m.Tag == 0 {
-				return -1
-			}
-			if m.Tag == dwarf.TagMember && m.Val(dwarf.AttrName) == "N" {
-				if v, ok := m.Val(dwarf.AttrDataMemberLoc).(int64); ok && v >= 0 {
-					return v
-				}
-				return -1
-			}
-		}
-		return -1
-	}
+	return &goBench{pc: pc, runN: entry, roles: map[uint64]probeRole{}, nField: nField}
 }
 
 // probes returns the probes of a block the decoder meets for the first

@@ -10,6 +10,7 @@ import (
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
 	"github.com/icount-dev/icount/profile"
+	"github.com/icount-dev/icount/symbolize"
 )
 
 // A run's processes. Each address space is one emu.CPU with its own block
@@ -43,9 +44,9 @@ type image struct {
 
 // runner is one run: the kernel and every image.
 type runner struct {
-	opts  Options
-	k     *kernel.Kernel
-	files map[string]*objectFile // object files read, shared by every image's modules
+	opts    Options
+	k       *kernel.Kernel
+	objects *symbolize.Cache // object files read, shared by every image's modules
 	// shapes is the blocks decoded, shared by every image's decoder from
 	// the second image on (shareShapes); nil while there is one.
 	shapes  *shapes
@@ -64,14 +65,14 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	im := &image{}
 	var parent *image
 	if exe != nil {
-		im.mods = newModules(exe.Path, exe.Base(), r.files)
+		im.mods = newModules(exe.Path, exe.Base(), r.objects)
 	} else {
 		parent = r.images[from]
-		im.mods = newModules(parent.mods.main.path, parent.mods.main.bias, r.files)
+		im.mods = newModules(parent.mods.main.path, parent.mods.main.bias, r.objects)
 	}
 	var collect []uint64
 	for _, name := range r.opts.Collect {
-		if entry, ok := im.mods.main.symbols().byName(name); ok {
+		if entry, ok := im.mods.main.code.Entry(name); ok {
 			collect = append(collect, entry)
 		}
 	}

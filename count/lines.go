@@ -1,7 +1,6 @@
 package count
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 
@@ -29,10 +28,8 @@ func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines boo
 		f := &prof.Functions[i]
 		f.Blocks = execs[f.Addr]
 		f.Mix = mixes[f.Addr]
-		if m := mods.moduleAt(f.Addr); f.Addr >= m.bias {
-			pos := m.debug(lines).funcPos(f.Addr - m.bias)
-			f.File, f.Line = pos.file, pos.line
-		}
+		pos := mods.moduleAt(f.Addr).code.Declaration(f.Addr)
+		f.File, f.Line = pos.File, pos.Line
 	}
 	if !lines {
 		return nil
@@ -66,11 +63,11 @@ func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines boo
 func (ms *modules) readProblems() []string {
 	var out []string
 	for _, m := range ms.mods {
-		if m.syms != nil && m.syms.problem != "" {
-			out = append(out, fmt.Sprintf("%s: its symbols are corrupt (%s): those icount could not read are left out", m.name, m.syms.problem))
+		if m.obj == nil {
+			continue
 		}
-		if m.dbg != nil && m.dbg.problem != "" {
-			out = append(out, fmt.Sprintf("%s: its DWARF is corrupt (%s): the lines and declarations icount could not read are left out", m.name, m.dbg.problem))
+		for _, p := range m.obj.Problems() {
+			out = append(out, m.name+": "+p)
 		}
 	}
 	sort.Strings(out)

@@ -1,15 +1,12 @@
 package count
 
 import (
-	"debug/elf"
 	"fmt"
-	"github.com/icount-dev/icount/internal/filedigest"
-	"os"
 	"path/filepath"
 
 	"github.com/icount-dev/icount/kernel"
-	"github.com/icount-dev/icount/loader"
 	"github.com/icount-dev/icount/profile"
+	"github.com/icount-dev/icount/symbolize"
 )
 
 // anonModule names code in memory no file was mapped at (code a program
@@ -18,76 +15,18 @@ const anonModule = "[anonymous]"
 
 // module is one object the guest ran code from, at one load bias: the
 // executable, its interpreter, each library ld.so mapped, or anonymous
-// memory. Its symbols and DWARF are read when first needed.
+// memory. What its file says about its code is read when first needed.
 type module struct {
 	name string // the file's base name: what reports call it
 	path string // "" for anonymous memory
 	bias uint64
-	file *objectFile // nil for anonymous memory
-
-	syms  *symtab
-	dbg   *debugInfo
-	lines bool // dbg holds the line tables
+	obj  *symbolize.Object // nil for anonymous memory
+	code symbolize.Loaded  // obj at bias; knows no code for anonymous memory
 	// resume is the entry of the Go runtime's gogo, whose jump resumes a
 	// goroutine (emu.EndResume): 0 in a module that is not a Go program;
 	// resumeKnown says it was looked up.
 	resume      uint64
 	resumeKnown bool
-}
-
-// objectFile is what icount reads once of a file mapped executable.
-type objectFile struct {
-	size    int64
-	sha256  string
-	buildID string
-	loads   []elf.ProgHeader // PT_LOAD; nil when not ELF
-	// What was read of it, kept for the run: every process that maps it
-	// (each fork, each exec of the same program) reads it once.
-	syms  map[uint64]*symtab // by load bias
-	dbg   *debugInfo
-	lines bool // dbg has the line tables
-}
-
-// symbols returns the module's symbol table, read on first use.
-func (m *module) symbols() *symtab {
-	if m.syms == nil {
-		switch {
-		case m.path == "":
-			m.syms = &symtab{module: m.name, names: map[string]uint64{}}
-		case m.file != nil && m.file.syms[m.bias] != nil:
-			m.syms = m.file.syms[m.bias]
-		default:
-			m.syms = loadSymbols(m.path, m.bias)
-			if m.file != nil {
-				if m.file.syms == nil {
-					m.file.syms = map[uint64]*symtab{}
-				}
-				m.file.syms[m.bias] = m.syms
-			}
-		}
-	}
-	return m.syms
-}
-
-// debug returns the module's DWARF: function declarations always, line
-// tables and inlined frames with lines.
-func (m *module) debug(lines bool) *debugInfo {
-	if m.dbg == nil || lines && !m.lines {
-		switch {
-		case m.path == "":
-			m.dbg = &debugInfo{decl: map[uint64]srcPos{}}
-		case m.file != nil && m.file.dbg != nil && (m.file.lines || !lines):
-			m.dbg = m.file.dbg
-			lines = m.file.lines
-		default:
-			m.dbg = loadDebugInfo(m.path, lines)
-			if m.file != nil {
-				m.file.dbg, m.file.lines = m.dbg, lines
-			}
-		}
-		m.lines = lines
-	}
-	return m.dbg
 }
 
 // qualName is a function's name and the module it lies in.
@@ -105,13 +44,13 @@ type named struct {
 // later. Names are fixed at that time, so a module unmapped before the end
 // of the run is still named.
 type modules struct {
-	maps  mappings
-	main  *module // the executable
-	files map[string]*objectFile
-	mods  map[modKey]*module
-	byLog map[int]*module  // index of the kernel's executable mapping to its module
-	names map[uint64]named // function entries (and blocks with none) as first named
-	anon  *module
+	maps    mappings
+	main    *module          // the executable
+	objects *symbolize.Cache // the object files read, shared by every image's modules
+	mods    map[modKey]*module
+	byLog   map[int]*module  // index of the kernel's executable mapping to its module
+	names   map[uint64]named // function entries (and blocks with none) as first named
+	anon    *module
 }
 
 // mappings is what modules needs of the kernel (kernel.Process).
@@ -125,11 +64,8 @@ type modKey struct {
 	bias uint64
 }
 
-func newModules(exePath string, exeBias uint64, files map[string]*objectFile) *modules {
-	if files == nil {
-		files = map[string]*objectFile{}
-	}
-	ms := &modules{files: files, mods: map[modKey]*module{}, byLog: map[int]*module{},
+func newModules(exePath string, exeBias uint64, objects *symbolize.Cache) *modules {
+	ms := &modules{objects: objects, mods: map[modKey]*module{}, byLog: map[int]*module{},
 		names: map[uint64]named{}, anon: &module{name: anonModule}}
 	ms.main = ms.module(exePath, exeBias)
 	return ms
@@ -141,35 +77,10 @@ func (ms *modules) module(path string, bias uint64) *module {
 	if m := ms.mods[k]; m != nil {
 		return m
 	}
-	m := &module{name: filepath.Base(path), path: path, bias: bias, file: ms.object(path)}
+	obj := ms.objects.Open(path)
+	m := &module{name: filepath.Base(path), path: path, bias: bias, obj: obj, code: obj.At(bias)}
 	ms.mods[k] = m
 	return m
-}
-
-// object reads the identity and program headers of the file at path once.
-func (ms *modules) object(path string) *objectFile {
-	if o := ms.files[path]; o != nil {
-		return o
-	}
-	o := &objectFile{}
-	ms.files[path] = o
-	f, err := os.Open(path)
-	if err != nil {
-		return o
-	}
-	defer f.Close()
-	if n, sum, err := filedigest.Of(int(f.Fd())); err == nil {
-		o.size, o.sha256 = n, sum
-	}
-	if ef, err := elf.NewFile(f); err == nil {
-		for _, p := range ef.Progs {
-			if p.Type == elf.PT_LOAD {
-				o.loads = append(o.loads, p.ProgHeader)
-			}
-		}
-		o.buildID = loader.BuildID(ef)
-	}
-	return o
 }
 
 // biasOf is the load bias of the object mapped by m: what its addresses
@@ -177,7 +88,7 @@ func (ms *modules) object(path string) *objectFile {
 // mapped file offset. A file that is not ELF is taken as code at its
 // offsets.
 func (ms *modules) biasOf(m kernel.ExecMapping) uint64 {
-	for _, p := range ms.object(m.Path).loads {
+	for _, p := range ms.objects.Open(m.Path).Loads {
 		lo := p.Off &^ (pageSize - 1)
 		if m.Offset >= lo && m.Offset < p.Off+p.Filesz {
 			return m.Start - (m.Offset - p.Off + p.Vaddr)
@@ -227,11 +138,11 @@ func (ms *modules) place(addr uint64) (uint64, int) {
 
 // entryIn is entry, for addr in module m.
 func (ms *modules) entryIn(m *module, addr uint64) uint64 {
-	if f, ok := m.symbols().lookup(addr); ok {
-		if _, seen := ms.names[f.start]; !seen {
-			ms.names[f.start] = named{qualName{m.name, f.name}, m}
+	if f, ok := m.code.Function(addr); ok {
+		if _, seen := ms.names[f.Start]; !seen {
+			ms.names[f.Start] = named{qualName{m.name, f.Name}, m}
 		}
-		return f.start
+		return f.Start
 	}
 	if _, seen := ms.names[addr]; !seen {
 		ms.names[addr] = named{qualName{m.name, m.offsetName(addr)}, m}
@@ -250,9 +161,8 @@ func (ms *modules) resumes(fn uint64) bool {
 	m := ms.moduleAt(fn)
 	if !m.resumeKnown {
 		m.resumeKnown = true
-		syms := m.symbols()
-		if _, goRuntime := syms.byName("runtime.gogo.abi0"); goRuntime {
-			m.resume, _ = syms.byName("gogo")
+		if _, goRuntime := m.code.Entry("runtime.gogo.abi0"); goRuntime {
+			m.resume, _ = m.code.Entry("gogo")
 		}
 	}
 	return fn != 0 && fn == m.resume
@@ -266,14 +176,17 @@ func (ms *modules) nameOf(entry uint64) qualName {
 		return n.qualName
 	}
 	m, _ := ms.at(entry)
-	return qualName{m.name, m.symbols().nameOf(entry)}
+	if m.obj == nil {
+		return qualName{m.name, fmt.Sprintf("%s+%#x", m.name, entry)}
+	}
+	return qualName{m.name, m.code.Name(entry)}
 }
 
 // sizeOf is the size in bytes its symbol gives the function entered at
 // entry; 0 when unknown.
 func (ms *modules) sizeOf(entry uint64) uint64 {
-	if f, ok := ms.moduleAt(entry).symbols().lookup(entry); ok && f.start == entry {
-		return f.size
+	if f, ok := ms.moduleAt(entry).code.Function(entry); ok && f.Start == entry {
+		return f.Size
 	}
 	return 0
 }
@@ -291,7 +204,9 @@ func (ms *modules) moduleAt(entry uint64) *module {
 func (ms *modules) where(addr uint64) profile.Location {
 	m, _ := ms.at(addr)
 	loc := profile.Location{Addr: addr, Module: m.name}
-	loc.Function, loc.Offset, _ = m.symbols().name(addr)
+	if f, ok := m.code.Function(addr); ok {
+		loc.Function, loc.Offset = f.Name, addr-f.Start
+	}
 	return loc
 }
 
@@ -336,8 +251,8 @@ func (ms *modules) profileMappings(blocks []ranBlock) []profile.Mapping {
 			}
 		}
 		mp := profile.Mapping{Start: em.Start, Limit: em.End, Offset: em.Offset, Bias: m.bias, File: em.Path, Module: m.name}
-		if o := m.file; o != nil {
-			mp.Size, mp.SHA256, mp.BuildID = o.size, o.sha256, o.buildID
+		if o := m.obj; o != nil {
+			mp.Size, mp.SHA256, mp.BuildID = o.Size, o.SHA256, o.BuildID
 		}
 		out[i] = mp
 	}

@@ -23,13 +23,10 @@ func newPositions(mods *modules) *positions {
 // in module m.
 func (ps *positions) at(m *module, addr uint64) int {
 	var pos profile.Position
-	if addr >= m.bias {
-		dbg := m.debug(true)
-		p, _ := dbg.line(addr - m.bias)
-		pos.File, pos.Line = p.file, p.line
-		for _, c := range dbg.inlinedChain(addr - m.bias) {
-			pos.Inlined = append(pos.Inlined, profile.InlinedCall{Function: c.name, CallFile: c.call.file, CallLine: c.call.line})
-		}
+	p, _ := m.code.Line(addr)
+	pos.File, pos.Line = p.File, p.Line
+	for _, c := range m.code.Inlined(addr) {
+		pos.Inlined = append(pos.Inlined, profile.InlinedCall{Function: c.Function, CallFile: c.CallFile, CallLine: c.CallLine})
 	}
 	key := positionKey(pos)
 	if i, ok := ps.index[key]; ok {

@@ -13,6 +13,7 @@ import (
 	"github.com/icount-dev/icount/kernel"
 	"github.com/icount-dev/icount/loader"
 	"github.com/icount-dev/icount/profile"
+	"github.com/icount-dev/icount/symbolize"
 )
 
 // Options say what to run and how.
@@ -103,13 +104,17 @@ func Run(opts Options) (*profile.Profile, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	mainMods := newModules(exe.Path, exe.Base(), nil)
+	sysroot := opts.Sysroot
+	if sysroot == "" {
+		sysroot = kernel.DefaultSysroot(exe.Arch)
+	}
+	objects := symbolize.NewCache(symbolize.SystemDebugDirs(sysroot), opts.Lines)
 	for _, name := range opts.Collect {
-		if _, ok := mainMods.main.symbols().byName(name); !ok {
+		if _, ok := objects.Open(exe.Path).At(exe.Base()).Entry(name); !ok {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
 		}
 	}
-	r := &runner{opts: opts, files: mainMods.files}
+	r := &runner{opts: opts, objects: objects}
 	defer func() {
 		for _, im := range r.images {
 			im.cpu.Close()
@@ -123,10 +128,6 @@ func Run(opts Options) (*profile.Profile, error) {
 	}
 	argv := append([]string{argv0}, opts.Args...)
 	cpus := max(opts.CPUs, 1)
-	sysroot := opts.Sysroot
-	if sysroot == "" {
-		sysroot = kernel.DefaultSysroot(exe.Arch)
-	}
 	var tmp string
 	if !opts.HostTmp {
 		if tmp, err = kernel.NewPrivateTmp(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/icount-dev/icount/emu"
+	"github.com/icount-dev/icount/symbolize"
 )
 
 // Limits of the guest address space icount lays executables out in.
@@ -209,7 +210,7 @@ func parse(path string, data []byte, sum string) (exe *Executable, err error) {
 		sum = hex.EncodeToString(digest[:])
 	}
 	exe.SHA256 = sum
-	exe.BuildID = BuildID(f)
+	exe.BuildID = symbolize.BuildID(f)
 	return exe, nil
 }
 
@@ -299,24 +300,4 @@ func (e *Executable) Base() uint64 {
 		return pieBase[e.Arch]
 	}
 	return 0
-}
-
-// BuildID returns the GNU build ID of an ELF file in hex, "" if it has
-// none.
-func BuildID(f *elf.File) string {
-	s := f.Section(".note.gnu.build-id")
-	if s == nil {
-		return ""
-	}
-	b, err := s.Data()
-	if err != nil || len(b) < 16 {
-		return ""
-	}
-	namesz := binary.LittleEndian.Uint32(b[0:])
-	descsz := binary.LittleEndian.Uint32(b[4:])
-	off := 12 + (uint64(namesz)+3)&^3
-	if off+uint64(descsz) > uint64(len(b)) {
-		return ""
-	}
-	return hex.EncodeToString(b[off : off+uint64(descsz)])
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"strings"
 
@@ -22,8 +23,8 @@ func DisplayName(name string) string {
 func hasTree(p *profile.Profile) bool { return len(p.CallTree) > 0 }
 
 // topFunctions writes the top functions by self cost and, with a call tree,
-// by inclusive cost: each with its share of the total, its calls and its
-// module.
+// by inclusive cost: each with its share of the total, its calls, its
+// module and, when known, where it is declared.
 func topFunctions(w io.Writer, p *profile.Profile, top int) {
 	total := p.Totals.Instructions
 	n := min(top, len(p.Functions))
@@ -65,13 +66,25 @@ func topFunctions(w io.Writer, p *profile.Profile, top int) {
 		}
 		for _, f := range t.fs {
 			if hasTree(p) {
-				fmt.Fprintf(w, "%s%16s %s %16s %s %12s  %-*s  %s\n", Prefix, Group(f.Self), share(f.Self),
-					Group(f.Inclusive), share(f.Inclusive), Group(f.Calls), width, f.Module, DisplayName(f.Name))
+				fmt.Fprintf(w, "%s%16s %s %16s %s %12s  %-*s  %s%s\n", Prefix, Group(f.Self), share(f.Self),
+					Group(f.Inclusive), share(f.Inclusive), Group(f.Calls), width, f.Module, DisplayName(f.Name), declaredAt(f))
 			} else {
-				fmt.Fprintf(w, "%s%16s %s  %-*s  %s\n", Prefix, Group(f.Self), share(f.Self), width, f.Module, DisplayName(f.Name))
+				fmt.Fprintf(w, "%s%16s %s  %-*s  %s%s\n", Prefix, Group(f.Self), share(f.Self), width, f.Module, DisplayName(f.Name), declaredAt(f))
 			}
 		}
 	}
+}
+
+// declaredAt is where the summary says a function is declared, after its
+// name: " (file.c:12)", the file by its base name; "" when unknown.
+func declaredAt(f profile.FunctionCount) string {
+	if f.File == "" {
+		return ""
+	}
+	if f.Line <= 0 {
+		return fmt.Sprintf(" (%s)", path.Base(f.File))
+	}
+	return fmt.Sprintf(" (%s:%d)", path.Base(f.File), f.Line)
 }
 
 // MixSummary writes the run's instruction mix on one line, each property as

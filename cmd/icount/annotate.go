@@ -17,6 +17,7 @@ import (
 	"github.com/icount-dev/icount/count"
 	"github.com/icount-dev/icount/profile"
 	"github.com/icount-dev/icount/report"
+	"github.com/icount-dev/icount/symbolize"
 	"github.com/spf13/cobra"
 )
 
@@ -68,13 +69,15 @@ binary's SHA-256 is no longer the one the run recorded (then no disassembly).`,
 
 // annotation is a saved run with the functions chosen.
 type annotation struct {
-	p     *profile.Profile
-	total uint64
-	want  map[string]bool // raw names of the functions chosen; nil for all
+	p       *profile.Profile
+	total   uint64
+	want    map[string]bool  // raw names of the functions chosen; nil for all
+	objects *symbolize.Cache // the files read, with their debug files
 }
 
 func annotate(w io.Writer, p *profile.Profile, path string, funcs []string, f annotateFlags) error {
-	a := &annotation{p: p, total: p.Totals.Instructions}
+	a := &annotation{p: p, total: p.Totals.Instructions,
+		objects: symbolize.NewCache(symbolize.SystemDebugDirs(p.Meta.Settings.Sysroot), true)}
 	if len(funcs) > 0 {
 		a.want = map[string]bool{}
 		for _, name := range funcs {
@@ -366,7 +369,7 @@ func (a *annotation) openModule(module string) *moduleCode {
 	if mc.err != "" {
 		return mc
 	}
-	if mc.code, err = count.OpenCode(path, bias); err != nil {
+	if mc.code, err = count.OpenCode(a.objects.Open(path), bias); err != nil {
 		mc.err = err.Error()
 		return mc
 	}

@@ -1,6 +1,6 @@
 // Package filedigest gives the SHA-256 of a regular file, read once per
-// run: the loader, the kernel (the inputs a guest opens) and count (the
-// objects a guest maps) each need the digest of the same files (a
+// run: the loader, the kernel (the inputs a guest opens) and symbolize
+// (the objects a guest maps) each need the digest of the same files (a
 // program, its libraries), which a cache keyed by the file's identity and
 // change times lets them share. A file that changed since (its size,
 // modification or change time differs) is read again.

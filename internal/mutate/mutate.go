@@ -1,5 +1,5 @@
 // Package mutate makes corrupt variants of real ELF files for the mutation
-// tests of the readers of untrusted input (loader, count, cmd/icount): each
+// tests of the readers of untrusted input (loader, symbolize, cmd/icount): each
 // mutant is a function of its seed file and its number alone, so a failure
 // names a mutant that can be made again.
 package mutate

@@ -1,4 +1,4 @@
-package count
+package symbolize
 
 import (
 	"debug/elf"
@@ -71,7 +71,8 @@ func slotNames(f *elf.File, syms, dyn []elf.Symbol) (map[uint64]string, []uint64
 
 // pltSymbols returns a symbol for each PLT stub of f whose GOT slot is
 // named: name@plt, at the stub's address in the file, sized to the stub.
-// syms and dyn are f's symbol tables, as debug/elf read them.
+// syms and dyn are f's symbol tables, as debug/elf read them; syms also
+// holds the IFUNC symbols of f's debug file when it has one.
 func pltSymbols(f *elf.File, syms, dyn []elf.Symbol) []elf.Symbol {
 	names, pltSlots := slotNames(f, syms, dyn)
 	if len(names) == 0 {
@@ -194,8 +195,8 @@ func frameStarts(f *elf.File) []uint64 {
 	return out
 }
 
-// addFrames adds a function for each start in starts (file addresses,
-// sorted) that no symbol covers, named module+0xoffset and reaching to the
+// addFrames adds a function for each start in starts (sorted) that no
+// symbol covers, named module+0xoffset and reaching to the
 // next function.
 func (t *symtab) addFrames(f *elf.File, starts []uint64) {
 	add := make([]function, 0, len(starts))
@@ -204,15 +205,14 @@ func (t *symtab) addFrames(f *elf.File, starts []uint64) {
 	exec := execRanges(f)
 	next := 0 // the first function starting after the frame start
 	for _, s := range starts {
-		addr := t.base + s
-		for next < len(t.funcs) && t.funcs[next].start <= addr {
+		for next < len(t.funcs) && t.funcs[next].start <= s {
 			next++
 		}
-		covered := next > 0 && addr < t.funcs[next-1].end
-		if covered || !inRanges(exec, s) || len(add) > 0 && add[len(add)-1].start == addr {
+		covered := next > 0 && s < t.funcs[next-1].end
+		if covered || !inRanges(exec, s) || len(add) > 0 && add[len(add)-1].start == s {
 			continue
 		}
-		add = append(add, function{start: addr})
+		add = append(add, function{start: s})
 		names = append(names, t.module...)
 		names = append(names, "+0x"...)
 		names = strconv.AppendUint(names, s, 16)

@@ -1,4 +1,4 @@
-package count
+package symbolize
 
 import (
 	"debug/elf"
@@ -120,8 +120,6 @@ func (r *lineBuf) skipForm(form uint64, dwarf64 bool) bool {
 	if dwarf64 {
 		offSize = 8
 	}
-	fixed := map[uint64]uint64{formData1: 1, formData2: 2, formData4: 4, formData8: 8, formData16: 16,
-		formStrx1: 1, formStrx2: 2, formStrx3: 3, formStrx4: 4, formStrp: offSize, formLStrp: offSize, formStrpSp: offSize}
 	switch form {
 	case formString:
 		for !r.bad && r.u8() != 0 {
@@ -130,12 +128,22 @@ func (r *lineBuf) skipForm(form uint64, dwarf64 bool) bool {
 		r.uleb()
 	case formBlock:
 		r.take(r.uleb())
+	case formData1, formStrx1:
+		r.take(1)
+	case formData2, formStrx2:
+		r.take(2)
+	case formStrx3:
+		r.take(3)
+	case formData4, formStrx4:
+		r.take(4)
+	case formData8:
+		r.take(8)
+	case formData16:
+		r.take(16)
+	case formStrp, formLStrp, formStrpSp:
+		r.take(offSize)
 	default:
-		n, ok := fixed[form]
-		if !ok {
-			return false
-		}
-		r.take(n)
+		return false
 	}
 	return true
 }
