@@ -141,43 +141,70 @@ func (p *Page) Errors() []string {
 	return append([]string(nil), p.errors...)
 }
 
+// actionTimeout bounds each action on a page: chromedp waits without end
+// for an element a selector does not find (or finds hidden).
+const actionTimeout = time.Minute
+
+// bounded is the page's context for one action.
+func (p *Page) bounded() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(p.ctx, actionTimeout)
+}
+
 // Eval evaluates a script expression, waits for it if it is a promise,
 // and decodes its value.
 func Eval[T any](p *Page, expr string) (T, error) {
-	return chromedp.Run(p.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
 // Wait polls a script expression until it is true.
 func (p *Page) Wait(expr string, timeout time.Duration) error {
-	_, err := chromedp.Run(p.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout)))
+	ctx, cancel := context.WithTimeout(p.ctx, timeout+actionTimeout)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout)))
 	return err
 }
 
 // Click clicks the first element the CSS selector finds, as a mouse does.
 func (p *Page) Click(selector string) error {
-	return chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(selector)))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(selector))); err != nil {
+		return fmt.Errorf("clicking %s: %w", selector, err)
+	}
+	return nil
 }
 
 // Type types text into the element the CSS selector finds, key by key.
 func (p *Page) Type(selector, text string) error {
-	return chromedp.Do(p.ctx, chromedp.SendKeys(chromedp.CSS(selector), text))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(selector), text)); err != nil {
+		return fmt.Errorf("typing into %s: %w", selector, err)
+	}
+	return nil
 }
 
 // Hover moves the mouse over the middle of the element the CSS selector
 // finds.
 func (p *Page) Hover(selector string) error {
-	box, err := chromedp.Run(p.ctx, chromedp.Dimensions(chromedp.CSS(selector)))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(selector)))
 	if err != nil {
 		return fmt.Errorf("%s: %w", selector, err)
 	}
 	q := box.Content
 	x, y := (q[0]+q[2])/2, (q[1]+q[5])/2
-	return chromedp.Do(p.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y))
+	return chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y))
 }
 
 // Screenshot writes a PNG of the whole page to path.
 func (p *Page) Screenshot(path string) error {
-	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		return err
 	}
