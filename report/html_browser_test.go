@@ -66,18 +66,7 @@ func bigProfile(n int, seed uint64) *profile.Profile {
 // an error in headless Chromium, and logs its size and how long it took
 // to write and to draw (measured, not asserted: this machine is shared).
 func TestHTMLBigProfile(t *testing.T) {
-	path, err := browser.Find()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	b, err := browser.Start(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := browser.ForTest(t)
 	head := bigProfile(200000, 1)
 	base := bigProfile(200000, 1)
 	for i := 0; i < len(base.CallTree); i += 997 { // the base did less in a few hundred contexts

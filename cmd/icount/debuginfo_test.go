@@ -199,12 +199,7 @@ func TestLibcMatchesCallgrind(t *testing.T) {
 	}
 	needLibcDebugFile(t)
 	prog := testProgram(t, "c/qsort-dynamic")
-	out := filepath.Join(t.TempDir(), "callgrind.out")
-	cmd := exec.Command("valgrind", "--tool=callgrind", "--skip-plt=no", "--callgrind-out-file="+out, prog)
-	cmd.Env = []string{}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("valgrind: %v\n%s", err, b)
-	}
+	out := callgrindQsort(t, prog)
 	_, fns, _ := callgrindAnnotate(t, out, "--threshold=100")
 	cg := map[string]uint64{}
 	for name, n := range fns {
@@ -229,4 +224,17 @@ func TestLibcMatchesCallgrind(t *testing.T) {
 			t.Errorf("%s: icount counts %d instructions of its own, callgrind %d", c.name, f.Self, cg[c.name])
 		}
 	}
+}
+
+// callgrindQsort runs the qsort program (prog) under callgrind, PLT stubs
+// apart (--skip-plt=no, as icount names them), and returns its file.
+func callgrindQsort(t *testing.T, prog string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "callgrind.out")
+	cmd := exec.Command("valgrind", "--tool=callgrind", "--skip-plt=no", "--callgrind-out-file="+out, prog)
+	cmd.Env = []string{}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("valgrind: %v\n%s", err, b)
+	}
+	return out
 }

@@ -36,25 +36,6 @@ const pageReady = `document.documentElement.dataset.ready === 'true'`
 // Size of the window the pages are opened in.
 const pageWidth, pageHeight = 1400, 1000
 
-// startChromium starts a headless Chromium for the test. Without one the
-// test is skipped, except in CI: make deps installs Debian's chromium.
-func startChromium(t *testing.T) *browser.Browser {
-	t.Helper()
-	path, err := browser.Find()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	b, err := browser.Start(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	return b
-}
-
 // openPage opens a page and fails the test on any error in its console,
 // now or when the test ends.
 func openPage(t *testing.T, b *browser.Browser, file string) *browser.Page {
@@ -391,7 +372,7 @@ func writePage(t *testing.T, prof string, flags ...string) string {
 // shell pipeline of several processes and a --count-only run, and uses each
 // in the browser.
 func TestHTMLRunPages(t *testing.T) {
-	b := startChromium(t)
+	b := browser.ForTest(t)
 	cases := []struct {
 		name      string
 		flags     []string // icount run's
@@ -716,7 +697,7 @@ func buildBench(t *testing.T, work string) string {
 // are coloured: work's frames and their callers by inclusive change,
 // work's alone by self change.
 func TestHTMLDiff(t *testing.T) {
-	b := startChromium(t)
+	b := browser.ForTest(t)
 	base := runProfile(t, buildBench(t, "1000"), []string{"--lines"}, "./bench")
 	head := runProfile(t, buildBench(t, "1010"), []string{"--lines"}, "./bench")
 	bp, err := profile.Read(base)
@@ -805,7 +786,7 @@ func TestHTMLDiff(t *testing.T) {
 // commit adds ten iterations to the benchmark's work function, and checks
 // that the page colours exactly work's frames and their callers.
 func TestHTMLAB(t *testing.T) {
-	b := startChromium(t)
+	b := browser.ForTest(t)
 	dir := gitRepo(t)
 	commitEdit(t, dir, "#define WORK 1000", "#define WORK 1010", "ten more iterations")
 	page := filepath.Join(t.TempDir(), "ab.html")

@@ -170,12 +170,7 @@ func TestLibcFunctionsMatchCallgrind(t *testing.T) {
 	needLibcDebugFile(t)
 	lf := readLibcFunctions(t)
 	prog := testProgram(t, "c/qsort-dynamic")
-	out := filepath.Join(t.TempDir(), "callgrind.out")
-	cmd := exec.Command("valgrind", "--tool=callgrind", "--skip-plt=no", "--callgrind-out-file="+out, prog)
-	cmd.Env = []string{}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("valgrind: %v\n%s", err, b)
-	}
+	out := callgrindQsort(t, prog)
 	cg, unplaced := callgrindLibc(t, out, lf)
 	if len(unplaced) > 0 {
 		t.Errorf("callgrind's functions not in libc's symbols: %v", unplaced)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/icount-dev/icount/internal/browser"
 	"github.com/icount-dev/icount/report"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -42,7 +43,7 @@ code { font-size: 85%%; background: #eff1f3; padding: .2em .4em; border-radius: 
 <script>document.documentElement.dataset.ready = 'true'</script></body></html>`, html.EscapeString(name), commentWidth, body.String())
 	file := filepath.Join(t.TempDir(), "comment.html")
 	write(t, file, page)
-	p := openPage(t, startChromium(t), file)
+	p := openPage(t, browser.ForTest(t), file)
 	screenshot(t, p, "comment-"+strings.ReplaceAll(name, " ", "-"))
 	got := eval[int](t, p, `document.querySelectorAll('#comment table').length`)
 	if got != tables {

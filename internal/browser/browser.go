@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
@@ -31,6 +32,26 @@ func Find() (string, error) {
 		}
 	}
 	return "", errors.New("no Chromium found (install Debian's chromium: make deps does)")
+}
+
+// ForTest starts a headless Chromium for a test, closed when it ends.
+// Without one the test is skipped, except in CI (the CI variable set),
+// where make deps installs Debian's chromium.
+func ForTest(tb testing.TB) *Browser {
+	tb.Helper()
+	path, err := Find()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatal(err)
+		}
+		tb.Skip(err)
+	}
+	b, err := Start(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(b.Close)
+	return b
 }
 
 // Browser is a headless Chromium with a fresh profile of its own.
