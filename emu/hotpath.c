@@ -51,15 +51,16 @@ static void table_free(ic_block *t, uint32_t n) {
 static int ic_grow(ic_state *s, uint32_t nslots) {
 	ic_block *t = table_alloc(nslots);
 	if (!t) return -1;
+	ic_block *cur = s->cur;
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		ic_block *b = &s->table[i];
 		if (b->size == 0) continue;
 		uint32_t h = ic_hash(nslots - 1, b->addr);
 		while (t[h].size) h = (h + 1) & (nslots - 1);
 		t[h] = *b;
+		if (b == s->cur) cur = &t[h]; // cur points into the old table: move it along
 	}
-	// cur points into the old table: move it along.
-	if (s->cur) s->cur = t + (s->cur - s->table);
+	s->cur = cur;
 	// The old table is kept until ic_free, and the new one published before
 	// its size: Go may be summing the table from another thread (Executed).
 	if (s->table) s->retired[s->nretired++] = (ic_table){s->table, s->nslots};

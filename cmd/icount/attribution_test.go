@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,5 +181,44 @@ func TestCollect(t *testing.T) {
 	bad := runIcount(t, nil, []string{"--collect", "no_such_function"}, prog)
 	if bad.status == 0 || !strings.Contains(bad.stderr, "no_such_function") {
 		t.Errorf("--collect of a missing function: status %d, %s", bad.status, bad.stderr)
+	}
+}
+
+// TestCallSitesAcrossTableGrowth runs manycalls (testdata/ARCH/manycalls.S:
+// 3,000 calls of distinct functions, during which the block table grows
+// four times as the blocks they enter are first seen) with per-line
+// attribution, on both arches: every function is called once, from _start,
+// at its own call instruction, the calls one instruction apart. A block
+// entered as the table grew once followed another block than the call
+// that preceded it, and was entered by a jump from nowhere.
+func TestCallSitesAcrossTableGrowth(t *testing.T) {
+	t.Parallel()
+	for arch, callSize := range map[string]uint64{"amd64": 5, "arm64": 4} {
+		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
+			r := runIcount(t, nil, []string{"--lines"}, testProgram(t, arch+"/manycalls"))
+			if r.profile == nil || r.status != 184 {
+				t.Fatalf("status %d\n%s", r.status, r.stderr)
+			}
+			checkTree(t, r.profile)
+			sites := make([]uint64, 3000)
+			for _, n := range r.profile.CallTree {
+				var i int
+				if _, err := fmt.Sscanf(n.Function, "f%d", &i); err != nil || i < 0 || i >= len(sites) {
+					continue
+				}
+				switch {
+				case n.Calls != 1 || n.Parent != 0 || n.Call == nil || n.Call.Jump || sites[i] != 0:
+					t.Errorf("%s: %d calls from node %d, entered at %+v; want one call from _start", n.Function, n.Calls, n.Parent, n.Call)
+				default:
+					sites[i] = n.Call.Addr
+				}
+			}
+			for i := 1; i < len(sites); i++ {
+				if sites[i] != sites[i-1]+callSize {
+					t.Errorf("f%d called at %#x, f%d at %#x: want %d bytes apart", i-1, sites[i-1], i, sites[i], callSize)
+				}
+			}
+		})
 	}
 }
