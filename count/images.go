@@ -97,7 +97,8 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		ClientRequest: func(args, def uint64) uint64 {
 			return im.parts.clientRequest(args, def)
 		},
-		Probe: func(pc uint64) { im.parts.probe(pc) },
+		Probe:    func(pc uint64) { im.parts.probe(pc) },
+		Function: func(pc uint64) uint64 { return im.mods.entry(pc) },
 	}
 	opts := emu.Options{Attribution: r.opts.Attribution || len(collect) > 0, Collect: collect, Cells: r.opts.Lines && r.opts.Contexts,
 		MaxInstructions: budget, CodeBuffer: codeBuffer(exe)}
@@ -113,7 +114,17 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	im.cpu = cpu
 	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
-	im.dec.resumes = im.mods.resumes
+	tracking := false
+	im.dec.resumes = func(fn uint64) bool {
+		goexit1, ok := im.mods.resumes(fn)
+		if ok && !tracking {
+			// A Go program: its goroutines get a shadow stack each
+			// before its first resume runs.
+			tracking = true
+			cpu.TrackGoroutines(goexit1)
+		}
+		return ok
+	}
 	im.dec.cpu = cpu
 	im.parts = &partCounter{im: im}
 	if g := newGoBench(im.parts, im.mods); g != nil {

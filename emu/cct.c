@@ -5,11 +5,14 @@
 // return address it reaches; a return or indirect jump that reaches none
 // (longjmp, exceptions, signal returns) pops every frame entered below the
 // stack pointer, as callgrind does. Go's runtime.gogo, which resumes a
-// goroutine on another stack, pops to the last frame of the function it
-// resumes. A block in another function than the
+// goroutine on another stack, switches to that goroutine's shadow stack
+// (goroutines.c) and pops to the last frame of the function it resumes. A block in another function than the
 // current frame's, reached without a call (a tail call, a jump into a .cold
 // part, falling off the end of a function), pushes a frame marked as jumped,
-// or pops back to that function if it is just below on the stack.
+// or pops back to that function if it is just below on the stack. A
+// signal's handler is entered as called from where the thread was
+// interrupted, and left, with what it called, as it returns
+// (ic_cct_signal, ic_cct_sigreturn).
 //
 // A node is a function called from one call site of its parent's context:
 // its key is (parent, function, site). With cells (per-line attribution)
@@ -116,10 +119,10 @@ static void set_top(ic_state *s) {
 	s->top_func = s->nodes[s->top].func;
 }
 
-// push pushes a frame for func, entered by a call returning to ret or,
-// with ret 0, by a jump; site is where it was entered from (the node's
-// key, with cells).
-static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site, uint64_t sp, int jumped) {
+// push pushes a frame for func, entered as kind says (IC_FRAME_*), by a
+// call or a signal returning to ret or, with ret 0, by a jump; site is
+// where it was entered from (the node's key, with cells).
+static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site, uint64_t sp, uint32_t kind) {
 	uint32_t parent = s->depth ? s->top : 0;
 	// A later thread's first frame is a child of the root.
 	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? site : 0) : 0;
@@ -145,7 +148,7 @@ static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site, uint64
 		s->nodes[0].roi = in_roi(s, func) || s->nroi == 0;
 	}
 	s->nodes[node].calls++;
-	s->frames[s->depth++] = (ic_frame){.ret = ret, .sp = sp, .node = (uint32_t)node, .jumped = jumped};
+	s->frames[s->depth++] = (ic_frame){.ret = ret, .sp = sp, .node = (uint32_t)node, .kind = kind};
 	set_top(s);
 }
 
@@ -158,11 +161,13 @@ static void pop_to(ic_state *s, uint32_t depth) {
 }
 
 // pop_return pops to the frame a return to target leaves; it reports
-// whether one was found.
+// whether one was found. A signal handler's frame stays when the handler
+// returns to its restorer: the handler is left at rt_sigreturn
+// (ic_cct_sigreturn).
 static int pop_return(ic_state *s, uint64_t target) {
 	for (uint32_t d = s->depth; d > 1; d--) {
 		if (s->frames[d - 1].ret == target) {
-			pop_to(s, d - 1);
+			pop_to(s, s->frames[d - 1].kind == IC_FRAME_SIGNAL ? d : d - 1);
 			return 1;
 		}
 	}
@@ -206,24 +211,33 @@ static int resume(ic_state *s, uint64_t func) {
 // it is the function of a frame reached only through jumps from it, else a
 // new frame.
 static void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
-	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].jumped; d--) {
+	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].kind == IC_FRAME_JUMPED; d--) {
 		if (s->nodes[s->frames[d - 2].node].func == func) {
 			pop_to(s, d - 1);
 			return;
 		}
 	}
-	push(s, func, 0, site, sp, 1);
+	push(s, func, 0, site, sp, IC_FRAME_JUMPED);
 }
 
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 	uint64_t func = b->func ? b->func : b->addr;
+	if (prev && prev->end == IC_END_RESUME && s->g_reg && ic_goroutine_resumed(s) != 0) {
+		s->oom = 1;
+		uc_emu_stop(s->uc);
+		return;
+	}
 	if (s->depth == 0) {
-		push(s, func, 0, 0, read_sp(s), 0);
+		push(s, func, 0, 0, read_sp(s), IC_FRAME_CALL);
 		return;
 	}
 	switch (prev ? prev->end : IC_END_PLAIN) { // none: a thread resumed after its last block's code changed
 	case IC_END_CALL:
-		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), 0);
+		if (func == s->goexit1 && s->goexit1) s->g_exited = 1; // the goroutine ends
+		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), IC_FRAME_CALL);
+		return;
+	case IC_END_SIGNAL:
+		push(s, func, s->signal_ret, prev->addr, read_sp(s), IC_FRAME_SIGNAL);
 		return;
 	case IC_END_RET:
 		if (!pop_return(s, b->addr)) {
@@ -234,16 +248,52 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 		unwind(s, read_sp(s), b->func);
 		break;
 	case IC_END_RESUME:
-		// The stack pointer says nothing here: the goroutine resumes on a
-		// stack its frames were not entered on (a grown one, or its own
-		// after the scheduler's). It resumes in the frame of the function
-		// it jumps into that was entered last.
+		// The goroutine's own frames are the running ones (goroutines.c).
+		// The stack pointer says nothing here: it resumes on a stack its
+		// frames were not entered on (a grown one, or its own after the
+		// scheduler's). It resumes in the frame of the function it jumps
+		// into that was entered last.
 		if (!resume(s, b->func)) unwind(s, read_sp(s), b->func);
 		break;
 	}
 	if (b->func && b->func != s->top_func) {
 		jump_into(s, b->func, read_sp(s), prev ? (prev->addr + prev->size) | IC_SITE_JUMP : 0);
 	}
+}
+
+// ic_cct_signal enters a signal's handler on the running thread,
+// interrupted at pc (in the function entered at func, 0 if unknown), the
+// handler returning to ret: the move to pc the last block made is
+// followed first, so that a signal arriving between a call and the
+// callee's first block finds the callee called, then the handler's first
+// block is entered as called from pc, in a frame marked as a handler's
+// (ic_cct_sigreturn). A fault's pc lies in the block that ran last,
+// already entered.
+void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret) {
+	if (!s->nodes) return;
+	ic_block *cur = s->cur;
+	if (!cur || pc < cur->addr || pc - cur->addr >= cur->size) {
+		ic_block at = {.addr = pc, .func = func};
+		if (!cur || cur->end != IC_END_PLAIN || (func && func != s->top_func)) ic_cct_enter(s, cur, &at);
+	}
+	s->signal_entry = (ic_block){.addr = pc, .end = IC_END_SIGNAL};
+	s->signal_ret = ret;
+	s->cur = &s->signal_entry;
+}
+
+// ic_cct_sigreturn leaves the running thread's innermost handler (the
+// handler returned through rt_sigreturn): its frame goes, with every
+// frame above it. The next block is entered from the frame below,
+// wherever the handler had the thread resume.
+void ic_cct_sigreturn(ic_state *s) {
+	if (!s->nodes) return;
+	for (uint32_t d = s->depth; d > 1; d--) {
+		if (s->frames[d - 1].kind == IC_FRAME_SIGNAL) {
+			pop_to(s, d - 1);
+			break;
+		}
+	}
+	s->cur = NULL;
 }
 
 // ic_enable_cct turns attribution on, with cells or not; call it before
@@ -271,4 +321,5 @@ void ic_cct_free(ic_state *s) {
 	free(s->children);
 	free(s->roi);
 	ic_cells_free(s);
+	ic_goroutines_free(s);
 }

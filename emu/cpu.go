@@ -13,6 +13,7 @@ import "C"
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime/cgo"
@@ -147,6 +148,9 @@ type Hooks struct {
 	ClientRequest func(args, def uint64) uint64
 	// Probe is called before the instruction of a SiteProbe at pc runs.
 	Probe func(pc uint64)
+	// Function returns the entry of the function holding pc, 0 if none
+	// is known (the call tree's, as a new block's BlockInfo.Func).
+	Function func(pc uint64) uint64
 }
 
 // CPU is one emulated CPU with its memory.
@@ -701,6 +705,44 @@ func (c *CPU) runToLimit(locate Locator) error {
 		C.ic_cut(c.st, C.uint32_t(min(counted-left, uint64(c.st.cur.ninsn))))
 	}
 	return ErrInstructionLimit
+}
+
+// SignalEntered tells the call tree that the running thread was
+// interrupted at pc by a signal, whose handler it runs next, its
+// registers and stack set for it: the handler is entered as called from
+// pc (cct.c: ic_cct_signal), returning to the restorer its frame names.
+func (c *CPU) SignalEntered(pc uint64) {
+	if c.st.nodes == nil {
+		return
+	}
+	var fn uint64
+	if c.hooks.Function != nil {
+		fn = c.hooks.Function(pc)
+	}
+	var ret uint64
+	if c.arch == ARM64 {
+		ret = c.Reg(ARM64X30)
+	} else if b := make([]byte, 8); c.Read(c.Reg(X86RSP), b) == nil {
+		ret = binary.LittleEndian.Uint64(b)
+	}
+	C.ic_cct_signal(c.st, C.uint64_t(pc), C.uint64_t(fn), C.uint64_t(ret))
+}
+
+// SignalReturned tells the call tree that the running thread's innermost
+// signal handler returned (rt_sigreturn).
+func (c *CPU) SignalReturned() { C.ic_cct_sigreturn(c.st) }
+
+// TrackGoroutines gives each goroutine of a Go program its own shadow
+// stack in the call tree from the next resume by runtime.gogo on
+// (goroutines.c): goexit1 is the entry of the program's runtime.goexit1,
+// which a goroutine calls as it ends. Without the call tree it does
+// nothing.
+func (c *CPU) TrackGoroutines(goexit1 uint64) {
+	g := X86R14 // Go's ABIInternal keeps the running g in R14 on amd64
+	if c.arch == ARM64 {
+		g = ARM64X28
+	}
+	C.ic_track_goroutines(c.st, C.int(g), C.uint64_t(goexit1))
 }
 
 func (c *CPU) spReg() Reg {

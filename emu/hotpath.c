@@ -454,10 +454,12 @@ int ic_thread_init(ic_state *s, ic_thread *t) {
 // load's the running one.
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	// The running thread's frames belong to s; save holds none, or the
-	// unused ones of a context never run.
+	// unused ones of a context never run. A Go program's goroutine's
+	// frames go to gstacks (goroutines.c), not with its thread.
 	free(save->frames);
+	uint64_t g = ic_goroutines_thread_out(s);
 	*save = (ic_thread){.frames = s->frames, .depth = s->depth, .capframes = s->capframes, .top = s->top,
-	                    .top_func = s->top_func, .cur_cell = s->cur_cell, .cur_in_roi = s->cur_in_roi};
+	                    .top_func = s->top_func, .cur_cell = s->cur_cell, .cur_in_roi = s->cur_in_roi, .cur_g = g};
 	if (s->cur) save->last_addr = s->cur->addr, save->last_size = s->cur->size;
 	s->frames = load->frames, s->depth = load->depth, s->capframes = load->capframes;
 	s->top = load->top, s->top_func = load->top_func, s->cur_in_roi = load->cur_in_roi;
@@ -465,6 +467,7 @@ void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	load->frames = NULL;
 	// A block forgotten since (its code changed) is not followed from.
 	s->cur = load->last_size ? find(s, load->last_addr, load->last_size) : NULL;
+	ic_goroutines_thread_in(s, load->cur_g);
 }
 
 void ic_thread_free(ic_thread *t) {

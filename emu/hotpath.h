@@ -22,6 +22,9 @@ enum {
 	// (after its stack grew, a panic recovered, or another goroutine ran),
 	// on another stack than the frames it left.
 	IC_END_RESUME = 4,
+	// Not a block's end: the entry of a signal's handler, the pseudo-block
+	// (ic_state.signal_entry) a thread is interrupted by (ic_cct_signal).
+	IC_END_SIGNAL = 5,
 };
 
 // One translated block as the emulator ran it, keyed by start address and
@@ -89,8 +92,15 @@ typedef struct ic_frame {
 	uint64_t ret; // the return address a ret must reach, 0 for a frame entered by a jump
 	uint64_t sp;  // the stack pointer at entry
 	uint32_t node;
-	uint32_t jumped; // entered by a jump (tail call, fall-through), not a call
+	uint32_t kind; // IC_FRAME_*
 } ic_frame;
+
+// How a frame was entered.
+enum {
+	IC_FRAME_CALL = 0,
+	IC_FRAME_JUMPED = 1, // by a jump (tail call, fall-through), not a call
+	IC_FRAME_SIGNAL = 2, // a signal's handler, entered at its delivery, left at rt_sigreturn
+};
 
 // The part of the state that belongs to one guest thread: its shadow
 // stack and the block it ran last. The running thread's lives in ic_state;
@@ -104,7 +114,16 @@ typedef struct ic_thread {
 	uint32_t last_size; // table moves its entries, so no pointer is kept
 	uint32_t cur_cell;
 	int cur_in_roi;
+	uint64_t cur_g; // Go: the goroutine it ran (goroutines.c), whose frames gstacks holds; 0 for none
 } ic_thread;
+
+// A Go goroutine's shadow stack while it does not run (goroutines.c).
+typedef struct ic_gstack {
+	uint64_t g; // its runtime.g; 0 for an empty slot
+	ic_frame *frames;
+	uint32_t depth, capframes;
+	uint64_t lo, hi; // its stack's bounds when it last ran
+} ic_gstack;
 
 // The keys of the blocks first seen in one 4 KiB page (every page a block
 // touches), so that the blocks of a page whose code changed are found
@@ -130,6 +149,12 @@ typedef struct ic_state {
 	uint32_t nblocks; // entries in use
 
 	ic_block *cur;        // the block executing now, NULL before the first
+	// A signal's delivery, as cur while its handler is entered: its addr
+	// is where the thread was interrupted (ic_cct_signal); signal_ret is
+	// where the handler returns to (the restorer, which makes the
+	// rt_sigreturn call).
+	ic_block signal_entry;
+	uint64_t signal_ret;
 	uint32_t until_flush; // blocks until the next TLB flush
 
 	// Calling-context tree, kept only with attribution on.
@@ -142,6 +167,21 @@ typedef struct ic_state {
 	uint32_t top;      // node of the top frame
 	uint64_t top_func; // its function
 	int sp_reg;        // the stack pointer's Unicorn register id
+	// Go's goroutines (goroutines.c): each has its own shadow stack. g_reg
+	// is the register holding the running goroutine's g (0 in a program
+	// that is not Go's), goexit1 the entry of runtime.goexit1, which a
+	// goroutine calls as it ends; cur_g is the goroutine whose frames are
+	// the running thread's (0: the thread's own, before its first), and
+	// g_exited says it has ended; g_lo and g_hi are the bounds of its
+	// stack, as of when it was resumed last. gstacks holds the stacks of
+	// the others (open addressing on g).
+	int g_reg;
+	uint64_t goexit1;
+	uint64_t cur_g;
+	int g_exited;
+	uint64_t g_lo, g_hi;
+	ic_gstack *gstacks;
+	uint32_t ngstacks, ngslots;
 	uint64_t *roi;     // sorted entry addresses of the functions to collect
 	uint32_t nroi;
 	int cur_in_roi;         // the current block execution was counted
@@ -238,6 +278,14 @@ uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 
 // Shared between hotpath.c, cct.c and cells.c.
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);
+void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret);
+void ic_cct_sigreturn(ic_state *s);
+void ic_track_goroutines(ic_state *s, int g_reg, uint64_t goexit1);
+int ic_goroutine_resumed(ic_state *s);
+uint64_t ic_goroutines_thread_out(ic_state *s);
+void ic_goroutines_thread_in(ic_state *s, uint64_t g);
+void ic_goroutines_free(ic_state *s);
+ic_frame *ic_thread_frames(const ic_state *s, const ic_thread *t, uint32_t *depth);
 void ic_cct_free(ic_state *s);
 int ic_cells_init(ic_state *s);
 uint32_t ic_cell_of(ic_state *s, ic_block *b);

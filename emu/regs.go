@@ -82,6 +82,7 @@ const (
 // pointer and X30 the link register.
 const (
 	ARM64X0    Reg = C.UC_ARM64_REG_X0
+	ARM64X28   Reg = C.UC_ARM64_REG_X28
 	ARM64X29   Reg = C.UC_ARM64_REG_X29
 	ARM64X30   Reg = C.UC_ARM64_REG_X30
 	ARM64SP    Reg = C.UC_ARM64_REG_SP

@@ -66,7 +66,11 @@ func (c *CPU) ContextReg(ctx *Context, r Reg) uint64 {
 }
 
 // ContextStack is Stack for a thread that is not running.
-func (c *CPU) ContextStack(ctx *Context) []Frame { return c.stackOf(ctx.hot.frames, ctx.hot.depth) }
+func (c *CPU) ContextStack(ctx *Context) []Frame {
+	var depth C.uint32_t
+	frames := C.ic_thread_frames(c.st, ctx.hot, &depth)
+	return c.stackOf(frames, depth)
+}
 
 // Switch saves the running thread's state in from and makes to's the
 // running one. Call it between runs.

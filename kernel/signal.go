@@ -369,6 +369,7 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 	}
 	var ok bool
 	var err error
+	interrupted := p.cpu.PC()
 	if p.abi.arch == emu.ARM64 {
 		ok, err = p.frameARM64(d)
 	} else {
@@ -377,6 +378,7 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 	if err != nil || !ok {
 		return false, err
 	}
+	p.cpu.SignalEntered(interrupted)
 	t.sig.handlers++
 	t.sig.mask |= act.mask
 	if act.flags&saNodefer == 0 {
@@ -511,6 +513,7 @@ func (p *Process) afterSigreturn(restore func() error) (uint64, error) {
 	if p.k.cur.sig.handlers > 0 {
 		p.k.cur.sig.handlers--
 	}
+	p.cpu.SignalReturned()
 	p.k.cur.sig.afterStop = restore
 	p.k.switching = true
 	return 0, errBlocked

@@ -19,14 +19,16 @@ const unwindDepth = 25
 // in every way a C, C++ or Go program does (testdata/c/unwind.c,
 // testdata/cxx/unwind.cc, testdata/go/unwind: longjmp, a signal handler
 // that never returns, swapcontext to another stack, C++ exceptions, Go's
-// panics and the stacks Go grows by moving them), on both arches, 200
+// panics, the stacks Go grows by moving them and goroutines that wait on
+// each other deep in calls, on goroutines reused), on both arches, 200
 // rounds each, and the same work returning normally. In every mode the
 // output is the judge's, the tree holds its invariants and is not much
 // deeper than returning's,
-// and the work done before each exit is charged as without it: work is
-// called from rounds alone (every round runs in one frame of rounds, which
+// and the work done before each exit is charged as without it (less the
+// signals that interrupted it): work is called from rounds alone (every round runs in one frame of rounds, which
 // each exit leaves behind), with the calls and inclusive cost of the
-// return mode, and so is dive.
+// return mode, and so is dive; the goroutine answering in Go's switch
+// mode makes its 17 calls once.
 func TestUnwindProperty(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -37,8 +39,8 @@ func TestUnwindProperty(t *testing.T) {
 		{"arm64/c/unwind-glibc", []string{"return", "longjmp", "signal", "ucontext"}},
 		{"cxx/unwind", []string{"return", "throw"}},
 		{"arm64/cxx/unwind", []string{"return", "throw"}},
-		{"go/amd64", []string{"return", "panic", "grow"}},
-		{"go/arm64", []string{"return", "panic", "grow"}},
+		{"go/amd64", []string{"return", "panic", "grow", "switch"}},
+		{"go/arm64", []string{"return", "panic", "grow", "switch"}},
 	} {
 		t.Run(c.prog, func(t *testing.T) {
 			t.Parallel()
@@ -47,10 +49,8 @@ func TestUnwindProperty(t *testing.T) {
 			if arch, ok := strings.CutPrefix(c.prog, "go/"); ok {
 				prog = buildGo(t, arch, "./unwind", false)
 				// Go's scheduler preempts a goroutine when the clock
-				// says it ran long: the host's clock made where it
-				// did depend on the machine's load (dive 3404 to 3415
-				// calls at load 7); the fixed clock's steps make it
-				// the same on every run.
+				// says it ran long: the fixed clock's steps make it
+				// do so at the same points on every run.
 				flags = []string{"--fixed-clock"}
 			} else {
 				prog = testProgram(t, c.prog)
@@ -72,11 +72,17 @@ func TestUnwindProperty(t *testing.T) {
 					t.Errorf("%s: the tree is %d deep, returning %d", mode, d, returnDepth)
 				}
 				var got cost
+				var echoCalls uint64 // Go's switch mode: its other goroutine's calls, 17 deep
 				tree := r.profile.CallTree
 				for _, n := range tree {
 					parent := ""
 					if n.Parent >= 0 {
 						parent = demangledName(tree[n.Parent].Function)
+					}
+					if parent == "work" && interruption[n.Function] {
+						// Go's scheduler interrupted work with a
+						// signal: not work's own cost.
+						got.workInclusive -= n.Inclusive
 					}
 					switch demangledName(n.Function) {
 					case "work":
@@ -87,24 +93,23 @@ func TestUnwindProperty(t *testing.T) {
 						}
 					case "dive":
 						got.diveCalls += n.Calls
+					case "echo":
+						echoCalls += n.Calls
 					}
 				}
 				var diffs []string
 				if got.workCalls != 200 || got.diveCalls != 200*17 {
 					diffs = append(diffs, fmt.Sprintf("%s: work called %d times, dive %d; want 200 and %d", mode, got.workCalls, got.diveCalls, 200*17))
 				}
+				if wantEcho := map[bool]uint64{true: 17}[mode == "switch"]; echoCalls != wantEcho {
+					diffs = append(diffs, fmt.Sprintf("%s: echo called %d times, want %d", mode, echoCalls, wantEcho))
+				}
 				if i == 0 {
 					want = got
 				} else if got != want {
 					diffs = append(diffs, fmt.Sprintf("%s: work %d calls, %d inclusive, dive %d calls; returning: %+v", mode, got.workCalls, got.workInclusive, got.diveCalls, want))
 				}
-				reason, known := unwindKnown[c.prog+" "+mode]
-				switch {
-				case known && len(diffs) == 0:
-					t.Errorf("unwindKnown lists %s %s (%s), which now counts as returning does: remove it", c.prog, mode, reason)
-				case known:
-					t.Logf("differs as known: %s\n%s", reason, strings.Join(diffs, "\n"))
-				case len(diffs) > 0:
+				if len(diffs) > 0 {
 					t.Error(strings.Join(diffs, "\n"))
 				}
 			}
@@ -112,21 +117,13 @@ func TestUnwindProperty(t *testing.T) {
 	}
 }
 
-// unwindKnown are the unwind programs' modes whose calls icount counts
-// otherwise than returning's, and why: each is a bug to fix, and the test
-// fails when one counts right.
-var unwindKnown = map[string]string{
-	"go/amd64 grow": goResumeAtEntry,
-	"go/arm64 grow": goResumeAtEntry,
-}
-
-// goResumeAtEntry: a goroutine preempted at a stack check (the fixed
-// clock's steps make Go's scheduler ask for it) is resumed by gogo at the
-// start of the function that checked, whose frame is on the goroutine's
-// stack, not on the one gogo runs on: the call tree counts a new call of
-// it under gogo (dive 3,404 calls for 3,400). Its instructions are
-// counted where they run.
-const goResumeAtEntry = "Go: a goroutine resumed at the entry of a function after a preemption at its stack check counts one more call of it (one call stack shadowed per thread, not per goroutine)"
+// interruption are the functions a Go program's thread runs when a signal
+// interrupts it, called from where it was interrupted: the runtime's
+// signal handler, and the call its handler makes the thread run as it
+// returns, to preempt it (the fixed clock's steps make where the
+// scheduler asks for that differ between modes, and be the same on every
+// run).
+var interruption = map[string]bool{"runtime.sigtramp.abi0": true, "runtime.asyncPreempt.abi0": true}
 
 // demangledName is the name of one of the unwind programs' functions,
 // without the C++ mangling of a static function taking an int or nothing,

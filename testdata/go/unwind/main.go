@@ -8,8 +8,11 @@
 // goes dive(16) deep, where MODE says how it leaves: return (the same work
 // with no unusual exit), panic (recovered by the round's deferred call),
 // grow (each round on a new goroutine, whose 16 frames of dive outgrow its
-// first stack, so that it grows: the frames move to a larger one). At the
-// end it prints a checksum.
+// first stack, so that it grows: the frames move to a larger one), switch
+// (as grow, and at the bottom of dive the goroutine waits on a channel for
+// another goroutine, itself deep in calls, to answer: the goroutines of
+// every round reuse the ended ones' runtime structures, and switch threads
+// while their frames are in use). At the end it prints a checksum.
 package main
 
 import (
@@ -28,10 +31,29 @@ func work(i int) {
 	}
 }
 
+var ping, pong = make(chan uint32), make(chan uint32)
+
 //go:noinline
 func leave(mode string) {
-	if mode == "panic" {
+	switch mode {
+	case "panic":
 		panic("out")
+	case "switch":
+		ping <- sink
+		sink ^= <-pong
+	}
+}
+
+// echo answers each ping from depth n calls down.
+//
+//go:noinline
+func echo(n int) {
+	if n > 0 {
+		echo(n - 1)
+		return
+	}
+	for v := range ping {
+		pong <- v>>1 + 7
 	}
 }
 
@@ -56,9 +78,12 @@ func round(mode string) {
 
 //go:noinline
 func rounds(mode string) {
+	if mode == "switch" {
+		go echo(depth)
+	}
 	for i := 0; i < nrounds; i++ {
 		work(i)
-		if mode == "grow" {
+		if mode == "grow" || mode == "switch" {
 			done := make(chan bool)
 			go func() { dive(depth, mode); done <- true }()
 			<-done
