@@ -116,12 +116,12 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
 	tracking := false
 	im.dec.resumes = func(fn uint64) bool {
-		goexit1, ok := im.mods.resumes(fn)
+		goexit0, ok := im.mods.resumes(fn)
 		if ok && !tracking {
 			// A Go program: its goroutines get a shadow stack each
 			// before its first resume runs.
 			tracking = true
-			cpu.TrackGoroutines(goexit1)
+			cpu.TrackGoroutines(goexit0)
 		}
 		return ok
 	}

@@ -24,9 +24,9 @@ type module struct {
 	code symbolize.Loaded  // obj at bias; knows no code for anonymous memory
 	// resume is the entry of the Go runtime's gogo, whose jump resumes a
 	// goroutine (emu.EndResume): 0 in a module that is not a Go program;
-	// goexit1 the entry of runtime.goexit1, which a goroutine calls as it
-	// ends; resumeKnown says they were looked up.
-	resume, goexit1 uint64
+	// goexit0 the entry of runtime.goexit0, which a goroutine's end
+	// calls; resumeKnown says they were looked up.
+	resume, goexit0 uint64
 	resumeKnown     bool
 }
 
@@ -154,9 +154,9 @@ func (ms *modules) entryIn(m *module, addr uint64) uint64 {
 // resumes says whether a block of the function entered at fn that ends in
 // an indirect jump resumes a goroutine: whether fn is the Go runtime's
 // gogo (the assembly function runtime.gogo jumps to, in a program that
-// has both). When it does, goexit1 is the entry of that runtime's
-// runtime.goexit1 (0 if it has none).
-func (ms *modules) resumes(fn uint64) (goexit1 uint64, ok bool) {
+// has both). When it does, goexit0 is the entry of that runtime's
+// runtime.goexit0 (0 if it has none).
+func (ms *modules) resumes(fn uint64) (goexit0 uint64, ok bool) {
 	if n, ok := ms.names[fn]; !ok || n.name != "gogo" {
 		return 0, false // the common case, known without looking further
 	}
@@ -165,10 +165,10 @@ func (ms *modules) resumes(fn uint64) (goexit1 uint64, ok bool) {
 		m.resumeKnown = true
 		if _, goRuntime := m.code.Entry("runtime.gogo.abi0"); goRuntime {
 			m.resume, _ = m.code.Entry("gogo")
-			m.goexit1, _ = m.code.Entry("runtime.goexit1")
+			m.goexit0, _ = m.code.Entry("runtime.goexit0")
 		}
 	}
-	return m.goexit1, fn != 0 && fn == m.resume
+	return m.goexit0, fn != 0 && fn == m.resume
 }
 
 // nameOf names the function entered at entry (or the block at entry, when

@@ -233,7 +233,7 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 	}
 	switch (prev ? prev->end : IC_END_PLAIN) { // none: a thread resumed after its last block's code changed
 	case IC_END_CALL:
-		if (func == s->goexit1 && s->goexit1) s->g_exited = 1; // the goroutine ends
+		if (func == s->goexit0 && s->goexit0) s->g_exited = 1; // the goroutine ends
 		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), IC_FRAME_CALL);
 		return;
 	case IC_END_SIGNAL:

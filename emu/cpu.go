@@ -734,15 +734,15 @@ func (c *CPU) SignalReturned() { C.ic_cct_sigreturn(c.st) }
 
 // TrackGoroutines gives each goroutine of a Go program its own shadow
 // stack in the call tree from the next resume by runtime.gogo on
-// (goroutines.c): goexit1 is the entry of the program's runtime.goexit1,
-// which a goroutine calls as it ends. Without the call tree it does
+// (goroutines.c): goexit0 is the entry of the program's runtime.goexit0,
+// which a goroutine's end calls. Without the call tree it does
 // nothing.
-func (c *CPU) TrackGoroutines(goexit1 uint64) {
+func (c *CPU) TrackGoroutines(goexit0 uint64) {
 	g := X86R14 // Go's ABIInternal keeps the running g in R14 on amd64
 	if c.arch == ARM64 {
 		g = ARM64X28
 	}
-	C.ic_track_goroutines(c.st, C.int(g), C.uint64_t(goexit1))
+	C.ic_track_goroutines(c.st, C.int(g), C.uint64_t(goexit0))
 }
 
 func (c *CPU) spReg() Reg {

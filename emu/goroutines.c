@@ -17,7 +17,9 @@
 // stack pointer (cct.c) compares like with like.
 //
 // A goroutine's first frame is a child of the root, as a later thread's
-// is. A goroutine ends by calling runtime.goexit1; its stack is dropped
+// is. A goroutine ends in runtime.goexit0 (which goexit1 calls on the
+// thread's g0 stack, from a goroutine's last return or runtime.Goexit);
+// its stack is dropped
 // when its thread leaves it, so that the next goroutine given the same g
 // (the runtime reuses them) starts with an empty one. A thread's frames
 // before its first goroutine (the runtime's start, on the thread's g0) are
@@ -30,12 +32,12 @@
 #define IC_GSTACK_MIN 16
 
 // ic_track_goroutines keeps a shadow stack per goroutine from the next
-// resume on; g_reg is the register holding g, goexit1 the entry of
-// runtime.goexit1 (0 if the program has none known).
-void ic_track_goroutines(ic_state *s, int g_reg, uint64_t goexit1) {
+// resume on; g_reg is the register holding g, goexit0 the entry of
+// runtime.goexit0 (0 if the program has none known).
+void ic_track_goroutines(ic_state *s, int g_reg, uint64_t goexit0) {
 	if (!s->nodes) return; // no call tree
 	s->g_reg = g_reg;
-	s->goexit1 = goexit1;
+	s->goexit0 = goexit0;
 }
 
 static uint32_t g_hash(uint32_t mask, uint64_t g) { return (uint32_t)((g * 0x9E3779B97F4A7C15ull) >> 32) & mask; }

@@ -169,14 +169,14 @@ typedef struct ic_state {
 	int sp_reg;        // the stack pointer's Unicorn register id
 	// Go's goroutines (goroutines.c): each has its own shadow stack. g_reg
 	// is the register holding the running goroutine's g (0 in a program
-	// that is not Go's), goexit1 the entry of runtime.goexit1, which a
-	// goroutine calls as it ends; cur_g is the goroutine whose frames are
+	// that is not Go's), goexit0 the entry of runtime.goexit0, which a
+	// goroutine's end calls; cur_g is the goroutine whose frames are
 	// the running thread's (0: the thread's own, before its first), and
 	// g_exited says it has ended; g_lo and g_hi are the bounds of its
 	// stack, as of when it was resumed last. gstacks holds the stacks of
 	// the others (open addressing on g).
 	int g_reg;
-	uint64_t goexit1;
+	uint64_t goexit0;
 	uint64_t cur_g;
 	int g_exited;
 	uint64_t g_lo, g_hi;
@@ -280,7 +280,7 @@ uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);
 void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret);
 void ic_cct_sigreturn(ic_state *s);
-void ic_track_goroutines(ic_state *s, int g_reg, uint64_t goexit1);
+void ic_track_goroutines(ic_state *s, int g_reg, uint64_t goexit0);
 int ic_goroutine_resumed(ic_state *s);
 uint64_t ic_goroutines_thread_out(ic_state *s);
 void ic_goroutines_thread_in(ic_state *s, uint64_t g);

@@ -28,7 +28,8 @@ const unwindDepth = 25
 // signals that interrupted it): work is called from rounds alone (every round runs in one frame of rounds, which
 // each exit leaves behind), with the calls and inclusive cost of the
 // return mode, and so is dive; the goroutine answering in Go's switch
-// mode makes its 17 calls once.
+// mode makes its 17 calls once, and each round's goroutine (grow, switch)
+// starts once, though each reuses the last one's runtime structures.
 func TestUnwindProperty(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -73,6 +74,7 @@ func TestUnwindProperty(t *testing.T) {
 				}
 				var got cost
 				var echoCalls uint64 // Go's switch mode: its other goroutine's calls, 17 deep
+				var goCalls uint64   // Go's grow and switch modes: the goroutine started each round
 				tree := r.profile.CallTree
 				for _, n := range tree {
 					parent := ""
@@ -95,6 +97,8 @@ func TestUnwindProperty(t *testing.T) {
 						got.diveCalls += n.Calls
 					case "echo":
 						echoCalls += n.Calls
+					case "rounds.func1":
+						goCalls += n.Calls
 					}
 				}
 				var diffs []string
@@ -103,6 +107,9 @@ func TestUnwindProperty(t *testing.T) {
 				}
 				if wantEcho := map[bool]uint64{true: 17}[mode == "switch"]; echoCalls != wantEcho {
 					diffs = append(diffs, fmt.Sprintf("%s: echo called %d times, want %d", mode, echoCalls, wantEcho))
+				}
+				if wantGo := map[bool]uint64{true: 200}[mode == "grow" || mode == "switch"]; strings.HasPrefix(c.prog, "go/") && goCalls != wantGo {
+					diffs = append(diffs, fmt.Sprintf("%s: the round's goroutine started %d times, want %d", mode, goCalls, wantGo))
 				}
 				if i == 0 {
 					want = got
