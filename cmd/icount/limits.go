@@ -105,9 +105,8 @@ func (l *limitFlags) start(opts *count.Options, quiet bool) (finish func()) {
 	started := make(chan func() uint64, 1)
 	opts.Progress = func(executed func() uint64) { started <- executed }
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go c.watch(l.timeout, sigs)
+	catchStopSignals()
+	go c.watch(l.timeout, stopSignals)
 	var line *progress
 	if !quiet && os.Getenv("CI") == "" {
 		if line = newProgress(os.Stderr); line != nil {
@@ -120,6 +119,15 @@ func (l *limitFlags) start(opts *count.Options, quiet bool) (finish func()) {
 		<-c.finished
 	}
 }
+
+// stopSignals receives the SIGINT and SIGTERM sent to icount while it
+// runs a program: caught from the start of main for `icount run`, so that
+// one sent while icount starts asks the run to stop (at its first block,
+// with the Profile written) instead of ending icount with nothing written.
+var stopSignals = make(chan os.Signal, 2)
+
+// catchStopSignals sends SIGINT and SIGTERM to stopSignals.
+func catchStopSignals() { signal.Notify(stopSignals, os.Interrupt, syscall.SIGTERM) }
 
 // sameRequest is how long after a first SIGINT or SIGTERM another one is
 // the same request: coreutils' timeout sends SIGTERM to its child and then

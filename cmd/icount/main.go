@@ -41,6 +41,9 @@ func (e *exitError) Error() string { return fmt.Sprint(e.err) }
 const gcPercent = 400
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		catchStopSignals()
+	}
 	debug.SetGCPercent(gcPercent)
 	root := newRootCmd()
 	err := root.Execute()
