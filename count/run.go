@@ -90,6 +90,21 @@ func (e *StoppedError) Error() string {
 
 func (e *StoppedError) Unwrap() error { return e.Err }
 
+// prefetcher returns a function that starts reading the symbols (and,
+// with lines, the DWARF) of the object at a path on a goroutine of its
+// own, once per path: the emulator starts and runs meanwhile, and the
+// first lookup in the object waits only for what is left to read. It is
+// called from the goroutine that runs the guest.
+func prefetcher(objects *symbolize.Cache) func(path string) {
+	seen := map[string]bool{}
+	return func(path string) {
+		if !seen[path] {
+			seen[path] = true
+			go objects.Open(path).Prefetch()
+		}
+	}
+}
+
 // Run runs the executable, and every process it makes, to the first
 // process's end and returns the run's Profile. A guest killed by a fault
 // still gives a complete Profile whose Exit names the signal. An error
@@ -109,6 +124,8 @@ func Run(opts Options) (*profile.Profile, error) {
 		sysroot = kernel.DefaultSysroot(exe.Arch)
 	}
 	objects := symbolize.NewCache(symbolize.SystemDebugDirs(sysroot), opts.Lines)
+	prefetch := prefetcher(objects)
+	prefetch(exe.Path)
 	for _, name := range opts.Collect {
 		if _, ok := objects.Open(exe.Path).At(exe.Base()).Entry(name); !ok {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
@@ -137,7 +154,7 @@ func Run(opts Options) (*profile.Profile, error) {
 	}
 	k, err := kernel.New(r, exe, kernel.Options{Argv: argv, Env: opts.Env, Seed: opts.Seed,
 		Clock: opts.Clock, CPUs: cpus, MaxMemory: opts.MaxMemory, Sysroot: sysroot, Quantum: opts.Quantum, Tmp: tmp,
-		StreamWrite: opts.StreamWrite})
+		StreamWrite: opts.StreamWrite, ExecMapped: prefetch})
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,11 @@ type Options struct {
 	// terminal (its progress line) can step aside first. It must not
 	// change what the guest sees.
 	StreamWrite func(host int, b []byte, write func() (int, error)) (int, error)
+	// ExecMapped, if not nil, is told the host path of each file a
+	// process maps executable (its program and interpreter too), as it is
+	// mapped: the code in it is about to run. It must not change what the
+	// guest sees.
+	ExecMapped func(path string)
 }
 
 // Host is what the kernel needs of the program driving it (count.Run):

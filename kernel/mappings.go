@@ -41,6 +41,7 @@ func (r region) clip(start, end uint64) region {
 type provenance struct {
 	regions spans[region] // a program may keep thousands (spans.go)
 	log     []ExecMapping
+	onExec  func(path string) // Options.ExecMapped
 }
 
 // cut removes [start, end) from every region, splitting those it crosses.
@@ -58,6 +59,9 @@ func (v *provenance) insert(r region, logStart, logEnd uint64) {
 	if r.exec {
 		r.log = len(v.log)
 		v.log = append(v.log, ExecMapping{Start: logStart, End: logEnd, Path: r.path, Offset: r.offset + (logStart - r.start)})
+		if v.onExec != nil && r.path != "" {
+			v.onExec(r.path)
+		}
 	}
 	v.regions.insert(r)
 }

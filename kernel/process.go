@@ -224,7 +224,7 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 		return err
 	}
 	mm := newAddressSpace(cpu)
-	prov := &provenance{}
+	prov := &provenance{onExec: k.opts.ExecMapped}
 	img, err := exe.Load(mm)
 	if err != nil {
 		return err

@@ -217,7 +217,7 @@ func (m *addressSpace) sharesAnon() bool {
 
 // fork copies what the mappings hold, for a child's address space.
 func (v *provenance) fork() *provenance {
-	return &provenance{regions: v.regions.clone(), log: slices.Clone(v.log)}
+	return &provenance{regions: v.regions.clone(), log: slices.Clone(v.log), onExec: v.onExec}
 }
 
 // releaseVfork lets a vfork parent run on: its child exec'd or exited.

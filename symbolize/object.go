@@ -128,6 +128,19 @@ func (o *Object) prepare() {
 	})
 }
 
+// Prefetch reads what the object's lookups will need (its symbols and,
+// with lines, its DWARF's index) before the first of them, which then
+// waits only for what is still being read: call it on a goroutine of its
+// own when the object's code is about to run.
+func (o *Object) Prefetch() {
+	o.prepare()
+	if o.lines {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.debugInfos()
+	}
+}
+
 // symbols returns the object's symbol table, read on first use.
 func (o *Object) symbols() *symtab {
 	o.prepare()
