@@ -175,8 +175,8 @@ func icountLibc(t *testing.T, p *profile.Profile, lf libcFunctions) map[uint64]u
 // instructions in all (0.002 %), all at start-up and exit: what the kernel
 // answers (brk, _exit), the at-exit handlers valgrind's preloaded library
 // adds (__cxa_finalize, __unregister_atfork: each runs twice under it),
-// and the fstat of stdout and a sigsetjmp, which callgrind charges to no
-// function of libc's. (The 7 or 8 instructions each stdio function
+// and fstat, fstatat and __sigsetjmp, which ld.so has too: callgrind_annotate
+// merges a name's costs in both objects into one entry, ld.so's. (The 7 or 8 instructions each stdio function
 // differed by were callgrind_annotate's: the lines glibc inlines from
 // libioP.h, its vtable check, come as an entry without the object.) The
 // test logs how close the two are.
