@@ -460,13 +460,25 @@ void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	uint64_t g = ic_goroutines_thread_out(s);
 	*save = (ic_thread){.frames = s->frames, .depth = s->depth, .capframes = s->capframes, .top = s->top,
 	                    .top_func = s->top_func, .cur_cell = s->cur_cell, .cur_in_roi = s->cur_in_roi, .cur_g = g};
-	if (s->cur) save->last_addr = s->cur->addr, save->last_size = s->cur->size;
+	if (s->cur == &s->signal_entry) {
+		save->signal_pending = 1, save->signal_pc = s->signal_entry.addr, save->signal_ret = s->signal_ret;
+	} else if (s->cur) {
+		save->last_addr = s->cur->addr, save->last_size = s->cur->size;
+	}
 	s->frames = load->frames, s->depth = load->depth, s->capframes = load->capframes;
 	s->top = load->top, s->top_func = load->top_func, s->cur_in_roi = load->cur_in_roi;
 	s->cur_cell = load->cur_cell;
 	load->frames = NULL;
 	// A block forgotten since (its code changed) is not followed from.
 	s->cur = load->last_size ? find(s, load->last_addr, load->last_size) : NULL;
+	if (load->signal_pending) {
+		// Its handler's first block is entered as called from where the
+		// signal interrupted it (ic_cct_signal).
+		s->signal_entry = (ic_block){.addr = load->signal_pc, .end = IC_END_SIGNAL};
+		s->signal_ret = load->signal_ret;
+		s->cur = &s->signal_entry;
+		load->signal_pending = 0;
+	}
 	ic_goroutines_thread_in(s, load->cur_g);
 }
 

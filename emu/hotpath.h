@@ -112,6 +112,11 @@ typedef struct ic_thread {
 	uint64_t top_func;
 	uint64_t last_addr; // the block it ran last, by address and size: the
 	uint32_t last_size; // table moves its entries, so no pointer is kept
+	// A signal delivered to it whose handler has not run a block yet
+	// (ic_state.signal_entry): where it interrupted the thread, and where
+	// the handler returns to.
+	int signal_pending;
+	uint64_t signal_pc, signal_ret;
 	uint32_t cur_cell;
 	int cur_in_roi;
 	uint64_t cur_g; // Go: the goroutine it ran (goroutines.c), whose frames gstacks holds; 0 for none
