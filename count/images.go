@@ -114,13 +114,12 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	im.cpu = cpu
 	im.dec = newDecoder(arch, cpu.Read, im.mods.place)
-	tracking := false
 	im.dec.resumes = func(fn uint64) bool {
 		goexit0, ok := im.mods.resumes(fn)
-		if ok && !tracking {
+		if ok {
 			// A Go program: its goroutines get a shadow stack each
-			// before its first resume runs.
-			tracking = true
+			// before the resume decoded runs (again for each block of
+			// gogo decoded: it sets the same).
 			cpu.TrackGoroutines(goexit0)
 		}
 		return ok

@@ -13,7 +13,6 @@ import "C"
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime/cgo"
@@ -708,22 +707,16 @@ func (c *CPU) runToLimit(locate Locator) error {
 }
 
 // SignalEntered tells the call tree that the running thread was
-// interrupted at pc by a signal, whose handler it runs next, its
-// registers and stack set for it: the handler is entered as called from
-// pc (cct.c: ic_cct_signal), returning to the restorer its frame names.
-func (c *CPU) SignalEntered(pc uint64) {
+// interrupted at pc by a signal, whose handler it runs next: the handler
+// is entered as called from pc (cct.c: ic_cct_signal), returning to ret
+// (the restorer its frame names).
+func (c *CPU) SignalEntered(pc, ret uint64) {
 	if c.st.nodes == nil {
 		return
 	}
 	var fn uint64
 	if c.hooks.Function != nil {
 		fn = c.hooks.Function(pc)
-	}
-	var ret uint64
-	if c.arch == ARM64 {
-		ret = c.Reg(ARM64X30)
-	} else if b := make([]byte, 8); c.Read(c.Reg(X86RSP), b) == nil {
-		ret = binary.LittleEndian.Uint64(b)
 	}
 	C.ic_cct_signal(c.st, C.uint64_t(pc), C.uint64_t(fn), C.uint64_t(ret))
 }

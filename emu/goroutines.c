@@ -58,6 +58,16 @@ static int grow_gstacks(ic_state *s) {
 	return 0;
 }
 
+// find returns the slot of g's kept frames, NULL if none.
+static ic_gstack *find(const ic_state *s, uint64_t g) {
+	if (!g || !s->ngstacks) return NULL;
+	uint32_t mask = s->ngslots - 1;
+	for (uint32_t h = g_hash(mask, g); s->gstacks[h].g; h = (h + 1) & mask) {
+		if (s->gstacks[h].g == g) return &s->gstacks[h];
+	}
+	return NULL;
+}
+
 // put keeps the running frames as g's, shrunk when they hold far more
 // room than frames; the running thread is left with none.
 static int put(ic_state *s, uint64_t g) {
@@ -67,27 +77,19 @@ static int put(ic_state *s, uint64_t g) {
 		ic_frame *f = realloc(s->frames, cap * sizeof *f);
 		if (f) s->frames = f, s->capframes = cap;
 	}
-	uint32_t mask = s->ngslots - 1, h = g_hash(mask, g);
-	while (s->gstacks[h].g && s->gstacks[h].g != g) h = (h + 1) & mask;
-	if (s->gstacks[h].g) {
-		free(s->gstacks[h].frames); // cannot happen: a goroutine runs on one thread at a time
+	ic_gstack *e = find(s, g);
+	if (e) {
+		free(e->frames); // cannot happen: a goroutine runs on one thread at a time
 	} else {
+		uint32_t mask = s->ngslots - 1, h = g_hash(mask, g);
+		while (s->gstacks[h].g) h = (h + 1) & mask;
+		e = &s->gstacks[h];
 		s->ngstacks++;
 	}
-	s->gstacks[h] = (ic_gstack){
+	*e = (ic_gstack){
 	    .g = g, .frames = s->frames, .depth = s->depth, .capframes = s->capframes, .lo = s->g_lo, .hi = s->g_hi};
 	s->frames = NULL, s->depth = 0, s->capframes = 0;
 	return 0;
-}
-
-// find returns the slot of g's kept frames, NULL if none.
-static ic_gstack *find(const ic_state *s, uint64_t g) {
-	if (!g || !s->ngstacks) return NULL;
-	uint32_t mask = s->ngslots - 1;
-	for (uint32_t h = g_hash(mask, g); s->gstacks[h].g; h = (h + 1) & mask) {
-		if (s->gstacks[h].g == g) return &s->gstacks[h];
-	}
-	return NULL;
 }
 
 // ic_thread_frames returns the frames of t, a thread not running, and

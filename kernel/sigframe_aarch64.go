@@ -77,6 +77,7 @@ func (p *Process) frameARM64(d *sigDelivery) (bool, error) {
 			return false, err
 		}
 	}
+	d.ret = ret
 	sp, ucStack := p.signalStack(d, cpu.Reg(emu.ARM64SP))
 	record := (sp - 16) &^ 15
 	frame := record - a64FrameSize

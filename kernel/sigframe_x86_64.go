@@ -77,6 +77,7 @@ func (p *Process) frameX86(d *sigDelivery) (bool, error) {
 	b := make([]byte, x86FrameSize)
 	if d.act.flags&saRestorer != 0 {
 		le.PutUint64(b, d.act.restorer)
+		d.ret = d.act.restorer
 	}
 	uc := b[x86UcOff : x86UcOff+x86UcSize]
 	le.PutUint64(uc, ucSigcontextSS|ucStrictRestoreSS)

@@ -378,7 +378,7 @@ func (p *Process) deliver(sig int, act sigaction, info sigInfo, fault *FaultSign
 	if err != nil || !ok {
 		return false, err
 	}
-	p.cpu.SignalEntered(interrupted)
+	p.cpu.SignalEntered(interrupted, d.ret)
 	t.sig.handlers++
 	t.sig.mask |= act.mask
 	if act.flags&saNodefer == 0 {
@@ -398,6 +398,7 @@ type sigDelivery struct {
 	info  []byte
 	fault *FaultSignal // nil for a signal sent
 	mask  uint64       // the mask to restore
+	ret   uint64       // where the handler returns to (its restorer), set by the frame's writer
 }
 
 // stackT is a sigaltstack stack_t.
