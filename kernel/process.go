@@ -42,7 +42,7 @@ type CPU interface {
 	Stack() []emu.Frame // the running thread's calls, innermost first (nil without attribution)
 	ContextStack(ctx *emu.Context) []emu.Frame
 	SignalEntered(pc, ret uint64) // the running thread runs a signal's handler, interrupted at pc, returning to ret
-	SignalReturned()         // its innermost handler returned
+	SignalReturned()              // its innermost handler returned
 	SetSlice(n uint64) error
 	Interrupted() error // why the run must stop (a timeout, a signal to icount), if it must
 }
