@@ -60,6 +60,7 @@ type counterHooks struct {
 	// remaining says how many instructions of a block lie at or after pc.
 	remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32
 	watched   map[uint64]int // addresses with a counter hook, and the instruction's length
+	buf       []byte         // what WatchCounters reads guest memory into
 }
 
 // SetCounter gives the CPU what its counter-reading instructions return.
@@ -109,16 +110,21 @@ func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
 	return n, nil
 }
 
-// watchPiece is how much guest memory WatchCounters reads at a time: what
-// a mapping of any size costs it in host memory.
-const watchPiece = 1 << 20
+// watchPiece is how much guest memory WatchCounters reads at a time, into
+// one buffer the CPU keeps: what a mapping of any size costs it in host
+// memory. Small, because every page of host memory first touched costs a
+// fault (10 µs in some VMs), and a library's code is read at each start.
+const watchPiece = 64 << 10
 
 // watchRun watches the mapped memory [lo, hi) piece by piece, each piece
 // read from a little before its start (a pattern may straddle pieces), and
 // skipping memory the host never gave a page to: it reads as zeros.
 func (c *CPU) watchRun(lo, hi uint64) (int, error) {
 	n := 0
-	buf := make([]byte, min(hi-lo, watchPiece)+patternBack)
+	if c.counter.buf == nil {
+		c.counter.buf = make([]byte, watchPiece+patternBack)
+	}
+	buf := c.counter.buf
 	for at := lo; at < hi; {
 		at = max(at, uint64(C.ic_mem_next_touched(c.mem, C.uint64_t(at), C.uint64_t(hi))))
 		if at >= hi {
