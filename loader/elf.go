@@ -12,6 +12,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/symbolize"
@@ -94,18 +97,47 @@ func Open(path string) (*Executable, error) {
 	if err := checkIdent(path, head, st.Size()); err != nil {
 		return nil, err
 	}
-	data := make([]byte, st.Size())
-	copy(data, head)
-	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
+	data, mapped, err := contents(f, head, st.Size())
+	if err != nil {
 		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
 	}
 	// The digest through the run's cache of them, which count and the
 	// kernel find it in when they meet the file again.
 	size, sum, err := filedigest.Of(int(f.Fd()))
+	var exe *Executable
 	if err != nil || size != int64(len(data)) {
-		return nil, errorf(path, NotRunnable, "the file changed while it was read")
+		err = errorf(path, NotRunnable, "the file changed while it was read")
+	} else {
+		exe, err = parse(path, data, sum)
 	}
-	return parse(path, data, sum)
+	switch {
+	case !mapped:
+	case err != nil:
+		unix.Munmap(data)
+	default:
+		runtime.AddCleanup(exe, func(b []byte) { unix.Munmap(b) }, data)
+	}
+	return exe, err
+}
+
+// contents returns the bytes of f, of size bytes, whose first bytes head
+// holds: a private read-only mapping of the file, which costs no copy and
+// no fresh memory (only what LoadAt copies into the guest is read, and the
+// host reads ahead in the page cache), unmapped when the Executable that
+// keeps it is collected; or, where the host cannot map it, a copy read.
+// Like the guest's own mappings of files, it shows the file as it is: the
+// file must not change during the run (README: a file truncated under a
+// mapping).
+func contents(f *os.File, head []byte, size int64) (data []byte, mapped bool, err error) {
+	if data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
+		return data, true, nil
+	}
+	data = make([]byte, size)
+	copy(data, head)
+	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
+		return nil, false, err
+	}
+	return data, false, nil
 }
 
 // identSize is how much of a file checkIdent needs: the ELF header, or a
