@@ -55,6 +55,7 @@ type runner struct {
 	pending []*image        // made, not yet matched to the kernel's image
 	ended   []*kernel.Image // ended, waiting for their CPUs to be free
 	spares  []spare         // CPUs of programs that ended, oldest first
+	engine  *emu.Engine     // the emulator made for the first program, until it starts
 	running atomic.Pointer[emu.CPU]
 	done    atomic.Uint64 // instructions of the images read back
 }
@@ -106,6 +107,9 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	var err error
 	if s := r.takeSpare(arch, opts, im.mods.main.path); s != nil {
 		cpu, err = s.CPU(hooks, opts)
+	} else if r.engine.Fits(arch, opts) {
+		cpu, err = r.engine.CPU(hooks, opts)
+		r.engine = nil
 	} else {
 		cpu, err = emu.New(arch, hooks, opts)
 	}

@@ -111,11 +111,26 @@ func prefetcher(objects *symbolize.Cache) func(path string) {
 // with a Profile means icount stopped the guest early; an error without
 // one means the guest never started.
 func Run(opts Options) (*profile.Profile, error) {
+	// The emulator makes itself while the program is read and set up.
+	var engine *emu.Engine
+	if arch, ok := loader.ArchOf(opts.Path); ok {
+		engine = emu.Prepare(arch)
+	}
 	exe, err := loader.Open(opts.Path)
 	if err != nil {
+		engine.Close()
 		return nil, err
 	}
-	// Unicorn's state belongs to the thread that created it.
+	r := &runner{opts: opts, engine: engine}
+	defer func() {
+		r.engine.Close()
+		for _, im := range r.images {
+			im.cpu.Close()
+		}
+		r.closeSpares()
+	}()
+	// The run keeps one thread: the emulator is entered from it and calls
+	// back into Go on it, with no handoff to another thread between.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
@@ -131,13 +146,7 @@ func Run(opts Options) (*profile.Profile, error) {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
 		}
 	}
-	r := &runner{opts: opts, objects: objects}
-	defer func() {
-		for _, im := range r.images {
-			im.cpu.Close()
-		}
-		r.closeSpares()
-	}()
+	r.objects = objects
 
 	argv0 := opts.Argv0
 	if argv0 == "" {

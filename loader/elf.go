@@ -120,6 +120,30 @@ func Open(path string) (*Executable, error) {
 	return exe, err
 }
 
+// ArchOf reads the architecture of the ELF executable at path from its
+// header, without validating the file: what Open will say, for a start
+// made before Open (emu.Prepare). It reports false for any file that is
+// not a 64-bit little-endian ELF file for an architecture icount runs.
+func ArchOf(path string) (emu.Arch, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || !bytes.Equal(h[:4], []byte(elf.ELFMAG)) ||
+		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(h[elf.EI_DATA]) != elf.ELFDATA2LSB {
+		return 0, false
+	}
+	switch elf.Machine(binary.LittleEndian.Uint16(h[18:])) {
+	case elf.EM_X86_64:
+		return emu.X86_64, true
+	case elf.EM_AARCH64:
+		return emu.ARM64, true
+	}
+	return 0, false
+}
+
 // contents returns the bytes of f, of size bytes, whose first bytes head
 // holds: a private read-only mapping of the file, which costs no copy and
 // no fresh memory (only what LoadAt copies into the guest is read, and the

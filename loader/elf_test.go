@@ -242,3 +242,50 @@ func TestExecStack(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMapsAndLoads opens an executable written to a file (its bytes a
+// mapping of the file), loads it, and checks what was written is the
+// file's; and ArchOf reads the architecture of the file, of an arm64 one,
+// and of none for files that are not such executables.
+func TestOpenMapsAndLoads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	path := write("min", minimalELF())
+	exe, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := &memory{maps: map[uint64]emu.Prot{}, writes: map[uint64][]byte{}}
+	if _, err := exe.Load(mem); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mem.writes[0x400000], minimalELF(); string(got) != string(want) {
+		t.Errorf("loaded %x, want the file's %x", got, want)
+	}
+	if arch, ok := ArchOf(path); !ok || arch != emu.X86_64 {
+		t.Errorf("ArchOf(x86-64 executable) = %v, %v", arch, ok)
+	}
+	arm := minimalELF()
+	binary.LittleEndian.PutUint16(arm[18:], uint16(elf.EM_AARCH64))
+	if arch, ok := ArchOf(write("arm", arm)); !ok || arch != emu.ARM64 {
+		t.Errorf("ArchOf(arm64 executable) = %v, %v", arch, ok)
+	}
+	riscv := minimalELF()
+	binary.LittleEndian.PutUint16(riscv[18:], uint16(elf.EM_RISCV))
+	big := minimalELF()
+	big[elf.EI_DATA] = byte(elf.ELFDATA2MSB)
+	for name, b := range map[string][]byte{"riscv": riscv, "big": big, "script": []byte("#!/bin/sh\necho\n"), "short": []byte("\x7fELF")} {
+		if arch, ok := ArchOf(write(name, b)); ok {
+			t.Errorf("ArchOf(%s) = %v, want none", name, arch)
+		}
+	}
+	if _, ok := ArchOf(filepath.Join(dir, "missing")); ok {
+		t.Error("ArchOf(a missing file) found an architecture")
+	}
+}
