@@ -22,15 +22,21 @@ static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) {
 // IC_HUGE is the host's huge page (x86-64: 2 MiB).
 #define IC_HUGE (2u << 20)
 
+// table_bytes is the host memory a table of n slots takes.
+static size_t table_bytes(uint32_t n) { return (size_t)n * sizeof(ic_block); }
+
 // table_alloc returns a zeroed table of n slots, page aligned: fresh
 // pages from the host, which are zeros already (no pass clearing them).
-// A table of a huge page or more is aligned to huge pages and asks the
-// host for them: every executed block looks up a slot at random, and with
-// small pages a large table would miss the host's TLB at most of them.
+// Entries land at random, so every page of a table is touched as it
+// fills: a table smaller than a huge page has its pages given at once
+// (one system call, where a fault for each costs 10 µs in some VMs). A
+// larger one is aligned to huge pages and asks the host for them: every
+// executed block looks up a slot at random, and with small pages a large
+// table would miss the host's TLB at most of them.
 static ic_block *table_alloc(uint32_t n) {
-	size_t size = (size_t)n * sizeof(ic_block);
+	size_t size = table_bytes(n);
 	if (size < IC_HUGE) {
-		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		return p == MAP_FAILED ? NULL : p;
 	}
 	uint8_t *p = mmap(NULL, size + IC_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -44,7 +50,7 @@ static ic_block *table_alloc(uint32_t n) {
 
 // table_free frees a table of n slots.
 static void table_free(ic_block *t, uint32_t n) {
-	if (t) munmap(t, (size_t)n * sizeof *t);
+	if (t) munmap(t, table_bytes(n));
 }
 
 // ic_grow moves every entry into a table of nslots slots.
