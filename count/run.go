@@ -140,7 +140,6 @@ func Run(opts Options) (*profile.Profile, error) {
 	}
 	objects := symbolize.NewCache(symbolize.SystemDebugDirs(sysroot), opts.Lines)
 	prefetch := prefetcher(objects)
-	prefetch(exe.Path)
 	for _, name := range opts.Collect {
 		if _, ok := objects.Open(exe.Path).At(exe.Base()).Entry(name); !ok {
 			return nil, fmt.Errorf("--collect %s: %s has no function of that name", name, exe.Path)
