@@ -33,41 +33,49 @@ func clockUse(info kernel.ClockInfo) profile.ClockUse {
 	return u
 }
 
-// lateCounters hooks the counter reads (rdtsc, rdtscp) of a block seen for
-// the first time that have no hook yet. The kernel has the code scanned
-// whenever it loads, maps, protects or writes executable memory, so such a
-// read lies in code the guest wrote into executable memory with its own
-// stores. This first execution of the block reads the host's counter (its
-// translation had no hook); later ones read the guest's clock. Each is
-// named in a warning.
-type lateCounters struct {
-	cpu      *emu.CPU
-	dec      *decoder
-	warnings []string
+// counterReads hooks the counter reads (rdtsc, rdtscp) of each block
+// seen for the first time, before it runs: the block then starts over,
+// translated with the hooks, as it does for an instruction site, so that
+// every read of the counter, the first too, reads the guest's clock. They
+// are found among the block's decoded instructions, wherever the code came
+// from (loaded, mapped, or stored by the program itself, as a JIT does):
+// a search of the code by its bytes would also hook the pattern where it
+// lies in data or inside other instructions (libc alone has dozens), and
+// every hook costs the emulator time at every instruction it translates.
+type counterReads struct {
+	cpu *emu.CPU
+	dec *decoder
 }
 
-func (l *lateCounters) check(addr uint64, b *decodedBlock) {
-	if l.dec.arch != emu.X86_64 || b.code == nil {
-		return
+// hook hooks the counter reads of b, a block at addr, that have no hook
+// yet, and reports whether it hooked any: the block must start over.
+func (c *counterReads) hook(addr uint64, b *decodedBlock) bool {
+	if c.dec.arch != emu.X86_64 || b.code == nil {
+		return false
 	}
+	hooked := false
 	for _, off := range b.starts {
 		insn, n := emu.CounterInsnAt(b.code[off:])
 		if insn == 0 {
 			continue
 		}
 		pc := addr + uint64(off)
-		if fresh, err := l.cpu.WatchCounterAt(pc, n); err == nil && fresh {
-			l.warnings = append(l.warnings, fmt.Sprintf("%s at %#x, in code the program wrote itself, read the host's counter on its first execution", insn, pc))
+		fresh, err := c.cpu.WatchCounterAt(pc, n)
+		if err != nil {
+			c.dec.failed = append(c.dec.failed, fmt.Sprintf("cannot hook the %s at %#x: %v", insn, pc, err))
+			continue
 		}
+		hooked = hooked || fresh
 	}
+	return hooked
 }
 
 // clockWarnings says when the count may depend on timing: the guest read
-// the host's clock, or a counter read the kernel's scans missed did.
-func clockWarnings(m profile.Meta, late []string) []string {
+// the host's clock.
+func clockWarnings(m profile.Meta) []string {
 	if m.Clock.Mode != "host" || m.ClockUse.Reads == 0 {
-		return late
+		return nil
 	}
-	return append(late, fmt.Sprintf("the guest read the host clock %d times (%s): its count may depend on timing; --fixed-clock pins it",
-		m.ClockUse.Reads, m.ClockUse.Sources()))
+	return []string{fmt.Sprintf("the guest read the host clock %d times (%s): its count may depend on timing; --fixed-clock pins it",
+		m.ClockUse.Reads, m.ClockUse.Sources())}
 }

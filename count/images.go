@@ -23,11 +23,11 @@ import (
 
 // image is count's side of one address space.
 type image struct {
-	cpu  *emu.CPU
-	dec  *decoder
-	mods *modules
-	late *lateCounters
-	loc  *locator
+	cpu      *emu.CPU
+	dec      *decoder
+	mods     *modules
+	counters *counterReads
+	loc      *locator
 	// parts counts the stretches of the run the guest asks for (parts.go).
 	parts *partCounter
 	kimg  *kernel.Image // the kernel's record, once it made one
@@ -87,7 +87,9 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	hooks := emu.Hooks{
 		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
 			info, b := im.dec.newBlock(id, addr, size)
-			im.late.check(addr, b)
+			if im.counters.hook(addr, b) {
+				info.Restart = true
+			}
 			return info
 		},
 		Syscall:     func() { r.k.Syscall() },
@@ -136,7 +138,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	r.shareShapes(im.dec)
 	cpu.SetSiteCuts(im.dec.siteCuts)
-	im.late = &lateCounters{cpu: cpu, dec: im.dec}
+	im.counters = &counterReads{cpu: cpu, dec: im.dec}
 	im.loc = &locator{dec: im.dec, cpu: cpu}
 	cpu.SetCounter(func(insn emu.CounterInsn) uint64 { return r.k.ReadCounter(insn) }, im.dec.notRun)
 	if parent != nil {

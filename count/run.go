@@ -227,13 +227,7 @@ func Run(opts Options) (*profile.Profile, error) {
 		},
 	}
 	merge(prof, r.order, opts.HotBlocks)
-	var late []string
-	for _, im := range r.order {
-		if im.late != nil {
-			late = append(late, im.late.warnings...)
-		}
-	}
-	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta, late)...)
+	prof.Warnings = append(prof.Warnings, clockWarnings(prof.Meta)...)
 	if n := k.MemoryRefused(); n > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("--max-memory %s refused the program memory %d times (it saw ENOMEM)", sizeString(opts.MaxMemory), n))
 	}

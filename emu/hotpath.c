@@ -147,6 +147,7 @@ int ic_reset(ic_state *s) {
 	memset(s, 0, sizeof *s);
 	s->uc = keep.uc;
 	s->handle = keep.handle;
+	s->pc_reg = keep.pc_reg;
 	s->mem = keep.mem;
 	s->scratch = keep.scratch;
 	s->block_hook = keep.block_hook;
@@ -399,6 +400,7 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud) {
 // (ic_set_block_hook); it must run before the first uc_emu_start, since
 // hooks are compiled into translated code.
 uc_err ic_install_hooks(ic_state *s, int arch) {
+	s->pc_reg = arch == IC_ARCH_X86_64 ? UC_X86_REG_RIP : UC_ARM64_REG_PC;
 	uc_err err = uc_hook_add(s->uc, &(uc_hook){0}, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0);
 	if (err != UC_ERR_OK) return err;
 	if (arch == IC_ARCH_X86_64) {

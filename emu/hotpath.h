@@ -148,6 +148,7 @@ typedef struct ic_table ic_table;
 typedef struct ic_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go-side CPU
+	int pc_reg;       // the program counter's register (ic_install_hooks)
 
 	ic_block *table;
 	uint32_t nslots;  // power of two

@@ -7,7 +7,6 @@ package emu
 import "C"
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"unsafe"
@@ -60,7 +59,6 @@ type counterHooks struct {
 	// remaining says how many instructions of a block lie at or after pc.
 	remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32
 	watched   map[uint64]int // addresses with a counter hook, and the instruction's length
-	buf       []byte         // what WatchCounters reads guest memory into
 }
 
 // SetCounter gives the CPU what its counter-reading instructions return.
@@ -71,122 +69,6 @@ type counterHooks struct {
 // count (they run, and count, as a block of their own).
 func (c *CPU) SetCounter(read func(insn CounterInsn) uint64, remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32) {
 	c.counter.read, c.counter.remaining = read, remaining
-}
-
-// WatchCounters finds the counter-reading instructions (rdtsc, rdtscp, with
-// any prefixes) in guest memory [addr, addr+size) and hooks each, so that
-// it reads the guest's clock instead of the host's. Call it whenever code
-// appears in guest memory: when an executable mapping is filled, made
-// executable or written, before the guest runs it. The sites are found by
-// their bytes: a match that is not an instruction's start costs a hook
-// that never fires. Translated code holding a new site is discarded.
-// Unmapped pages in the range are skipped. It returns the new sites.
-func (c *CPU) WatchCounters(addr, size uint64) (int, error) {
-	if c.arch != X86_64 || size == 0 {
-		return 0, nil
-	}
-	// A pattern may straddle the start: look from a little before it.
-	start := addr - min(addr, patternBack)
-	end := addr + size
-	if end < addr {
-		end = ^uint64(0)
-	}
-	end = min(end, addrLimit)
-	n := 0
-	for lo := start; lo < end; {
-		// Each mapped run of pages is read in pieces of watchPiece;
-		// what is not mapped ends the run before it.
-		if C.ic_mem_get(c.mem, C.uint64_t(lo))&C.IC_MAPPED == 0 {
-			lo = (lo &^ (PageSize - 1)) + PageSize
-			continue
-		}
-		hi := min(uint64(C.ic_mem_find(c.mem, C.uint64_t(lo), C.uint64_t(end), 0)), end)
-		k, err := c.watchRun(lo, hi)
-		if n += k; err != nil {
-			return n, err
-		}
-		lo = hi
-	}
-	return n, nil
-}
-
-// watchPiece is how much guest memory WatchCounters reads at a time, into
-// one buffer the CPU keeps: what a mapping of any size costs it in host
-// memory. Small, because every page of host memory first touched costs a
-// fault (10 µs in some VMs), and a library's code is read at each start.
-const watchPiece = 64 << 10
-
-// watchRun watches the mapped memory [lo, hi) piece by piece, each piece
-// read from a little before its start (a pattern may straddle pieces), and
-// skipping memory the host never gave a page to: it reads as zeros.
-func (c *CPU) watchRun(lo, hi uint64) (int, error) {
-	n := 0
-	if c.counter.buf == nil {
-		c.counter.buf = make([]byte, watchPiece+patternBack)
-	}
-	buf := c.counter.buf
-	for at := lo; at < hi; {
-		at = max(at, uint64(C.ic_mem_next_touched(c.mem, C.uint64_t(at), C.uint64_t(hi))))
-		if at >= hi {
-			break
-		}
-		from := max(lo, at-min(at, patternBack))
-		// Pieces end at multiples of watchPiece (of any host page
-		// size): the page after a piece is not touched by reading it.
-		to := min(hi, (at&^(watchPiece-1))+watchPiece)
-		code := buf[:to-from]
-		if err := c.Read(from, code); err != nil {
-			return n, err
-		}
-		k, err := c.watchIn(from, code)
-		if n += k; err != nil {
-			return n, err
-		}
-		at = to
-	}
-	return n, nil
-}
-
-// patternBack is how far before a range WatchCounters looks: a pattern
-// may straddle its start.
-const patternBack = 16
-
-// watchIn hooks every counter-reading instruction in code, which is guest
-// memory at base.
-func (c *CPU) watchIn(base uint64, code []byte) (int, error) {
-	n := 0
-	for i := 0; i+1 < len(code); i++ {
-		// Every pattern starts 0f: skip to the next (IndexByte is fast
-		// on a library's megabytes).
-		k := bytes.IndexByte(code[i:len(code)-1], 0x0f)
-		if k < 0 {
-			break
-		}
-		i += k
-		var l int
-		switch {
-		case code[i+1] == 0x31:
-			l = 2
-		case i+2 < len(code) && code[i+1] == 0x01 && code[i+2] == 0xf9:
-			l = 3
-		default:
-			continue
-		}
-		// The instruction may start at any of the prefixes before it.
-		for j := i; j >= 0 && i-j < 15; j-- {
-			if j < i && !isPrefix(code[j]) {
-				break
-			}
-			fresh, err := c.WatchCounterAt(base+uint64(j), i-j+l)
-			if err != nil {
-				return n, err
-			}
-			if fresh {
-				n++
-			}
-		}
-	}
-	return n, nil
 }
 
 // CounterInsnAt tells whether code starts with a counter-reading
@@ -205,9 +87,11 @@ func CounterInsnAt(code []byte) (CounterInsn, int) {
 	return 0, 0
 }
 
-// WatchCounterAt hooks the counter read of size bytes at pc, as
-// WatchCounters does, unless it has a hook already; it reports whether it
-// had none.
+// WatchCounterAt hooks the counter read (rdtsc, rdtscp, with any
+// prefixes) of size bytes at pc, unless it has a hook already, so that it
+// reads the guest's clock instead of the host's; it reports whether it had
+// none. The translated code holding pc is discarded: a block whose counter
+// read is hooked as it is first seen must start over (BlockInfo.Restart).
 func (c *CPU) WatchCounterAt(pc uint64, size int) (bool, error) {
 	if _, ok := c.counter.watched[pc]; ok {
 		return false, nil

@@ -15,21 +15,20 @@
 #include "fpstatus.h"
 #include "x87.h"
 
-ic_sites *ic_sites_new(ic_state *s, int pc_reg) {
+ic_sites *ic_sites_new(ic_state *s) {
 	ic_sites *ss = calloc(1, sizeof *ss);
 	if (!ss) return NULL;
 	ss->s = s;
-	ss->pc_reg = pc_reg;
 	return ss;
 }
 
 // ic_restart restarts the block at addr, whose first-sight hook added a
-// site to it: its translation was discarded, and writing the PC from the
+// site or a counter read's hook to it: its translation was discarded, and writing the PC from the
 // block hook leaves the translated block before its first instruction.
 // Nothing of this entry was counted (see count_block).
 void ic_restart(ic_state *s, uint64_t addr) {
 	s->restart = 0;
-	uc_reg_write(s->uc, s->sites->pc_reg, &addr);
+	uc_reg_write(s->uc, s->pc_reg, &addr);
 }
 
 // site_cut takes back the instructions of the current block's execution
@@ -62,7 +61,7 @@ static void site_cut(ic_sites *ss, ic_site *site, uint64_t from) {
 void ic_site_skip(ic_sites *ss, ic_site *site, uint64_t addr) {
 	uint64_t next = addr + site->len;
 	site_cut(ss, site, next);
-	uc_reg_write(ss->s->uc, ss->pc_reg, &next);
+	uc_reg_write(ss->s->uc, ss->s->pc_reg, &next);
 }
 
 // parity is PF for a result's low byte: set for an even number of ones.

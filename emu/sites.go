@@ -143,7 +143,7 @@ func (c *CPU) AddSite(s Site) (bool, error) {
 		return false, fmt.Errorf("emu: site at %#x: bad length %d or kind %d", s.PC, s.Len, s.Kind)
 	}
 	if c.sites.all == nil {
-		c.sites.all = C.ic_sites_new(c.st, C.int(c.pcReg()))
+		c.sites.all = C.ic_sites_new(c.st)
 		if c.sites.all == nil {
 			return false, errOOM
 		}

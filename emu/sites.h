@@ -69,7 +69,6 @@ typedef struct ic_site {
 // The sites of one CPU.
 typedef struct ic_sites {
 	ic_state *s;
-	int pc_reg;
 	ic_site *head; // every site
 	// A fixing site whose instruction ran (its hook ran before it) and
 	// whose repair is due at the next instruction, with what it saved.
@@ -86,7 +85,7 @@ typedef struct ic_sites {
 	uint32_t refused_kind;
 } ic_sites;
 
-ic_sites *ic_sites_new(ic_state *s, int pc_reg);
+ic_sites *ic_sites_new(ic_state *s);
 ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_err *err);
 uc_err ic_site_del(ic_sites *ss, ic_site *site);
 void ic_sites_settle(ic_sites *ss, int faulted, uint64_t fault_pc);

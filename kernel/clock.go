@@ -132,28 +132,3 @@ func (p *Process) untilTime(id int32, t int64) (int64, error) {
 	return t - ts.Nano(), nil
 }
 
-// watchCode finds the counter-reading instructions in guest memory that
-// holds code, before the guest runs it, so that they read the guest's
-// clock (emu.CPU.WatchCounters).
-func watchCode(cpu CPU, addr, size uint64) error {
-	w, ok := cpu.(interface {
-		WatchCounters(addr, size uint64) (int, error)
-	})
-	if !ok || size == 0 {
-		return nil
-	}
-	_, err := w.WatchCounters(addr, size)
-	return err
-}
-
-// watchExecutable watches every executable mapping.
-func (m *addressSpace) watchExecutable() error {
-	for v := range m.vmas.all() {
-		if v.prot&emu.ProtExec != 0 {
-			if err := watchCode(m.cpu, v.start, v.end-v.start); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}

@@ -35,10 +35,7 @@ func (p *Process) writeMem(addr uint64, b []byte) error {
 		return unix.EFAULT
 	}
 	if p.mm.executable(addr, addr+uint64(len(b))) {
-		if err := p.cpu.InvalidateCode(addr, uint64(len(b))); err != nil {
-			return err
-		}
-		return watchCode(p.cpu, addr, uint64(len(b)))
+		return p.cpu.InvalidateCode(addr, uint64(len(b)))
 	}
 	return nil
 }

@@ -129,11 +129,6 @@ func (m *addressSpace) protect(start, end uint64, prot emu.Prot) error {
 				return err
 			}
 		}
-		if v.prot&emu.ProtExec == 0 && prot&emu.ProtExec != 0 {
-			if err := watchCode(m.cpu, v.start, v.end-v.start); err != nil {
-				return err
-			}
-		}
 		v.prot = prot
 	}
 	return nil

@@ -242,9 +242,6 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 		loaded(prov, interp, iimg.Base)
 		spec.InterpBase = iimg.Base
 	}
-	if err := mm.watchExecutable(); err != nil {
-		return err
-	}
 	mm.setBrk(img.End)
 	// Every exec starts from the run's seed: a program's AT_RANDOM and
 	// getrandom are what they are when it runs alone.

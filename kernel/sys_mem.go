@@ -149,16 +149,10 @@ func sysMmap(t *Task, a [6]uint64) (uint64, error) {
 		m.sharedFile = append(m.sharedFile, [2]uint64{addr, addr + size})
 	}
 	if src != nil {
-		shown, err := p.mapFile(src, addr, size, length, off)
-		if err != nil {
+		if _, err := p.mapFile(src, addr, size, length, off); err != nil {
 			m.unmap(addr, addr+size)
 			p.prov.cut(addr, addr+size)
 			return 0, err
-		}
-		if prot&emu.ProtExec != 0 {
-			if err := watchCode(p.cpu, addr, shown); err != nil {
-				return 0, err
-			}
 		}
 	}
 	return addr, nil
@@ -244,11 +238,6 @@ func sysMremap(t *Task, a [6]uint64) (uint64, error) {
 			return 0, err
 		}
 		if err := p.cpu.Write(addr+at, piece); err != nil {
-			return 0, err
-		}
-	}
-	if prot&emu.ProtExec != 0 {
-		if err := watchCode(p.cpu, addr, oldSize); err != nil {
 			return 0, err
 		}
 	}
