@@ -131,4 +131,3 @@ func (p *Process) untilTime(id int32, t int64) (int64, error) {
 	}
 	return t - ts.Nano(), nil
 }
-
