@@ -210,6 +210,12 @@ func Version() string {
 // New creates a CPU for arch with every hook installed, ready to map memory.
 func New(arch Arch, hooks Hooks, opts Options) (*CPU, error) {
 	c, err := open(arch, opts.CodeBuffer)
+	return started(c, err, hooks, opts)
+}
+
+// started makes c, which open returned with err, a CPU with hooks and
+// opts, closing it on an error.
+func started(c *CPU, err error, hooks Hooks, opts Options) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}

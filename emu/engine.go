@@ -42,14 +42,7 @@ func (e *Engine) CPU(hooks Hooks, opts Options) (*CPU, error) {
 	<-e.done
 	c, err := e.c, e.err
 	e.c, e.err = nil, errUsedUp
-	if err != nil {
-		return nil, err
-	}
-	if err := c.start(hooks, opts); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+	return started(c, err, hooks, opts)
 }
 
 // Close waits for the emulator and releases it unless it was made a CPU.
