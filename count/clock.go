@@ -2,6 +2,7 @@ package count
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/fixedclock"
@@ -48,13 +49,23 @@ type counterReads struct {
 }
 
 // hook hooks the counter reads of b, a block at addr, that have no hook
-// yet, and reports whether it hooked any: the block must start over.
+// yet, and reports whether it hooked any: the block must start over. Past
+// an instruction the decoder could not decode, where the rest of the
+// block's instructions are unknown, every byte is taken for a possible
+// start.
 func (c *counterReads) hook(addr uint64, b *decodedBlock) bool {
 	if c.dec.arch != emu.X86_64 || b.code == nil {
 		return false
 	}
+	starts := b.starts
+	if b.bad != "" && len(starts) > 0 {
+		starts = slices.Clone(starts)
+		for off := starts[len(starts)-1] + 1; int(off) < len(b.code); off++ {
+			starts = append(starts, off)
+		}
+	}
 	hooked := false
-	for _, off := range b.starts {
+	for _, off := range starts {
 		insn, n := emu.CounterInsnAt(b.code[off:])
 		if insn == 0 {
 			continue
