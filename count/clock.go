@@ -2,7 +2,6 @@ package count
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/icount-dev/icount/emu"
 	"github.com/icount-dev/icount/fixedclock"
@@ -34,49 +33,43 @@ func clockUse(info kernel.ClockInfo) profile.ClockUse {
 	return u
 }
 
-// counterReads hooks the counter reads (rdtsc, rdtscp) of each block
-// seen for the first time, before it runs: the block then starts over,
-// translated with the hooks, as it does for an instruction site, so that
-// every read of the counter, the first too, reads the guest's clock. They
-// are found among the block's decoded instructions, wherever the code came
-// from (loaded, mapped, or stored by the program itself, as a JIT does):
-// a search of the code by its bytes would also hook the pattern where it
-// lies in data or inside other instructions (libc alone has dozens), and
-// every hook costs the emulator time at every instruction it translates.
-type counterReads struct {
-	cpu *emu.CPU
-	dec *decoder
-}
-
-// hook hooks the counter reads of b, a block at addr, that have no hook
-// yet, and reports whether it hooked any: the block must start over. Past
-// an instruction the decoder could not decode, where the rest of the
-// block's instructions are unknown, every byte is taken for a possible
-// start.
-func (c *counterReads) hook(addr uint64, b *decodedBlock) bool {
-	if c.dec.arch != emu.X86_64 || b.code == nil {
+// hookCounters hooks the counter reads (rdtsc, rdtscp) of b, a new block
+// at addr, that have no hook yet, and reports whether it hooked any: the
+// block then starts over, translated with the hooks, as it does for an
+// instruction site (hookSites), so that every read of the counter, the
+// first too, reads the guest's clock. They are found among the block's
+// decoded instructions, wherever the code came from (loaded, mapped, or
+// stored by the program itself, as a JIT does): a search of the code by
+// its bytes would also hook the pattern where it lies in data or inside
+// other instructions (libc alone has dozens), and every hook costs the
+// emulator time at every instruction it translates. Past an instruction
+// the decoder could not decode, where the rest of the block's
+// instructions are unknown, every byte is taken for a possible start.
+func (d *decoder) hookCounters(b *decodedBlock, addr uint64) bool {
+	if d.cpu == nil || d.arch != emu.X86_64 || b.code == nil {
 		return false
 	}
-	starts := b.starts
-	if b.bad != "" && len(starts) > 0 {
-		starts = slices.Clone(starts)
-		for off := starts[len(starts)-1] + 1; int(off) < len(b.code); off++ {
-			starts = append(starts, off)
-		}
-	}
 	hooked := false
-	for _, off := range starts {
+	hook := func(off uint32) {
 		insn, n := emu.CounterInsnAt(b.code[off:])
 		if insn == 0 {
-			continue
+			return
 		}
 		pc := addr + uint64(off)
-		fresh, err := c.cpu.WatchCounterAt(pc, n)
+		fresh, err := d.cpu.WatchCounterAt(pc, n)
 		if err != nil {
-			c.dec.failed = append(c.dec.failed, fmt.Sprintf("cannot hook the %s at %#x: %v", insn, pc, err))
-			continue
+			d.failed = append(d.failed, fmt.Sprintf("cannot hook the %s at %#x: %v", insn, pc, err))
+			return
 		}
 		hooked = hooked || fresh
+	}
+	for _, off := range b.starts {
+		hook(off)
+	}
+	if b.bad != "" && len(b.starts) > 0 {
+		for off := b.starts[len(b.starts)-1] + 1; int(off) < len(b.code); off++ {
+			hook(off)
+		}
 	}
 	return hooked
 }

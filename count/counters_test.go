@@ -7,7 +7,7 @@ import (
 )
 
 // TestCounterReadsHooked hooks the counter reads of blocks as they are
-// first seen: an rdtsc among the decoded instructions once (the block
+// first seen (hookCounters): an rdtsc among the decoded instructions once (the block
 // starts over the first time only), not the pattern inside another
 // instruction, and, past an instruction the decoder could not decode,
 // the pattern at any byte.
@@ -17,7 +17,7 @@ func TestCounterReadsHooked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cpu.Close()
-	c := &counterReads{cpu: cpu, dec: &decoder{arch: emu.X86_64}}
+	d := &decoder{arch: emu.X86_64, cpu: cpu}
 	cases := []struct {
 		name  string
 		addr  uint64
@@ -34,14 +34,14 @@ func TestCounterReadsHooked(t *testing.T) {
 		{"undecoded", 0x3000, &decodedBlock{code: []byte{0x90, 0xff, 0x0f, 0x31}, starts: []uint32{0, 1}, bad: "cannot decode"}, true, 2},
 	}
 	for _, k := range cases {
-		if got := c.hook(k.addr, k.block); got != k.want {
+		if got := d.hookCounters(k.block, k.addr); got != k.want {
 			t.Errorf("%s: starts over %v, want %v", k.name, got, k.want)
 		}
 		if got := cpu.CounterSites(); got != k.sites {
 			t.Errorf("%s: %d counter hooks, want %d", k.name, got, k.sites)
 		}
 	}
-	if len(c.dec.failed) != 0 {
-		t.Errorf("failures: %q", c.dec.failed)
+	if len(d.failed) != 0 {
+		t.Errorf("failures: %q", d.failed)
 	}
 }

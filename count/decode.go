@@ -103,8 +103,8 @@ type decoder struct {
 	// were decoded (see forget).
 	forgotten map[uint32]*decodedBlock
 	failed    []string // blocks whose instructions could not all be decoded
-	// cpu hooks the instruction sites found in new blocks (sites.go);
-	// nil hooks none.
+	// cpu hooks the instruction sites (sites.go) and counter reads
+	// (hookCounters) found in new blocks; nil hooks none.
 	cpu siteHooks
 	// probes returns the probes of a new block of the function entered at
 	// fn (gobench.go); nil for none.
@@ -149,11 +149,12 @@ func carve[T any](slab *[]T, n, chunk int) []T {
 }
 
 // newBlock is the emulator's first-sight hook: it counts the block's
-// instructions, names its function and classifies how it ends.
-func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, *decodedBlock) {
+// instructions, names its function, classifies how it ends, and hooks its
+// instruction sites and counter reads (the block then restarts).
+func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	k := blockKey{addr, size}
 	if b, ok := d.blocks[k]; ok {
-		return b.info, b
+		return b.info
 	}
 	b, code := d.alloc(size)
 	b.id = id
@@ -188,8 +189,10 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) (emu.BlockInfo, 
 	}
 	d.blocks[k] = b
 	info := b.info
-	info.Restart = d.hookSites(b, d.sitesOf(b, addr, shape))
-	return info, b
+	sites := d.hookSites(b, d.sitesOf(b, addr, shape))
+	counters := d.hookCounters(b, addr)
+	info.Restart = sites || counters
+	return info
 }
 
 // sitesOf returns the instruction sites of b, a new block at addr decoded

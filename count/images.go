@@ -23,11 +23,10 @@ import (
 
 // image is count's side of one address space.
 type image struct {
-	cpu      *emu.CPU
-	dec      *decoder
-	mods     *modules
-	counters *counterReads
-	loc      *locator
+	cpu  *emu.CPU
+	dec  *decoder
+	mods *modules
+	loc  *locator
 	// parts counts the stretches of the run the guest asks for (parts.go).
 	parts *partCounter
 	kimg  *kernel.Image // the kernel's record, once it made one
@@ -86,11 +85,7 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	hooks := emu.Hooks{
 		NewBlock: func(id uint32, addr uint64, size uint32) emu.BlockInfo {
-			info, b := im.dec.newBlock(id, addr, size)
-			if im.counters.hook(addr, b) {
-				info.Restart = true
-			}
-			return info
+			return im.dec.newBlock(id, addr, size)
 		},
 		Syscall:     func() { r.k.Syscall() },
 		Interrupt:   func(intno uint32) bool { return r.k.Interrupt(intno) },
@@ -138,7 +133,6 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	r.shareShapes(im.dec)
 	cpu.SetSiteCuts(im.dec.siteCuts)
-	im.counters = &counterReads{cpu: cpu, dec: im.dec}
 	im.loc = &locator{dec: im.dec, cpu: cpu}
 	cpu.SetCounter(func(insn emu.CounterInsn) uint64 { return r.k.ReadCounter(insn) }, im.dec.notRun)
 	if parent != nil {

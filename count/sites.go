@@ -13,9 +13,11 @@ import (
 // entry then does not count, and it restarts translated with the hook.
 // Blocks without such instructions are untouched.
 
-// siteHooks is what the decoder needs of the CPU to hook sites.
+// siteHooks is what the decoder needs of the CPU to hook sites and
+// counter reads.
 type siteHooks interface {
 	AddSite(emu.Site) (bool, error)
+	WatchCounterAt(pc uint64, size int) (bool, error)
 }
 
 // hookSites hooks the sites decoding found among the instructions of b,
