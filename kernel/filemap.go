@@ -15,15 +15,15 @@ import (
 // /proc) is copied as it reads, its pages past what it gave reading zeros.
 
 // mapFile fills the new mapping [addr, addr+size) of length bytes of f
-// from offset off, and returns how many bytes of it show the file.
-func (p *Process) mapFile(f *file, addr, size, length, off uint64) (uint64, error) {
+// from offset off.
+func (p *Process) mapFile(f *file, addr, size, length, off uint64) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(f.host, &st); err != nil {
-		return 0, errnoOf(err)
+		return errnoOf(err)
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		return 0, unix.ENODEV
+		return unix.ENODEV
 	case unix.S_IFREG:
 	default:
 		return p.copyForMap(f, addr, length, off)
@@ -35,22 +35,22 @@ func (p *Process) mapFile(f *file, addr, size, length, off uint64) (uint64, erro
 	if shown > 0 {
 		mapped, err := p.cpu.MapFile(addr, pageUp(shown), f.host, off)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if !mapped {
 			return p.copyForMap(f, addr, shown, off)
 		}
 	} else if !hostMaps(f.host) {
-		return 0, nil // nothing to show: zeros, as copyForMap gives
+		return nil // nothing to show: zeros, as copyForMap gives
 	}
 	p.mm.setFile(addr, addr+size, idOf(&st), off)
 	p.k.mappedFiles[idOf(&st)] = true
 	if beyond := addr + pageUp(shown); beyond < addr+size {
 		if err := p.cpu.PastEOF(beyond, addr+size-beyond); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	return shown, nil
+	return nil
 }
 
 // hostMaps reports whether the host can map the file open at fd.
@@ -66,8 +66,8 @@ func hostMaps(fd int) bool {
 // copyForMap copies what a mapping at addr of length bytes of a file the
 // host does not map from off shows: the bytes a read gives, at most
 // maxIO at a time, up to the first short read.
-func (p *Process) copyForMap(f *file, addr, length, off uint64) (uint64, error) {
-	return p.k.withIOBuffer(min(length, maxIO), func(buf []byte) (uint64, error) {
+func (p *Process) copyForMap(f *file, addr, length, off uint64) error {
+	_, err := p.k.withIOBuffer(min(length, maxIO), func(buf []byte) (uint64, error) {
 		done := uint64(0)
 		for done < length {
 			piece := buf[:min(uint64(len(buf)), length-done)]
@@ -85,6 +85,7 @@ func (p *Process) copyForMap(f *file, addr, length, off uint64) (uint64, error) 
 		}
 		return done, nil
 	})
+	return err
 }
 
 // setFile records that [start, end), one mapping, shows the file id from

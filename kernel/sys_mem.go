@@ -149,7 +149,7 @@ func sysMmap(t *Task, a [6]uint64) (uint64, error) {
 		m.sharedFile = append(m.sharedFile, [2]uint64{addr, addr + size})
 	}
 	if src != nil {
-		if _, err := p.mapFile(src, addr, size, length, off); err != nil {
+		if err := p.mapFile(src, addr, size, length, off); err != nil {
 			m.unmap(addr, addr+size)
 			p.prov.cut(addr, addr+size)
 			return 0, err
