@@ -121,21 +121,30 @@ func Open(path string) (*Executable, error) {
 }
 
 // ArchOf reads the architecture of the ELF executable at path from its
-// header, without validating the file: what Open will say, for a start
-// made before Open (emu.Prepare). It reports false for any file that is
-// not a 64-bit little-endian ELF file for an architecture icount runs.
+// header alone (checkIdent, then the machine): what Open will say, for a
+// start made before Open (emu.Prepare). It reports false for any file
+// that is not a 64-bit little-endian ELF file for an architecture icount
+// runs.
 func ArchOf(path string) (emu.Arch, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
-	var h [20]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil || !bytes.Equal(h[:4], []byte(elf.ELFMAG)) ||
-		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(h[elf.EI_DATA]) != elf.ELFDATA2LSB {
+	st, err := f.Stat()
+	if err != nil {
 		return 0, false
 	}
-	switch elf.Machine(binary.LittleEndian.Uint16(h[18:])) {
+	var h [20]byte // up to e_machine
+	if _, err := io.ReadFull(f, h[:]); err != nil || checkIdent(path, h[:], st.Size()) != nil {
+		return 0, false
+	}
+	return archOf(elf.Machine(binary.LittleEndian.Uint16(h[18:])))
+}
+
+// archOf is the architecture of ELF machine m, if icount runs it.
+func archOf(m elf.Machine) (emu.Arch, bool) {
+	switch m {
 	case elf.EM_X86_64:
 		return emu.X86_64, true
 	case elf.EM_AARCH64:
@@ -206,12 +215,8 @@ func parse(path string, data []byte, sum string) (exe *Executable, err error) {
 		return nil, errorf(path, NotRunnable, "malformed ELF file: %v", err)
 	}
 	exe = &Executable{Path: path, Size: int64(len(data)), data: data}
-	switch f.Machine {
-	case elf.EM_X86_64:
-		exe.Arch = emu.X86_64
-	case elf.EM_AARCH64:
-		exe.Arch = emu.ARM64
-	default:
+	var ok bool
+	if exe.Arch, ok = archOf(f.Machine); !ok {
 		return nil, errorf(path, Unsupported, "is an ELF file for %v; icount runs x86-64 and aarch64 executables", f.Machine)
 	}
 	switch f.Type {
