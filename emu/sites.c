@@ -23,9 +23,9 @@ ic_sites *ic_sites_new(ic_state *s) {
 }
 
 // ic_restart restarts the block at addr, whose first-sight hook added a
-// site or a counter read's hook to it: its translation was discarded, and writing the PC from the
-// block hook leaves the translated block before its first instruction.
-// Nothing of this entry was counted (see count_block).
+// site or a counter read's hook to it: its translation was discarded, and
+// writing the PC from the block hook leaves the translated block before
+// its first instruction. Nothing of this entry was counted (count_block).
 void ic_restart(ic_state *s, uint64_t addr) {
 	s->restart = 0;
 	uc_reg_write(s->uc, s->pc_reg, &addr);
