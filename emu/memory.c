@@ -215,36 +215,6 @@ int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi) {
 	return 0;
 }
 
-// ic_mem_next_touched returns the first address of [lo, hi) (from lo's
-// host page on) whose host memory the host may have given a page: one
-// with a slab behind it whose host page is resident (mincore), or hi if
-// none. Host memory never touched reads as zeros, so a search of guest
-// memory for bytes may skip it, and a huge zero mapping costs no reads.
-uint64_t ic_mem_next_touched(ic_mem *m, uint64_t lo, uint64_t hi) {
-	const uint64_t hp = (uint64_t)m->host_page;
-	unsigned char vec[512];
-	for (uint64_t a = lo & ~(hp - 1); a < hi;) {
-		uint64_t i = a >> IC_SLAB_BITS;
-		if (i >= IC_NSLABS) return hi;
-		uint64_t slab_end = (i + 1) << IC_SLAB_BITS;
-		if (!m->slab[i]) {
-			a = slab_end;
-			continue;
-		}
-		uint64_t end = a + sizeof vec * hp;
-		if (end > slab_end) end = slab_end;
-		if (mincore(m->slab[i] + (a & (SLAB_SIZE - 1)), end - a, vec) != 0) return a > lo ? a : lo;
-		for (uint64_t k = 0; k < (end - a) / hp; k++) {
-			if (vec[k] & 1) {
-				uint64_t r = a + k * hp;
-				return r > lo ? (r < hi ? r : hi) : lo;
-			}
-		}
-		a = end;
-	}
-	return hi;
-}
-
 // ic_mem_zero zeroes the host memory behind [lo, hi) (page aligned) and
 // gives it back to the host. The emulator's TLB entries stay valid: they
 // point at the same host pages, which now read as zeros.

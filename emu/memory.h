@@ -112,7 +112,6 @@ int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files);
 int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off);
-uint64_t ic_mem_next_touched(ic_mem *m, uint64_t lo, uint64_t hi);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
 void ic_mem_grant(ic_mem *m);
 uc_err ic_mem_ungrant(ic_mem *m);
