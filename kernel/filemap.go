@@ -43,14 +43,45 @@ func (p *Process) mapFile(f *file, addr, size, length, off uint64) error {
 	} else if !hostMaps(f.host) {
 		return nil // nothing to show: zeros, as copyForMap gives
 	}
-	p.mm.setFile(addr, addr+size, idOf(&st), off)
-	p.k.mappedFiles[idOf(&st)] = true
+	p.k.showsFile(p.mm, addr, addr+size, idOf(&st), off)
 	if beyond := addr + pageUp(shown); beyond < addr+size {
 		if err := p.cpu.PastEOF(beyond, addr+size-beyond); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// showsFile records that [start, end), one mapping of m, shows the file id
+// from offset off, for a truncation of it to find (fileCut).
+func (k *Kernel) showsFile(m *addressSpace, start, end uint64, id fileID, off uint64) {
+	m.setFile(start, end, id, off)
+	k.mappedFiles[id] = true
+}
+
+// programMemory is the address space a program and its interpreter are
+// loaded into at exec, as the loader sees it: their segments show their
+// files' pages where the host maps them, as mapFile's mappings do.
+type programMemory struct {
+	*addressSpace
+	k *Kernel
+}
+
+// MapFile implements loader.FileMemory.
+func (m programMemory) MapFile(addr, size uint64, fd int, off uint64) (bool, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return false, nil // the loader copies the bytes it holds
+	}
+	mapped, err := m.cpu.MapFile(addr, size, fd, off)
+	if mapped && err == nil {
+		// A mapping the loader made may hold more than the file's pages
+		// (a segment's zero part): those are not the file's.
+		m.vmas.splitAt(addr)
+		m.vmas.splitAt(addr + size)
+		m.k.showsFile(m.addressSpace, addr, addr+size, idOf(&st), off)
+	}
+	return mapped, err
 }
 
 // hostMaps reports whether the host can map the file open at fd.

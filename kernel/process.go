@@ -225,7 +225,7 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	}
 	mm := newAddressSpace(cpu)
 	prov := &provenance{onExec: k.opts.ExecMapped}
-	img, err := exe.Load(mm)
+	img, err := exe.Load(programMemory{mm, k})
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 	var interpBase uint64
 	var spec loader.StackSpec
 	if interp != nil {
-		iimg, err := interp.LoadAt(mm, interp.InterpBase())
+		iimg, err := interp.LoadAt(programMemory{mm, k}, interp.InterpBase())
 		if err != nil {
 			return err
 		}

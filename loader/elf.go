@@ -62,6 +62,7 @@ type Executable struct {
 	SHA256  string
 	BuildID string
 	data    []byte
+	file    *os.File // open while the Executable lives (Open); nil from Parse
 
 	// ExecStack says the program asks for an executable stack
 	// (PT_GNU_STACK with PF_X, as `-z execstack` makes it).
@@ -87,7 +88,6 @@ func Open(path string) (*Executable, error) {
 	if err != nil {
 		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
 	}
-	defer f.Close()
 	// The first bytes say whether it is an ELF file icount runs: a file
 	// that is not is refused without reading the rest.
 	head := make([]byte, min(st.Size(), identSize))
@@ -99,6 +99,7 @@ func Open(path string) (*Executable, error) {
 	}
 	data, mapped, err := contents(f, head, st.Size())
 	if err != nil {
+		f.Close()
 		return nil, errorf(path, NotRunnable, "cannot read: %v", unwrapPath(err))
 	}
 	// The digest through the run's cache of them, which count and the
@@ -110,14 +111,31 @@ func Open(path string) (*Executable, error) {
 	} else {
 		exe, err = parse(path, data, sum)
 	}
-	switch {
-	case !mapped:
-	case err != nil:
-		unix.Munmap(data)
-	default:
-		runtime.AddCleanup(exe, func(b []byte) { unix.Munmap(b) }, data)
+	h := held{f, data, mapped}
+	if err != nil {
+		h.release()
+		return nil, err
 	}
-	return exe, err
+	// The file stays open for the loader to map its pages (LoadAt), and
+	// goes, with the mapping of its bytes, when the Executable does.
+	exe.file = f
+	runtime.AddCleanup(exe, held.release, h)
+	return exe, nil
+}
+
+// held is what an opened Executable holds of the host: its file, and the
+// mapping of its bytes if they were mapped.
+type held struct {
+	file   *os.File
+	data   []byte
+	mapped bool
+}
+
+func (h held) release() {
+	h.file.Close()
+	if h.mapped {
+		unix.Munmap(h.data)
+	}
 }
 
 // ArchOf reads the architecture of the ELF executable at path from its

@@ -1,7 +1,10 @@
 package loader
 
 import (
+	"cmp"
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 
 	"github.com/icount-dev/icount/emu"
@@ -13,6 +16,18 @@ type Memory interface {
 	// what it holds (the file path, "[stack]").
 	Map(addr, size uint64, prot emu.Prot, name string) error
 	Write(addr uint64, b []byte) error
+}
+
+// FileMemory is a Memory that can show a file's pages in place of copies
+// of its bytes, as Linux maps a program: host memory is then used only for
+// the pages the guest touches, and shared with the host's page cache.
+type FileMemory interface {
+	Memory
+	// MapFile makes [addr, addr+size) (whole pages, newly mapped by Map)
+	// a private mapping of the file open at fd from offset off. It
+	// reports false when the host cannot map it there: the pages then
+	// read zeros, as before.
+	MapFile(addr, size uint64, fd int, off uint64) (bool, error)
 }
 
 // Image is an executable mapped into guest memory.
@@ -54,9 +69,11 @@ func (e *Executable) Load(mem Memory) (*Image, error) {
 }
 
 // LoadAt maps the segments into mem with base added to their addresses:
-// Base() for the executable, InterpBase() for its interpreter. Only the
-// file's bytes are written: the zero part of a segment (its .bss) is the
-// fresh mapping's, so host memory is used when the guest touches it.
+// Base() for the executable, InterpBase() for its interpreter. A segment's
+// pages show the file's (mapFilePages) where mem and the layout allow,
+// else its file bytes are written; the zero part of a segment (its .bss)
+// is the fresh mapping's, so host memory is used when the guest touches
+// it, but for what shares a page with the file bytes.
 func (e *Executable) LoadAt(mem Memory, base uint64) (*Image, error) {
 	img := &Image{Base: base, Entry: base + e.Entry, Phnum: e.Phnum, Phent: e.Phent, Start: ^uint64(0)}
 	for _, r := range e.pageRuns(base) {
@@ -69,10 +86,25 @@ func (e *Executable) LoadAt(mem Memory, base uint64) (*Image, error) {
 		img.Start = min(img.Start, r.start)
 		img.End = max(img.End, r.end)
 	}
+	mapped, all, err := e.mapFilePages(mem, base)
+	if err != nil {
+		return nil, err
+	}
 	for i, s := range e.Segs {
 		addr := base + s.Vaddr
-		if err := mem.Write(addr, e.data[s.Offset:s.Offset+s.Filesz]); err != nil {
-			return nil, fmt.Errorf("loading %s at %#x: %w", e.Path, addr, err)
+		if !all {
+			if err := mem.Write(addr, e.data[s.Offset:s.Offset+s.Filesz]); err != nil {
+				return nil, fmt.Errorf("loading %s at %#x: %w", e.Path, addr, err)
+			}
+		}
+		// A page of the file holding the end of the file bytes shows the
+		// file past them. Where a zero part follows, the rest of that
+		// page is zeroed up to the next segment, as Linux's loader clears
+		// it: ld.so's first allocations take that memory as zeros.
+		if lo, hi := addr+s.Filesz, min(pageUp(addr+s.Filesz), e.nextStart(s, base)); mapped && s.Filesz > 0 && s.Memsz > s.Filesz && lo < hi {
+			if err := mem.Write(lo, make([]byte, hi-lo)); err != nil {
+				return nil, fmt.Errorf("zeroing bss of %s at %#x: %w", e.Path, lo, err)
+			}
 		}
 		// Where an earlier segment's file bytes lie in this one's zero
 		// part (segments sharing a page), they are zeroed.
@@ -92,6 +124,62 @@ func (e *Executable) LoadAt(mem Memory, base uint64) (*Image, error) {
 		}
 	}
 	return img, nil
+}
+
+// mapFilePages makes the pages of every segment's file bytes at base show
+// the file (FileMemory.MapFile), if mem can and the file is open, and
+// reports whether it mapped any and all. It maps none when two segments
+// overlap in memory or share a page that would show different pages of
+// the file. When the host refuses one, the rest are not asked: the file
+// bytes are then written over every segment, mapped or not.
+func (e *Executable) mapFilePages(mem Memory, base uint64) (mapped, all bool, err error) {
+	fm, ok := mem.(FileMemory)
+	if !ok || e.file == nil {
+		return false, false, nil
+	}
+	type filePages struct{ lo, hi, off uint64 }
+	var runs []filePages
+	segs := slices.Clone(e.Segs)
+	slices.SortFunc(segs, func(a, b Segment) int { return cmp.Compare(a.Vaddr, b.Vaddr) })
+	for i, s := range segs {
+		if i > 0 && segs[i-1].Vaddr+segs[i-1].Memsz > s.Vaddr {
+			return false, false, nil
+		}
+		if s.Filesz == 0 {
+			continue
+		}
+		addr := base + s.Vaddr
+		r := filePages{pageDown(addr), pageUp(addr + s.Filesz), pageDown(s.Offset)}
+		if k := len(runs) - 1; k >= 0 && runs[k].hi > r.lo && runs[k].lo-runs[k].off != r.lo-r.off {
+			return false, false, nil
+		}
+		runs = append(runs, r)
+	}
+	defer runtime.KeepAlive(e) // its cleanup closes the file
+	fd := int(e.file.Fd())
+	for _, r := range runs {
+		ok, err := fm.MapFile(r.lo, r.hi-r.lo, fd, r.off)
+		if err != nil {
+			return mapped, false, fmt.Errorf("mapping %s at %#x: %w", e.Path, r.lo, err)
+		}
+		if !ok {
+			return mapped, false, nil
+		}
+		mapped = true
+	}
+	return mapped, true, nil
+}
+
+// nextStart is where the segment after s in memory starts at base (the
+// end of the address space after the last).
+func (e *Executable) nextStart(s Segment, base uint64) uint64 {
+	next := ^uint64(0)
+	for _, o := range e.Segs {
+		if o.Vaddr > s.Vaddr {
+			next = min(next, base+o.Vaddr)
+		}
+	}
+	return next
 }
 
 // pageRun is a range of whole pages mapped with one protection.

@@ -2,6 +2,8 @@ package loader
 
 import (
 	"encoding/binary"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/icount-dev/icount/emu"
@@ -94,5 +96,87 @@ func TestPageRuns(t *testing.T) {
 	}
 	if mem.written != 0x2000+0x800+0x800 {
 		t.Errorf("wrote %#x bytes, want the files' 0x2800 and 0x800 of zeros", mem.written)
+	}
+}
+
+// fileMemory is a memory that can map files: it records the MapFile calls
+// (address, size, offset) and the writes (address, length), and refuses
+// the refuse'th call and those after it (0: none).
+type fileMemory struct {
+	ranges
+	files  [][3]uint64
+	writes [][2]uint64
+	refuse int
+}
+
+func (m *fileMemory) Write(addr uint64, b []byte) error {
+	m.writes = append(m.writes, [2]uint64{addr, uint64(len(b))})
+	return m.ranges.Write(addr, b)
+}
+
+func (m *fileMemory) MapFile(addr, size uint64, fd int, off uint64) (bool, error) {
+	if m.refuse > 0 && len(m.files)+1 >= m.refuse {
+		return false, nil
+	}
+	m.files = append(m.files, [3]uint64{addr, size, off})
+	return true, nil
+}
+
+// TestLoadMapsFilePages loads through a memory that maps files: each
+// segment's file pages are the file's, and only the zero part's share of
+// the page holding the end of the file bytes is written (zeros, up to the
+// next segment), so that loading copies nothing. Two segments sharing a
+// page the file gives alike are mapped both; two that would show
+// different pages of the file there, and segments overlapping in memory
+// make the loader copy the file bytes instead; so does a host refusing a
+// mapping, the zero parts' pages zeroed still.
+func TestLoadMapsFilePages(t *testing.T) {
+	f, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rx, rw := emu.ProtRead|emu.ProtExec, emu.ProtRead|emu.ProtWrite
+	cases := []struct {
+		name   string
+		segs   []Segment
+		refuse int
+		files  [][3]uint64
+		writes [][2]uint64
+	}{
+		{"apart", []Segment{
+			{Vaddr: 0x400000, Offset: 0, Filesz: 0x1800, Memsz: 0x1800, Prot: rx},
+			{Vaddr: 0x402e00, Offset: 0x1e00, Filesz: 0x300, Memsz: 0x1400, Prot: rw},
+		}, 0, [][3]uint64{{0x400000, 0x2000, 0}, {0x402000, 0x2000, 0x1000}}, [][2]uint64{{0x403100, 0xf00}}},
+		{"sharing a page alike", []Segment{
+			{Vaddr: 0x400000, Offset: 0, Filesz: 0x1800, Memsz: 0x1800, Prot: rx},
+			{Vaddr: 0x401800, Offset: 0x1800, Filesz: 0x100, Memsz: 0x200, Prot: rw},
+			{Vaddr: 0x401c00, Offset: 0x1c00, Filesz: 0x10, Memsz: 0x10, Prot: rw},
+		}, 0, [][3]uint64{{0x400000, 0x2000, 0}, {0x401000, 0x1000, 0x1000}, {0x401000, 0x1000, 0x1000}}, [][2]uint64{{0x401900, 0x300}}},
+		{"sharing a page unlike", []Segment{
+			{Vaddr: 0x400000, Offset: 0, Filesz: 0x1800, Memsz: 0x1800, Prot: rx},
+			{Vaddr: 0x401800, Offset: 0x2800, Filesz: 0x100, Memsz: 0x200, Prot: rw},
+		}, 0, nil, [][2]uint64{{0x400000, 0x1800}, {0x401800, 0x100}}},
+		{"overlapping", []Segment{
+			{Vaddr: 0x400000, Offset: 0, Filesz: 0x2000, Memsz: 0x2000, Prot: rx},
+			{Vaddr: 0x401000, Offset: 0x1000, Filesz: 0x800, Memsz: 0x2000, Prot: rx},
+		}, 0, nil, [][2]uint64{{0x400000, 0x2000}, {0x401000, 0x800}, {0x401800, 0x800}}},
+		{"refused", []Segment{
+			{Vaddr: 0x400000, Offset: 0, Filesz: 0x1800, Memsz: 0x1800, Prot: rx},
+			{Vaddr: 0x402e00, Offset: 0x1e00, Filesz: 0x300, Memsz: 0x1400, Prot: rw},
+		}, 2, [][3]uint64{{0x400000, 0x2000, 0}}, [][2]uint64{{0x400000, 0x1800}, {0x402e00, 0x300}, {0x403100, 0xf00}}},
+	}
+	for _, c := range cases {
+		exe := &Executable{data: make([]byte, 0x3000), file: f, Segs: c.segs}
+		mem := &fileMemory{refuse: c.refuse}
+		if _, err := exe.LoadAt(mem, 0); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !slices.Equal(mem.files, c.files) {
+			t.Errorf("%s: mapped the file at %#x, want %#x", c.name, mem.files, c.files)
+		}
+		if !slices.Equal(mem.writes, c.writes) {
+			t.Errorf("%s: wrote %#x, want %#x", c.name, mem.writes, c.writes)
+		}
 	}
 }

@@ -5,7 +5,8 @@
  * past the end, whatever its protection, and EFAULT for a system call's
  * buffer there; MADV_DONTNEED giving the file's bytes back; a fork's child
  * seeing what its parent saw; a truncation making the pages past the new
- * end SIGBUS, written or not; a file larger than 1 GiB mapped whole.
+ * end SIGBUS, written or not; a file larger than 1 GiB mapped whole; the
+ * program's own data and .bss given back (MADV_DONTNEED).
  * cmd/icount/syscalls_test.go compares the output natively and under
  * icount. */
 #define _GNU_SOURCE
@@ -174,6 +175,27 @@ static void big(void)
 	unlink("big");
 }
 
+/* own is initialized data of the program's own file, whole pages of it. */
+static char own[3 * PAGE] __attribute__((aligned(PAGE))) = {[0] = 'f', [PAGE] = 'i', [2 * PAGE] = 'l'};
+/* owned is its zero part (.bss), beside the data. */
+static char owned[2 * PAGE];
+
+/* image gives back pages of the program's own image, which the loader
+ * maps privately from its file: initialized data shows the file's bytes
+ * again, written or not, and .bss zeros. */
+static void image(void)
+{
+	own[PAGE] = 'X';
+	own[2 * PAGE] = 'Y';
+	owned[PAGE] = 'Z';
+	show("own data, madvise DONTNEED its second page", madvise(own + PAGE, PAGE, MADV_DONTNEED));
+	printf("  its pages: %c %c %c\n", own[0], own[PAGE], own[2 * PAGE]);
+	char *z = (char *)(((uintptr_t)owned + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+	z[0] = 'W';
+	show("own bss, madvise DONTNEED a page", madvise(z, PAGE, MADV_DONTNEED));
+	printf("  its byte: %d\n", z[0]);
+}
+
 int main(int argc, char **argv)
 {
 	start(argc, argv);
@@ -184,6 +206,7 @@ int main(int argc, char **argv)
 	sigaction(SIGSEGV, &sa, NULL);
 	contents();
 	big();
+	image();
 	printf("done\n");
 	return 0;
 }
