@@ -98,10 +98,12 @@ type decoder struct {
 	// function entered at fn resumes a goroutine (emu.EndResume); nil for
 	// no.
 	resumes func(fn uint64) bool
-	blocks  map[blockKey]*decodedBlock
-	// forgotten holds, by id, the blocks whose code changed after they
-	// were decoded (see forget).
-	forgotten map[uint32]*decodedBlock
+	// blocks are the decodings of the blocks the emulator holds, by
+	// address and size; byID every decoding by the id the emulator first
+	// gave it (the emulator's ids count from 1), those whose code changed
+	// since (forget) too.
+	blocks map[blockKey]*decodedBlock
+	byID   []*decodedBlock
 	failed    []string // blocks whose instructions could not all be decoded
 	// cpu hooks the instruction sites (sites.go) and counter reads
 	// (hookCounters) found in new blocks; nil hooks none.
@@ -188,6 +190,10 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.info.End = emu.EndResume
 	}
 	d.blocks[k] = b
+	for int(id) >= len(d.byID) {
+		d.byID = append(d.byID, nil)
+	}
+	d.byID[id] = b
 	info := b.info
 	sites := d.hookSites(b, d.sitesOf(b, addr, shape))
 	counters := d.hookCounters(b, addr)
@@ -456,24 +462,21 @@ func isX86Prefix(b byte) bool {
 // code changed (munmap, MAP_FIXED, mprotect, a system call or a guest
 // store writing into code): the next block at their address, new code,
 // even one with an old block's address and size, is decoded and counted as
-// what it is.
+// what it is. Their decodings stay known by id (of).
 func (d *decoder) forget(blocks []emu.Block) {
 	for _, b := range blocks {
 		k := blockKey{b.Addr, b.Size}
 		if db, ok := d.blocks[k]; ok && db.id == b.ID {
-			if d.forgotten == nil {
-				d.forgotten = map[uint32]*decodedBlock{}
-			}
-			d.forgotten[b.ID] = db
 			delete(d.blocks, k)
 		}
 	}
 }
 
-// of returns the decoding of a block of the emulator's table.
+// of returns the decoding of a block of the emulator's table: nil for one
+// newBlock answered with the decoding of an earlier id.
 func (d *decoder) of(b emu.Block) *decodedBlock {
-	if db := d.blocks[blockKey{b.Addr, b.Size}]; db != nil && db.id == b.ID {
-		return db
+	if int(b.ID) < len(d.byID) {
+		return d.byID[b.ID]
 	}
-	return d.forgotten[b.ID]
+	return nil
 }
