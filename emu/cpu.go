@@ -785,7 +785,10 @@ func (c *CPU) Blocks() []Block {
 		}
 	}
 	slices.SortFunc(out, func(a, b Block) int {
-		return cmp.Or(cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Size, b.Size), cmp.Compare(a.ID, b.ID))
+		if a.Addr != b.Addr { // nearly always: the rest is not computed
+			return cmp.Compare(a.Addr, b.Addr)
+		}
+		return cmp.Or(cmp.Compare(a.Size, b.Size), cmp.Compare(a.ID, b.ID))
 	})
 	return out
 }
