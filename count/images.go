@@ -127,9 +127,15 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 	}
 	im.dec.cpu = cpu
 	im.parts = &partCounter{im: im}
-	if g := newGoBench(im.parts, im.mods); g != nil {
-		im.parts.gobench = g
-		im.dec.probes = g.probes
+	// Only a program of Go's toolchain may run Go benchmarks: another's
+	// symbols are not read for them here, on the run's thread before its
+	// first instruction (11 ms for python3), but beside it (prefetcher).
+	// A fork's child runs its parent's program.
+	if exe != nil && exe.Go || parent != nil && parent.parts.gobench != nil {
+		if g := newGoBench(im.parts, im.mods); g != nil {
+			im.parts.gobench = g
+			im.dec.probes = g.probes
+		}
 	}
 	r.shareShapes(im.dec)
 	cpu.SetSiteCuts(im.dec.siteCuts)

@@ -67,6 +67,12 @@ type Executable struct {
 	// ExecStack says the program asks for an executable stack
 	// (PT_GNU_STACK with PF_X, as `-z execstack` makes it).
 	ExecStack bool
+
+	// Go says the file was built by Go's toolchain: it has a section of
+	// Go's build information (.go.buildinfo or .note.go.buildid), which
+	// its linker writes, stripped or not. Only such a program may hold Go
+	// benchmarks or goroutines, which count looks for by symbol.
+	Go bool
 }
 
 // Open reads and validates the executable at path.
@@ -249,6 +255,7 @@ func parse(path string, data []byte, sum string) (exe *Executable, err error) {
 		return nil, errorf(path, NotRunnable, "has ELF type %v, not an executable", f.Type)
 	}
 	exe.Entry = f.Entry
+	exe.Go = f.Section(".go.buildinfo") != nil || f.Section(".note.go.buildid") != nil
 	exe.Phoff = binary.LittleEndian.Uint64(data[0x20:])
 	exe.Phent = int(binary.LittleEndian.Uint16(data[0x36:]))
 	exe.Phnum = len(f.Progs)

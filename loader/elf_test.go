@@ -48,11 +48,31 @@ func TestParseMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if exe.Arch != emu.X86_64 || exe.PIE || exe.Entry != 0x400078 || len(exe.Segs) != 1 {
+	if exe.Arch != emu.X86_64 || exe.PIE || exe.Go || exe.Entry != 0x400078 || len(exe.Segs) != 1 {
 		t.Fatalf("got %+v", exe)
 	}
 	if exe.Segs[0].Prot != emu.ProtRead|emu.ProtExec {
 		t.Errorf("prot %v", exe.Segs[0].Prot)
+	}
+}
+
+// A program Go's toolchain built is known as one from its sections, and
+// C programs are not (both arches' builds of make testprogs).
+func TestGoProgramsKnown(t *testing.T) {
+	for path, want := range map[string]bool{
+		"../testdata/build/go/amd64/bench.test": true, "../testdata/build/go/arm64/bench.test": true,
+		"../testdata/build/c/empty-glibc": false, "../testdata/build/arm64/c/empty-glibc": false,
+	} {
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("%s is not built (make testprogs)", path)
+		}
+		exe, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exe.Go != want {
+			t.Errorf("%s: Go %v, want %v", path, exe.Go, want)
+		}
 	}
 }
 
