@@ -104,7 +104,7 @@ type decoder struct {
 	// since (forget) too.
 	blocks map[blockKey]*decodedBlock
 	byID   []*decodedBlock
-	failed    []string // blocks whose instructions could not all be decoded
+	failed []string // blocks whose instructions could not all be decoded
 	// cpu hooks the instruction sites (sites.go) and counter reads
 	// (hookCounters) found in new blocks; nil hooks none.
 	cpu siteHooks
