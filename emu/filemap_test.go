@@ -137,8 +137,8 @@ func TestMapFile(t *testing.T) {
 }
 
 // TestMapFileFork checks a fork's copy of memory where a file is mapped:
-// every page of the file, read before or not, in memory of the child's
-// own, the pages past its end refused still, the child's writes its own.
+// every page of the file, read before or not, the parent's writes, the
+// pages past its end refused still, the child's writes its own.
 func TestMapFileFork(t *testing.T) {
 	parent := newTestCPU(t, X86_64)
 	const a = 0x7fff_f000_0000
@@ -167,6 +167,112 @@ func TestMapFileFork(t *testing.T) {
 	on := make([]byte, 5)
 	if _, err := f.ReadAt(on, 2*PageSize); err != nil || !bytes.Equal(on, data[2*PageSize:2*PageSize+5]) {
 		t.Errorf("the child's write reached the file: %q, %v", on, err)
+	}
+}
+
+// TestMapFileForkShares checks that a fork's child maps the files its
+// parent's pages show, not copies of them: the file's later changes show
+// in the pages neither wrote, the parent's writes stay in the child, Zero
+// gives the child the file's bytes back, and a page where the parent
+// mapped a second file over the first shows the second.
+func TestMapFileForkShares(t *testing.T) {
+	parent := newTestCPU(t, X86_64)
+	const a = 0x7fff_f000_0000
+	f, data := mappedFile(t, parent, a)
+	if err := parent.Write(a+10, []byte("parent")); err != nil {
+		t.Fatal(err)
+	}
+	// Page 1 becomes a second file's first page.
+	second := fileBytes(PageSize)
+	for i := range second {
+		second[i] ^= 0x55
+	}
+	path := filepath.Join(t.TempDir(), "second")
+	if err := os.WriteFile(path, second, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := parent.Unmap(a+PageSize, PageSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Map(a+PageSize, PageSize, ProtRead|ProtWrite); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := parent.MapFile(a+PageSize, PageSize, int(g.Fd()), 0); !ok || err != nil {
+		t.Fatalf("MapFile: %v, %v", ok, err)
+	}
+	child := newTestCPU(t, X86_64)
+	if err := child.CopyMemoryFrom(parent); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte(nil), data...)
+	copy(want[10:], "parent")
+	copy(want[PageSize:], second)
+	if got := readAt(t, child, a, len(want)); !bytes.Equal(got, want) {
+		t.Fatal("the child's memory is not the parent's")
+	}
+	// The files change under both.
+	if _, err := f.WriteAt([]byte("FILE"), 2*PageSize+7); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.WriteAt([]byte("SECOND"), 30); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAt(t, child, a+2*PageSize+7, 4); string(got) != "FILE" {
+		t.Errorf("the child's page 2 does not show the file's change: %q", got)
+	}
+	if got := readAt(t, child, a+PageSize+30, 6); string(got) != "SECOND" {
+		t.Errorf("the child's page 1 does not show the second file's change: %q", got)
+	}
+	if got := readAt(t, child, a+10, 6); string(got) != "parent" {
+		t.Errorf("the parent's write is not the child's: %q", got)
+	}
+	if err := child.Zero(a, PageSize); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAt(t, child, a+10, 6); !bytes.Equal(got, data[10:16]) {
+		t.Errorf("Zero did not give the child the file's bytes back: %q", got)
+	}
+	if got := readAt(t, parent, a+10, 6); string(got) != "parent" {
+		t.Errorf("the child's Zero reached the parent: %q", got)
+	}
+}
+
+// TestMapFileRecordsBounded maps a file and unmaps it again and again:
+// what the CPU keeps of the file mappings for a fork (a descriptor each)
+// goes once no page shows them.
+func TestMapFileRecordsBounded(t *testing.T) {
+	c := newTestCPU(t, X86_64)
+	const a = 0x7fff_f000_0000
+	f, _ := mappedFile(t, c, a)
+	openFDs := func() int {
+		entries, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip(err)
+		}
+		return len(entries)
+	}
+	before := openFDs()
+	for range 200 {
+		if err := c.Unmap(a, 6*PageSize); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Map(a, 4*PageSize, ProtRead); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := c.MapFile(a, 4*PageSize, int(f.Fd()), 0); !ok || err != nil {
+			t.Fatalf("MapFile: %v, %v", ok, err)
+		}
+		if err := c.Map(a+4*PageSize, 2*PageSize, ProtRead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := openFDs(); after > before+16 {
+		t.Errorf("%d descriptors open after 200 mappings of a file, %d before", after, before)
 	}
 }
 

@@ -25,6 +25,9 @@
 // The bits of a /proc/self/pagemap entry that say a page exists.
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAPPED (1ull << 62)
+// The bit of a present page that says it is a file's (or shared), not the
+// process's own: a private file mapping's page the process wrote lacks it.
+#define PM_FILE (1ull << 61)
 
 static int zeros(const uint8_t *p) {
 	const uint64_t *q = (const uint64_t *)p;
@@ -93,10 +96,51 @@ static int copy_data(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, i
 	return 0;
 }
 
+// copy_written copies to dst the pages of [lo, hi), a mapping of a file in
+// src and in dst, that src holds of its own: written (the host's private
+// copy, no longer the file's page) or swapped out. The others show the
+// file in both. It returns -1 when the host's page map cannot be read.
+static int copy_written(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
+	const uint64_t hp = (uint64_t)src->host_page;
+	uint64_t map[CHUNK / 4096];
+	for (uint64_t a = lo, next; a < hi; a = next) {
+		next = (a | (CHUNK - 1)) + 1; // a chunk lies in one slab
+		if (next > hi) next = hi;
+		const uint8_t *from = src->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
+		uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
+		uint64_t first = (uintptr_t)from / hp, n = (next - a) / hp;
+		if (pread(pagemap, map, n * 8, (off_t)(first * 8)) != (ssize_t)(n * 8)) return -1;
+		for (uint64_t k = 0; k < n; k++)
+			if ((map[k] & PM_PRESENT && !(map[k] & PM_FILE)) || map[k] & PM_SWAPPED)
+				memcpy(to + k * hp, from + k * hp, hp);
+	}
+	return 0;
+}
+
+// copy_file_pages gives dst the pages of [lo, hi), which show files in src
+// (IC_FILE): the same mappings of the files (ic_mem_file_at), with the
+// pages src wrote copied over them, where the host maps them; a copy of
+// every page elsewhere. A fork then costs the pages the parent wrote, not
+// its programs' and libraries' code.
+static int copy_file_pages(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
+	for (uint64_t a = lo, next; a < hi; a = next) {
+		const ic_filemap *f = ic_mem_file_at(src, a, &next);
+		if (next > hi) next = hi;
+		if (f && pagemap >= 0 && ic_mem_map_file(dst, a, next, f->fd, f->off + (a - f->lo)) == 0) {
+			if (copy_written(dst, src, a, next, pagemap) == 0) continue;
+			ic_mem_release(dst, a, next, 1); // its file's pages again: copied whole
+			if (ic_mem_update(dst, a, next, (uint8_t)~IC_FILE, 0) != 0) return -1;
+		}
+		if (copy_data(dst, src, a, next, pagemap, 1) != 0) return -1;
+	}
+	return 0;
+}
+
 // ic_mem_copy_from gives dst, which has nothing mapped, every mapping of
 // src with its permissions and contents; the marks of pages holding code
 // are not copied (dst has no translations), and the pages of a file's
-// mapping (IC_FILE) are copied into dst's anonymous memory. It returns 0,
+// mapping (IC_FILE) are dst's mapping of the same file, with the pages src
+// wrote copied (copy_file_pages). It returns 0,
 // or IC_COPY_NOMEM or IC_COPY_NOHOST with *failed_at the address it
 // failed at.
 int ic_mem_copy_from(ic_mem *dst, const ic_mem *src, uint64_t *failed_at) {
@@ -115,7 +159,8 @@ int ic_mem_copy_from(ic_mem *dst, const ic_mem *src, uint64_t *failed_at) {
 		*failed_at = a;
 		if (ic_mem_set(dst, a, end, v & ~IC_FILE) != 0) err = IC_COPY_NOMEM;
 		else if ((v & UC_PROT_ALL) && ic_mem_back(dst, a, end) != 0) err = IC_COPY_NOHOST;
-		else if (copy_data(dst, src, a, end, pagemap, v & IC_FILE) != 0) err = IC_COPY_NOHOST;
+		else if (v & IC_FILE ? copy_file_pages(dst, src, a, end, pagemap) : copy_data(dst, src, a, end, pagemap, 0))
+			err = IC_COPY_NOHOST;
 	}
 	if (pagemap >= 0) close(pagemap);
 	return err;

@@ -2,6 +2,7 @@
 // the host memory behind guest addresses (see memory.h).
 #include "memory.h"
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,60 @@ void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files) {
 	}
 }
 
+// prune_files drops the file mappings no page shows any more: those
+// without a page of IC_FILE left, and those a newer one covers whole.
+static void prune_files(ic_mem *m) {
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < m->nfiles; i++) {
+		ic_filemap f = m->files[i];
+		int shown = (ic_mem_any(m, f.lo, f.hi) & IC_FILE) != 0;
+		for (uint32_t j = i + 1; j < m->nfiles && shown; j++)
+			if (m->files[j].lo <= f.lo && f.hi <= m->files[j].hi) shown = 0;
+		if (shown)
+			m->files[kept++] = f;
+		else
+			close(f.fd);
+	}
+	m->nfiles = kept;
+}
+
+// forget_files drops the file mappings that cover any page of [lo, hi).
+static void forget_files(ic_mem *m, uint64_t lo, uint64_t hi) {
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < m->nfiles; i++) {
+		ic_filemap f = m->files[i];
+		if (f.lo < hi && lo < f.hi)
+			close(f.fd);
+		else
+			m->files[kept++] = f;
+	}
+	m->nfiles = kept;
+}
+
+// keep_file records that [lo, hi) shows the file open at fd from off,
+// with a duplicate of fd. Without room or a descriptor, the older
+// mappings there are forgotten instead, for none to answer for the
+// pages: a fork copies them.
+static void keep_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off) {
+	if (m->nfiles == m->capfiles) prune_files(m);
+	if (m->nfiles == m->capfiles) {
+		uint32_t cap = m->capfiles ? 2 * m->capfiles : 16;
+		ic_filemap *f = realloc(m->files, cap * sizeof *f);
+		if (!f) {
+			forget_files(m, lo, hi);
+			return;
+		}
+		m->files = f;
+		m->capfiles = cap;
+	}
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup < 0) {
+		forget_files(m, lo, hi);
+		return;
+	}
+	m->files[m->nfiles++] = (ic_filemap){lo, hi, off, dup};
+}
+
 // ic_mem_map_file makes the host memory behind [lo, hi) (page aligned,
 // newly mapped: reading zeros) a private mapping of the host file fd from
 // offset off, which must hold the range's bytes but for part of its last
@@ -256,7 +311,7 @@ void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files) {
 // host's SIGBUS), and marks its pages IC_FILE. It returns -1 when the
 // host cannot map the file (or its pages are not the guest's size): the
 // memory then reads zeros still, for the caller to copy the file's bytes
-// instead.
+// instead. The mapping is recorded (keep_file) for a fork to repeat.
 int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off) {
 	if (m->host_page != PAGE_SIZE || ic_mem_back(m, lo, hi) != 0) return -1;
 	for (uint64_t a = lo, next; a < hi; a = next) {
@@ -269,7 +324,25 @@ int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off) {
 			return -1;
 		}
 	}
+	keep_file(m, lo, hi, fd, off);
 	return ic_mem_update(m, lo, hi, 0xff, IC_FILE);
+}
+
+// ic_mem_file_at returns the file mapping a page at addr with IC_FILE
+// shows (the newest that covers it), or NULL; *end is where the next
+// page that may show another begins.
+const ic_filemap *ic_mem_file_at(const ic_mem *m, uint64_t addr, uint64_t *end) {
+	*end = UINT64_MAX;
+	for (uint32_t i = m->nfiles; i-- > 0;) {
+		const ic_filemap *f = &m->files[i];
+		if (f->lo <= addr && addr < f->hi) {
+			if (f->hi < *end) *end = f->hi;
+			return f;
+		}
+		// A newer mapping starting further on covers its pages.
+		if (f->lo > addr && f->lo < *end) *end = f->lo;
+	}
+	return NULL;
 }
 
 // ic_mem_copy copies n bytes between buf and guest memory at addr, which
@@ -432,6 +505,8 @@ uc_err ic_mem_install(ic_mem *m) {
 void ic_mem_free(ic_mem *m) {
 	if (!m) return;
 	ic_mem_free_suspects(m);
+	for (uint32_t i = 0; i < m->nfiles; i++) close(m->files[i].fd);
+	free(m->files);
 	for (int i = 0; i < 512; i++) free_entry(m->root[i], 3);
 	for (uint32_t i = 0; i < IC_NSLABS; i++)
 		if (m->slab[i]) {

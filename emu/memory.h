@@ -58,6 +58,15 @@ typedef struct ic_suspect {
 	uint8_t *bytes; // the page as its code was translated from; NULL once settled
 } ic_suspect;
 
+// A file mapping ic_mem_map_file made: [lo, hi) showed the file open at
+// fd (icount's own duplicate of the descriptor it was given) from offset
+// off. A fork's child is given the same mapping of the pages that still
+// show it (fork.c), not a copy of them.
+typedef struct ic_filemap {
+	uint64_t lo, hi, off;
+	int fd;
+} ic_filemap;
+
 typedef struct ic_mem {
 	uc_engine *uc;
 	int exec_reads; // PROT_EXEC implies read access (x86-64)
@@ -95,6 +104,12 @@ typedef struct ic_mem {
 	// [held_lo, held_hi) instead, for Go to discard or mark afterwards.
 	int hold_marks;
 	uint64_t held_lo, held_hi;
+
+	// The file mappings made, oldest first: a page with IC_FILE shows the
+	// newest that covers it. Those that no page shows any more go when
+	// room is needed (a page without a record is copied at a fork).
+	ic_filemap *files;
+	uint32_t nfiles, capfiles;
 } ic_mem;
 
 ic_mem *ic_mem_new(uc_engine *uc, int exec_reads);
@@ -112,6 +127,7 @@ int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi);
 void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files);
 int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off);
+const ic_filemap *ic_mem_file_at(const ic_mem *m, uint64_t addr, uint64_t *end);
 int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write);
 void ic_mem_grant(ic_mem *m);
 uc_err ic_mem_ungrant(ic_mem *m);

@@ -4,9 +4,11 @@
  * in the pages it has not written; SIGBUS (BUS_ADRERR) for a page wholly
  * past the end, whatever its protection, and EFAULT for a system call's
  * buffer there; MADV_DONTNEED giving the file's bytes back; a fork's child
- * seeing what its parent saw; a truncation making the pages past the new
+ * seeing what its parent saw, and given the file's bytes back as its parent
+ * is; a truncation making the pages past the new
  * end SIGBUS, written or not; a file larger than 1 GiB mapped whole; the
- * program's own data and .bss given back (MADV_DONTNEED).
+ * program's own data and .bss given back (MADV_DONTNEED), in a fork's child
+ * too.
  * cmd/icount/syscalls_test.go compares the output natively and under
  * icount. */
 #define _GNU_SOURCE
@@ -118,6 +120,12 @@ static void contents(void)
 		printf("  child: page 1 as the parent wrote it: %d, page 3 the file's: %d\n", p[PAGE + 10] == 'Y', same(p + 3 * PAGE, 3 * PAGE, 100));
 		touch("  child: read page 4", p + 4 * PAGE + 8, 0);
 		p[3 * PAGE] = 'C';
+		/* Its mapping is the file's still: a page given back is the
+		 * file's again, the parent's writes gone. */
+		show("  child: madvise DONTNEED page 1", madvise(p + PAGE, PAGE, MADV_DONTNEED));
+		char was = 0;
+		pread(fd, &was, 1, PAGE + 10);
+		printf("  child: page 1 the file's again: %d, not the parent's write: %d\n", p[PAGE + 10] == was, p[PAGE + 10] != 'Y');
 		_exit(0);
 	}
 	int status;
@@ -194,6 +202,20 @@ static void image(void)
 	z[0] = 'W';
 	show("own bss, madvise DONTNEED a page", madvise(z, PAGE, MADV_DONTNEED));
 	printf("  its byte: %d\n", z[0]);
+	/* A fork's child sees the parent's writes, and gets the file's bytes
+	 * back as the parent does. */
+	own[PAGE] = 'V';
+	z[0] = 'U';
+	pid_t child = fork();
+	if (child == 0) {
+		printf("  child: %c %c %c, bss %c\n", own[0], own[PAGE], own[2 * PAGE], z[0]);
+		show("  child: madvise DONTNEED the data's second page", madvise(own + PAGE, PAGE, MADV_DONTNEED));
+		printf("  child: %c\n", own[PAGE]);
+		_exit(0);
+	}
+	int status;
+	waitpid(child, &status, 0);
+	printf("  parent after: %c\n", own[PAGE]);
 }
 
 int main(int argc, char **argv)
