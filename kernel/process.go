@@ -242,6 +242,11 @@ func (p *Process) execImage(t *Task, exe, interp *loader.Executable, argv, env [
 		loaded(prov, interp, iimg.Base)
 		spec.InterpBase = iimg.Base
 	}
+	// Loaded: their mappings hold the files.
+	exe.CloseFile()
+	if interp != nil {
+		interp.CloseFile()
+	}
 	mm.setBrk(img.End)
 	// Every exec starts from the run's seed: a program's AT_RANDOM and
 	// getrandom are what they are when it runs alone.

@@ -62,7 +62,7 @@ type Executable struct {
 	SHA256  string
 	BuildID string
 	data    []byte
-	file    *os.File // open while the Executable lives (Open); nil from Parse
+	file    *os.File // open until CloseFile (Open); nil from Parse
 
 	// ExecStack says the program asks for an executable stack
 	// (PT_GNU_STACK with PF_X, as `-z execstack` makes it).
@@ -122,11 +122,23 @@ func Open(path string) (*Executable, error) {
 		h.release()
 		return nil, err
 	}
-	// The file stays open for the loader to map its pages (LoadAt), and
-	// goes, with the mapping of its bytes, when the Executable does.
+	// The file stays open for the loader to map its pages (LoadAt) until
+	// CloseFile, or until the Executable goes with the mapping of its
+	// bytes.
 	exe.file = f
 	runtime.AddCleanup(exe, held.release, h)
 	return exe, nil
+}
+
+// CloseFile closes the file an Executable Open made keeps open for LoadAt
+// to map: a LoadAt after it copies the file's bytes. Loaded once, a program
+// needs it no more (its mappings hold the file), and a run of many
+// programs need not keep one descriptor each until they are collected.
+func (e *Executable) CloseFile() {
+	if e.file != nil {
+		e.file.Close()
+		e.file = nil
+	}
 }
 
 // held is what an opened Executable holds of the host: its file, and the

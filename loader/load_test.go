@@ -135,7 +135,6 @@ func TestLoadMapsFilePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	rx, rw := emu.ProtRead|emu.ProtExec, emu.ProtRead|emu.ProtWrite
 	cases := []struct {
 		name   string
@@ -178,5 +177,15 @@ func TestLoadMapsFilePages(t *testing.T) {
 		if !slices.Equal(mem.writes, c.writes) {
 			t.Errorf("%s: wrote %#x, want %#x", c.name, mem.writes, c.writes)
 		}
+	}
+	// Once its file is closed, an executable is copied.
+	exe := &Executable{data: make([]byte, 0x3000), file: f, Segs: cases[0].segs}
+	exe.CloseFile()
+	mem := &fileMemory{}
+	if _, err := exe.LoadAt(mem, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(mem.files) != 0 || mem.ranges.written != 0x1800+0x300 {
+		t.Errorf("after CloseFile: mapped %#x and wrote %#x bytes, want nothing mapped and 0x1b00 bytes written", mem.files, mem.ranges.written)
 	}
 }
