@@ -21,15 +21,7 @@ func fileBytes(n int) []byte {
 func mappedFile(t *testing.T, c *CPU, a uint64) (*os.File, []byte) {
 	t.Helper()
 	data := fileBytes(3*PageSize + 100)
-	path := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
+	f := testFile(t, data)
 	if err := c.Map(a, 6*PageSize, ProtRead|ProtWrite); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +32,22 @@ func mappedFile(t *testing.T, c *CPU, a uint64) (*os.File, []byte) {
 		t.Fatal(err)
 	}
 	return f, data
+}
+
+// testFile writes data to a new file and opens it for reading and
+// writing, until the test ends.
+func testFile(t *testing.T, data []byte) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 // readAt reads n bytes of c's memory at addr, failing the test if it
@@ -187,15 +195,7 @@ func TestMapFileForkShares(t *testing.T) {
 	for i := range second {
 		second[i] ^= 0x55
 	}
-	path := filepath.Join(t.TempDir(), "second")
-	if err := os.WriteFile(path, second, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	g := testFile(t, second)
 	if err := parent.Unmap(a+PageSize, PageSize); err != nil {
 		t.Fatal(err)
 	}
