@@ -52,8 +52,8 @@ func (p *Process) mapFile(f *file, addr, size, length, off uint64) error {
 	return nil
 }
 
-// showsFile records that [start, end), one mapping of m, shows the file id
-// from offset off, for a truncation of it to find (fileCut).
+// showsFile records that [start, end), mapped in m, shows the file id from
+// offset off, for a truncation of it to find (fileCut).
 func (k *Kernel) showsFile(m *addressSpace, start, end uint64, id fileID, off uint64) {
 	m.setFile(start, end, id, off)
 	k.mappedFiles[id] = true
@@ -75,10 +75,6 @@ func (m programMemory) MapFile(addr, size uint64, fd int, off uint64) (bool, err
 	}
 	mapped, err := m.cpu.MapFile(addr, size, fd, off)
 	if mapped && err == nil {
-		// A mapping the loader made may hold more than the file's pages
-		// (a segment's zero part): those are not the file's.
-		m.vmas.splitAt(addr)
-		m.vmas.splitAt(addr + size)
 		m.k.showsFile(m.addressSpace, addr, addr+size, idOf(&st), off)
 	}
 	return mapped, err
@@ -119,9 +115,12 @@ func (p *Process) copyForMap(f *file, addr, length, off uint64) error {
 	return err
 }
 
-// setFile records that [start, end), one mapping, shows the file id from
-// offset off.
+// setFile records that [start, end), mapped, shows the file id from
+// offset off. A mapping reaching past either end (the loader's, with a
+// segment's zero part) is split there: the rest is not the file's.
 func (m *addressSpace) setFile(start, end uint64, id fileID, off uint64) {
+	m.vmas.splitAt(start)
+	m.vmas.splitAt(end)
 	for v := range m.vmas.overlapping(start, end) {
 		v.file, v.off = id, off+(v.start-start)
 	}
