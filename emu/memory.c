@@ -267,17 +267,12 @@ static void prune_files(ic_mem *m) {
 	m->nfiles = kept;
 }
 
-// forget_files drops the file mappings that cover any page of [lo, hi).
+// forget_files drops the file mappings that cover any page of [lo, hi):
+// emptied, no page shows them.
 static void forget_files(ic_mem *m, uint64_t lo, uint64_t hi) {
-	uint32_t kept = 0;
-	for (uint32_t i = 0; i < m->nfiles; i++) {
-		ic_filemap f = m->files[i];
-		if (f.lo < hi && lo < f.hi)
-			close(f.fd);
-		else
-			m->files[kept++] = f;
-	}
-	m->nfiles = kept;
+	for (uint32_t i = 0; i < m->nfiles; i++)
+		if (m->files[i].lo < hi && lo < m->files[i].hi) m->files[i].hi = m->files[i].lo;
+	prune_files(m);
 }
 
 // keep_file records that [lo, hi) shows the file open at fd from off,
