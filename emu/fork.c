@@ -50,6 +50,16 @@ static int copy_run(ic_mem *dst, uint64_t a, const uint8_t *from, uint64_t n) {
 	return 0;
 }
 
+// read_page_map reads into map the host's page-map entries of the host
+// pages (of hp bytes) holding [p, p + len), at most max of them. It
+// returns the number of the first (never 0: the host's first page is
+// never memory icount uses), or 0 when it cannot read them.
+static uint64_t read_page_map(int pagemap, const uint8_t *p, uint64_t len, uint64_t hp, uint64_t *map, uint64_t max) {
+	uint64_t first = (uintptr_t)p / hp, n = ((uintptr_t)p + len - 1) / hp - first + 1;
+	if (pagemap < 0 || n > max || pread(pagemap, map, n * 8, (off_t)(first * 8)) != (ssize_t)(n * 8)) return 0;
+	return first;
+}
+
 // copy_chunk copies the pages of [lo, hi), within one chunk of src that
 // may hold data, to dst: those the host holds that are not all zeros.
 // pagemap is /proc/self/pagemap, -1 if the host has none: every page is
@@ -57,10 +67,9 @@ static int copy_run(ic_mem *dst, uint64_t a, const uint8_t *from, uint64_t n) {
 static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
 	const uint8_t *host = src->slab[lo >> IC_SLAB_BITS] + (lo & (SLAB - 1));
 	const uint64_t hp = (uint64_t)src->host_page;
-	uint64_t first = (uintptr_t)host / hp, n = ((uintptr_t)host + (hi - lo) - 1) / hp - first + 1;
 	uint64_t map[CHUNK / 4096 + 1];
-	int known = pagemap >= 0 && n <= sizeof map / sizeof map[0] &&
-	            pread(pagemap, map, n * 8, (off_t)(first * 8)) == (ssize_t)(n * 8);
+	uint64_t first = read_page_map(pagemap, host, hi - lo, hp, map, sizeof map / sizeof map[0]);
+	int known = first != 0;
 	uint64_t run = lo, len = 0; // pages to copy from run on
 	for (uint64_t a = lo; a < hi; a += PAGE) {
 		const uint8_t *p = host + (a - lo);
@@ -108,9 +117,8 @@ static int copy_written(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi
 		if (next > hi) next = hi;
 		const uint8_t *from = src->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
 		uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
-		uint64_t first = (uintptr_t)from / hp, n = (next - a) / hp;
-		if (pread(pagemap, map, n * 8, (off_t)(first * 8)) != (ssize_t)(n * 8)) return -1;
-		for (uint64_t k = 0; k < n; k++)
+		if (!read_page_map(pagemap, from, next - a, hp, map, sizeof map / sizeof map[0])) return -1;
+		for (uint64_t k = 0; k < (next - a) / hp; k++)
 			if ((map[k] & PM_PRESENT && !(map[k] & PM_FILE)) || map[k] & PM_SWAPPED)
 				memcpy(to + k * hp, from + k * hp, hp);
 	}
