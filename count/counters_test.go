@@ -7,10 +7,10 @@ import (
 )
 
 // TestCounterReadsHooked hooks the counter reads of blocks as they are
-// first seen (hookCounters): an rdtsc among the decoded instructions once (the block
-// starts over the first time only), not the pattern inside another
-// instruction, and, past an instruction the decoder could not decode,
-// the pattern at any byte.
+// first seen (hookCounters): an rdtsc among the decoded instructions once
+// (the block starts over the first time only), not the pattern inside
+// another instruction, and, past an instruction the decoder could not
+// decode, the pattern at any byte.
 func TestCounterReadsHooked(t *testing.T) {
 	cpu, err := emu.New(emu.X86_64, emu.Hooks{}, emu.Options{})
 	if err != nil {
