@@ -391,8 +391,13 @@ build: deps
 # container image). Needs Go, gcc, glibc's static libraries and
 # pkg-config finding a libunicorn >= 2.1 with its static library, not the
 # rest of deps.
+# -trimpath keeps the checkout's directory out of Go's build cache key, and
+# Go does not hash pkg-config's output: emu cached from another checkout
+# would bring that checkout's -L to the link. Unicorn's -L in CGO_LDFLAGS,
+# which Go does hash, keys emu by where this build's Unicorn is.
 STATIC := bin/icount-static
 static:
+	CGO_LDFLAGS="$${CGO_LDFLAGS--g -O2} $$(pkg-config --libs-only-L unicorn)" \
 	$(GO) build -trimpath -tags osusergo,netgo \
 	    -ldflags "-s -w -X main.version=$(ICOUNT_VERSION) -linkmode external -extldflags -static" \
 	    -o $(STATIC) ./cmd/icount

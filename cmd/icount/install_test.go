@@ -88,9 +88,22 @@ func TestGoInstall(t *testing.T) {
 // (file says so, ldd finds nothing to load), has the SHA-256 the archive
 // gives, and counts a static and a dynamic program as bin/icount does,
 // run with an empty environment from a directory outside the checkout.
+// Before it, a static icount is built against a copy of Unicorn that is
+// then deleted, as another checkout sharing Go's build cache would: the
+// release build must not link with that copy's path.
 func TestDist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the static icount")
+	}
+	other := t.TempDir()
+	if out, err := exec.Command("cp", "-rL", filepath.Join(repoRoot, ".deps", "unicorn"), filepath.Join(repoRoot, ".deps", "pkgconfig"), other).CombinedOutput(); err != nil {
+		t.Fatalf("copying Unicorn: %v\n%s", err, out)
+	}
+	if out, err := makeIn(t, "static", "PKG_CONFIG_PATH="+filepath.Join(other, "pkgconfig"), "STATIC="+filepath.Join(other, "icount-static")); err != nil {
+		t.Fatalf("make static with Unicorn elsewhere: %v\n%s", err, out)
+	}
+	if err := os.RemoveAll(other); err != nil {
+		t.Fatal(err)
 	}
 	dist := t.TempDir()
 	if out, err := makeIn(t, "dist", "DIST="+dist); err != nil {
