@@ -26,12 +26,12 @@ func TestCounterReadsHooked(t *testing.T) {
 		sites int  // counter hooks after it
 	}{
 		// nop; rdtsc; ret
-		{"rdtsc", 0x1000, &decodedBlock{code: []byte{0x90, 0x0f, 0x31, 0xc3}, starts: []uint32{0, 1, 3}}, true, 1},
-		{"again", 0x1000, &decodedBlock{code: []byte{0x90, 0x0f, 0x31, 0xc3}, starts: []uint32{0, 1, 3}}, false, 1},
+		{"rdtsc", 0x1000, &decodedBlock{blockShape: &blockShape{code: []byte{0x90, 0x0f, 0x31, 0xc3}, starts: []uint32{0, 1, 3}}}, true, 1},
+		{"again", 0x1000, &decodedBlock{blockShape: &blockShape{code: []byte{0x90, 0x0f, 0x31, 0xc3}, starts: []uint32{0, 1, 3}}}, false, 1},
 		// mov $0x310f, %eax; ret
-		{"inside", 0x2000, &decodedBlock{code: []byte{0xb8, 0x0f, 0x31, 0, 0, 0xc3}, starts: []uint32{0, 5}}, false, 1},
+		{"inside", 0x2000, &decodedBlock{blockShape: &blockShape{code: []byte{0xb8, 0x0f, 0x31, 0, 0, 0xc3}, starts: []uint32{0, 5}}}, false, 1},
 		// nop, then bytes the decoder could not decode
-		{"undecoded", 0x3000, &decodedBlock{code: []byte{0x90, 0xff, 0x0f, 0x31}, starts: []uint32{0, 1}, bad: "cannot decode"}, true, 2},
+		{"undecoded", 0x3000, &decodedBlock{blockShape: &blockShape{code: []byte{0x90, 0xff, 0x0f, 0x31}, starts: []uint32{0, 1}}, bad: "cannot decode"}, true, 2},
 	}
 	for _, k := range cases {
 		if got := d.hookCounters(k.block, k.addr); got != k.want {

@@ -11,26 +11,23 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// decodedBlock is a translated block decoded once, on first sight.
+// decodedBlock is a translated block decoded once, on first sight. Its
+// shape gives its bytes when first seen (code, nil if they could not be
+// read), the offset of each instruction (starts), what each does, for the
+// mix (kind, see kinds), and its known differences from the hardware
+// (fidelity), shared with every block of the same bytes at the same
+// address (shapes).
 type decodedBlock struct {
-	id     uint32   // the emulator's id of the block
-	starts []uint32 // offset of each instruction in the block
-	code   []byte   // its bytes when first seen
-	kind   []kind   // what each instruction does, for the mix (see kinds)
-	info   emu.BlockInfo
-	bad    string // why decoding failed, if it did
+	*blockShape
+	id   uint32 // the emulator's id of the block
+	info emu.BlockInfo
+	bad  string // why decoding or reading failed, if it did
 	// mapping is the kernel's executable mapping the block lay in when
 	// first seen (an index of kernel.Process.ExecMappings), -1 if none.
 	mapping int
 	// cuts counts the executions cut short, by the index of the first
 	// instruction that did not complete (see notRun).
 	cuts map[int]uint64
-	// fidelity lists its instructions with a known difference from the
-	// hardware (fidelity.go).
-	fidelity []fidelityAt
-	// shape is what decoding its bytes gave, shared with every block of
-	// the run with the same bytes at the same address (shapes).
-	shape *blockShape
 }
 
 // blockShape is what decoding a block's bytes at its address gives, kept
@@ -41,7 +38,7 @@ type blockShape struct {
 	starts   []uint32
 	kind     []kind
 	end      emu.BlockEnd
-	fidelity []fidelityAt
+	fidelity []fidelityAt // (fidelity.go)
 	sites    []emu.Site
 	bad      string
 }
@@ -164,24 +161,23 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	fn, b.mapping = d.place(addr)
 	if err := d.read(addr, code); err != nil {
 		b.bad = err.Error()
-	} else {
-		b.code = code
+		code = nil
 	}
 	b.info = emu.BlockInfo{Func: fn}
 	var shape *blockShape
 	var sk shapeKey
-	if b.code != nil && d.shapes != nil {
+	if code != nil && d.shapes != nil {
 		shape, sk = d.shapes.find(addr, code)
 	}
 	if shape == nil {
-		shape = d.decode(b, addr)
-		if b.code != nil && d.shapes != nil {
+		shape = d.decode(code, addr)
+		if code != nil && d.shapes != nil {
 			d.shapes.add(sk, shape)
 		}
 	} else if shape.bad != "" {
 		d.failed = append(d.failed, shape.bad)
 	}
-	b.shape, b.starts, b.kind, b.fidelity = shape, shape.starts, shape.kind, shape.fidelity
+	b.blockShape = shape
 	if b.bad == "" {
 		b.bad = shape.bad
 	}
@@ -221,17 +217,17 @@ func (d *decoder) sitesOf(b *decodedBlock, addr uint64, shape *blockShape) []emu
 	return sites
 }
 
-// decode decodes the instructions of b, a new block at addr whose bytes
-// newBlock read, once: their offsets, kinds (for the mix), how the block
-// ends, its instruction sites and its known differences from the hardware.
-func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
+// decode decodes the instructions of code, the bytes newBlock read of a
+// new block at addr (nil if it could not read them), once: their offsets,
+// kinds (for the mix), how the block ends, its instruction sites and its
+// known differences from the hardware.
+func (d *decoder) decode(code []byte, addr uint64) *blockShape {
 	sh := &carve(&d.shapeSlab, 1, 256)[0]
-	sh.code = b.code
+	sh.code = code
 	switch d.arch {
 	case emu.ARM64:
-		code, size := b.code, uint32(len(b.code))
 		// Every arm64 instruction is 4 bytes.
-		n := size / 4
+		n := uint32(len(code)) / 4
 		sh.starts = make([]uint32, n)
 		sh.kind = make([]kind, n)
 		for i := range n {
@@ -240,7 +236,7 @@ func (d *decoder) decode(b *decodedBlock, addr uint64) *blockShape {
 			if err == nil {
 				sh.kind[i] = classifyARM64(inst)
 			}
-			if i == n-1 && b.bad == "" {
+			if i == n-1 {
 				sh.end = blockEndARM64(inst, err)
 			}
 		}

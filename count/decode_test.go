@@ -29,7 +29,7 @@ func TestX86Len(t *testing.T) {
 }
 
 func TestNotRun(t *testing.T) {
-	d := &decoder{blocks: map[blockKey]*decodedBlock{{0x1000, 10}: {starts: []uint32{0, 2, 5, 8}}}}
+	d := &decoder{blocks: map[blockKey]*decodedBlock{{0x1000, 10}: {blockShape: &blockShape{starts: []uint32{0, 2, 5, 8}}}}}
 	for pc, want := range map[uint64]uint32{0x1000: 4, 0x1002: 3, 0x1005: 2, 0x1008: 1, 0x100a: 0, 0x2000: 0} {
 		if got := d.notRun(0x1000, 10, pc); got != want {
 			t.Errorf("notRun at %#x = %d, want %d", pc, got, want)

@@ -18,7 +18,7 @@ func TestFidelityWarningsCounts(t *testing.T) {
 		0x89, 0xc0, // mov %eax,%eax
 		0x0f, 0xae, 0x1f, // stmxcsr (%rdi)
 	}
-	db := &decodedBlock{code: code, starts: []uint32{0, 2, 4, 6}, cuts: map[int]uint64{0: 3, 2: 2}}
+	db := &decodedBlock{blockShape: &blockShape{code: code, starts: []uint32{0, 2, 4, 6}}, cuts: map[int]uint64{0: 3, 2: 2}}
 	var insts []x86asm.Inst
 	for _, off := range db.starts {
 		inst, _, err := x86Decode(code[off:])

@@ -172,9 +172,9 @@ func (r *runner) shareShapes(dec *decoder) {
 		r.shapes = newShapes()
 		for _, im := range r.images {
 			for bk, b := range im.dec.blocks {
-				if b.code != nil && b.shape != nil {
+				if b.blockShape != nil && b.code != nil {
 					_, k := r.shapes.find(bk.addr, b.code)
-					r.shapes.add(k, b.shape)
+					r.shapes.add(k, b.blockShape)
 				}
 			}
 			im.dec.shapes = r.shapes

@@ -94,7 +94,7 @@ func TestMixAdd(t *testing.T) {
 // alone in a block.
 func classify(arch emu.Arch, code []byte) kind {
 	d := &decoder{arch: arch}
-	sh := d.decode(&decodedBlock{code: code}, 0x1000)
+	sh := d.decode(code, 0x1000)
 	if len(sh.kind) == 0 {
 		return 0
 	}

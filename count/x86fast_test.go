@@ -314,7 +314,7 @@ func realBlocks(code []byte, starts []int) [][]byte {
 func sameShapes(t *testing.T, name string, code []byte) bool {
 	const addr = 0x401000
 	d := newDecoder(emu.X86_64, nil, nil)
-	fast := d.decode(&decodedBlock{code: code}, addr)
+	fast := d.decode(code, addr)
 	slow := &blockShape{code: code}
 	d.decodeX86(slow, addr)
 	if !reflect.DeepEqual(fast, slow) {
@@ -372,7 +372,7 @@ func BenchmarkX86Decode(b *testing.B) {
 		b.Run(prog+"/block/decode", func(b *testing.B) {
 			perUnit(b, len(blocks), "block", func() {
 				for _, blk := range blocks {
-					d.decode(&decodedBlock{code: blk}, 0x401000)
+					d.decode(blk, 0x401000)
 				}
 			})
 		})
