@@ -186,8 +186,13 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		b.info.End = emu.EndResume
 	}
 	d.blocks[k] = b
-	for int(id) >= len(d.byID) {
-		d.byID = append(d.byID, nil)
+	if int(id) >= len(d.byID) {
+		// Doubled, where append would grow a long slice by a quarter
+		// and copy it five times as often.
+		if int(id) >= cap(d.byID) {
+			d.byID = append(make([]*decodedBlock, 0, max(2*cap(d.byID), int(id)+1, 1024)), d.byID...)
+		}
+		d.byID = d.byID[:id+1]
 	}
 	d.byID[id] = b
 	info := b.info
