@@ -34,13 +34,53 @@ type decodedBlock struct {
 // for the run: every process that runs the same program (each fork, each
 // exec of it) meets the same blocks, decoded once.
 type blockShape struct {
-	code     []byte // the bytes decoded
-	starts   []uint32
-	kind     []kind
-	end      emu.BlockEnd
-	fidelity []fidelityAt // (fidelity.go)
+	code   []byte // the bytes decoded
+	starts []uint32
+	kind   []kind
+	end    emu.BlockEnd
+	notes  *shapeNotes // nil for nearly every block
+}
+
+// shapeNotes is what decoding found in the few blocks that are not plain:
+// instructions with a known difference from the hardware (fidelity.go),
+// instruction sites, or bytes it could not decode.
+type shapeNotes struct {
+	fidelity []fidelityAt
 	sites    []emu.Site
 	bad      string
+}
+
+// failure says why decoding the block's bytes failed, "" if it did not.
+func (sh *blockShape) failure() string {
+	if sh.notes == nil {
+		return ""
+	}
+	return sh.notes.bad
+}
+
+// sites are the block's instruction sites its bytes show.
+func (sh *blockShape) sites() []emu.Site {
+	if sh.notes == nil {
+		return nil
+	}
+	return sh.notes.sites
+}
+
+// differences are the block's instructions with a known difference from
+// the hardware.
+func (sh *blockShape) differences() []fidelityAt {
+	if sh.notes == nil {
+		return nil
+	}
+	return sh.notes.fidelity
+}
+
+// note keeps what decoding found, unless it found nothing (then it
+// allocates nothing).
+func (sh *blockShape) note(n shapeNotes) {
+	if n.bad != "" || len(n.fidelity) > 0 || len(n.sites) > 0 {
+		sh.notes = &shapeNotes{n.fidelity, n.sites, n.bad}
+	}
 }
 
 // shapeKey names a block's bytes at its address: by their size and a
@@ -117,7 +157,8 @@ type decoder struct {
 	shapes *shapes
 	// slab and code are where new blocks and their bytes are allocated,
 	// many at a time (carve); shapeSlab, startSlab and kindSlab where
-	// new shapes and decodeFastX86's offsets and kinds are.
+	// new shapes and their offsets and kinds are (arm64's, and
+	// decodeFastX86's).
 	slab      []decodedBlock
 	code      []byte
 	shapeSlab []blockShape
@@ -174,12 +215,12 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 		if code != nil && d.shapes != nil {
 			d.shapes.add(sk, shape)
 		}
-	} else if shape.bad != "" {
-		d.failed = append(d.failed, shape.bad)
+	} else if bad := shape.failure(); bad != "" {
+		d.failed = append(d.failed, bad)
 	}
 	b.blockShape = shape
 	if b.bad == "" {
-		b.bad = shape.bad
+		b.bad = shape.failure()
 	}
 	b.info.Instructions, b.info.End = uint32(len(shape.starts)), shape.end
 	if b.info.End == emu.EndIndirectJump && d.resumes != nil && d.resumes(fn) {
@@ -207,10 +248,10 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 // bytes (a client request's preamble may lie before the block) or on the
 // run (probes).
 func (d *decoder) sitesOf(b *decodedBlock, addr uint64, shape *blockShape) []emu.Site {
-	if b.code == nil || shape.bad != "" {
-		return shape.sites
+	sites := shape.sites()
+	if b.code == nil || shape.failure() != "" {
+		return sites
 	}
-	sites := shape.sites
 	if more := clientRequestSites(d.arch, b.code, shape.starts, addr, d.read); len(more) > 0 {
 		sites = append(slices.Clip(sites), more...)
 	}
@@ -233,8 +274,8 @@ func (d *decoder) decode(code []byte, addr uint64) *blockShape {
 	case emu.ARM64:
 		// Every arm64 instruction is 4 bytes.
 		n := uint32(len(code)) / 4
-		sh.starts = make([]uint32, n)
-		sh.kind = make([]kind, n)
+		sh.starts = carve(&d.startSlab, int(n), 4096)
+		sh.kind = carve(&d.kindSlab, int(n), 4096)
 		for i := range n {
 			sh.starts[i] = 4 * i
 			inst, err := arm64asm.Decode(code[4*i:])
@@ -246,7 +287,7 @@ func (d *decoder) decode(code []byte, addr uint64) *blockShape {
 			}
 		}
 		if code != nil {
-			sh.sites = sitesARM64(code, addr)
+			sh.note(shapeNotes{sites: sitesARM64(code, addr)})
 		}
 	case emu.X86_64:
 		// Most blocks hold only instructions x86Fast knows, none of them
@@ -265,6 +306,7 @@ func (d *decoder) decodeX86(sh *blockShape, addr uint64) {
 	code := sh.code
 	insts := d.insts[:0] // each instruction decoded, Op 0 if unknown
 	defer func() { d.insts = insts[:0] }()
+	var notes shapeNotes
 	for off := 0; off < len(code); {
 		sh.starts = append(sh.starts, uint32(off))
 		inst, n, k, err := x86DecodeKind(code[off:])
@@ -279,21 +321,22 @@ func (d *decoder) decodeX86(sh *blockShape, addr uint64) {
 		if err != nil {
 			// The emulator executed it, so it is one instruction;
 			// without its length the rest of the block is unknown.
-			sh.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
-			d.failed = append(d.failed, sh.bad)
+			notes.bad = fmt.Sprintf("cannot decode % x at %#x: %v", code[off:min(off+15, len(code))], addr+uint64(off), err)
+			d.failed = append(d.failed, notes.bad)
 			break
 		}
 		off += n
 	}
-	if n := len(sh.starts); n > 0 && sh.bad == "" {
+	if n := len(sh.starts); n > 0 && notes.bad == "" {
 		sh.end = blockEndX86(insts[n-1])
 	}
-	if sh.bad == "" {
-		sh.fidelity = classifyFidelity(emu.X86_64, insts)
+	if notes.bad == "" {
+		notes.fidelity = classifyFidelity(emu.X86_64, insts)
 	}
 	if code != nil {
-		sh.sites = sitesX86(code, sh.starts, insts, addr)
+		notes.sites = sitesX86(code, sh.starts, insts, addr)
 	}
+	sh.note(notes)
 }
 
 // blockEndARM64 and blockEndX86 classify the last instruction of a block,

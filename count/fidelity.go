@@ -40,11 +40,11 @@ func fidelityWarnings(blocks []ranBlock) []string {
 	ran := map[key]uint64{}
 	for i := range blocks {
 		r := &blocks[i]
-		if r.dec == nil || len(r.dec.fidelity) == 0 {
+		if r.dec == nil || len(r.dec.differences()) == 0 {
 			continue
 		}
 		runs := r.runs()
-		for _, f := range r.dec.fidelity {
+		for _, f := range r.dec.differences() {
 			if f.index < len(runs) && runs[f.index] > 0 {
 				ran[key{f.name, f.why}] += runs[f.index]
 			}

@@ -27,9 +27,9 @@ func TestFidelityWarningsCounts(t *testing.T) {
 		}
 		insts = append(insts, inst)
 	}
-	db.fidelity = classifyFidelity(emu.X86_64, insts)
-	if len(db.fidelity) != 2 || db.fidelity[0].index != 1 || db.fidelity[1].index != 3 {
-		t.Fatalf("classified %+v", db.fidelity)
+	db.note(shapeNotes{fidelity: classifyFidelity(emu.X86_64, insts)})
+	if f := db.differences(); len(f) != 2 || f[0].index != 1 || f[1].index != 3 {
+		t.Fatalf("classified %+v", f)
 	}
 	b := emu.Block{Addr: 0x1000, Size: uint32(len(code)), Instructions: 4, Executions: 10, Cut: 3*4 + 2*2}
 	r := ranBlock{Block: b, dec: db, cuts: cutsOf(db, 4, b.Cut)}
