@@ -19,6 +19,7 @@ import (
 // address (shapes).
 type decodedBlock struct {
 	*blockShape
+	addr uint64
 	id   uint32 // the emulator's id of the block
 	info emu.BlockInfo
 	bad  string // why decoding or reading failed, if it did
@@ -119,11 +120,6 @@ func (s *shapes) add(k shapeKey, sh *blockShape) {
 	}
 }
 
-type blockKey struct {
-	addr uint64
-	size uint32
-}
-
 // decoder decodes each distinct block the CPU translates.
 type decoder struct {
 	arch emu.Arch
@@ -135,11 +131,10 @@ type decoder struct {
 	// function entered at fn resumes a goroutine (emu.EndResume); nil for
 	// no.
 	resumes func(fn uint64) bool
-	// blocks are the decodings of the blocks the emulator holds, by
-	// address and size; byID every decoding by the id the emulator first
-	// gave it (the emulator's ids count from 1), those whose code changed
-	// since (forget) too.
-	blocks map[blockKey]*decodedBlock
+	// byID is every decoding, by the id the emulator gave its block (the
+	// emulator's ids count from 1). A block whose code changed is new to
+	// the emulator, with a new id, even at an old block's address and
+	// size: it is decoded and counted as what it is.
 	byID   []*decodedBlock
 	failed []string // blocks whose instructions could not all be decoded
 	// cpu hooks the instruction sites (sites.go) and counter reads
@@ -167,7 +162,7 @@ type decoder struct {
 }
 
 func newDecoder(arch emu.Arch, read func(uint64, []byte) error, place func(uint64) (uint64, int)) *decoder {
-	return &decoder{arch: arch, read: read, place: place, blocks: map[blockKey]*decodedBlock{}}
+	return &decoder{arch: arch, read: read, place: place}
 }
 
 // alloc returns a new block and room for its bytes.
@@ -192,12 +187,8 @@ func carve[T any](slab *[]T, n, chunk int) []T {
 // instructions, names its function, classifies how it ends, and hooks its
 // instruction sites and counter reads (the block then restarts).
 func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
-	k := blockKey{addr, size}
-	if b, ok := d.blocks[k]; ok {
-		return b.info
-	}
 	b, code := d.alloc(size)
-	b.id = id
+	b.addr, b.id = addr, id
 	var fn uint64
 	fn, b.mapping = d.place(addr)
 	if err := d.read(addr, code); err != nil {
@@ -226,7 +217,6 @@ func (d *decoder) newBlock(id uint32, addr uint64, size uint32) emu.BlockInfo {
 	if b.info.End == emu.EndIndirectJump && d.resumes != nil && d.resumes(fn) {
 		b.info.End = emu.EndResume
 	}
-	d.blocks[k] = b
 	if int(id) >= len(d.byID) {
 		// Doubled, where append would grow a long slice by a quarter
 		// and copy it five times as often.
@@ -370,16 +360,16 @@ func blockEndX86(inst x86asm.Inst) emu.BlockEnd {
 	return emu.EndPlain
 }
 
-// notRun is how many instructions of the block at addr, from the one at pc
-// on, did not complete when the guest stopped at pc. Every cut the emulator
-// takes back is asked for here, so the decoder also records where each
+// notRun is how many instructions of block blk, from the one at pc on, did
+// not complete when the guest stopped at pc. Every cut the emulator takes
+// back is asked for here, so the decoder also records where each
 // execution stopped, for per-instruction counts.
-func (d *decoder) notRun(addr uint64, size uint32, pc uint64) uint32 {
-	b, ok := d.blocks[blockKey{addr, size}]
-	if !ok || pc < addr || pc >= addr+uint64(size) {
+func (d *decoder) notRun(blk emu.Block, pc uint64) uint32 {
+	b := d.of(blk)
+	if b == nil || pc < blk.Addr || pc >= blk.Addr+uint64(blk.Size) {
 		return 0
 	}
-	off := uint32(pc - addr)
+	off := uint32(pc - blk.Addr)
 	for i, s := range b.starts {
 		if s >= off {
 			if b.cuts == nil {
@@ -502,22 +492,8 @@ func isX86Prefix(b byte) bool {
 	return b&0xf0 == 0x40 // REX
 }
 
-// forget sets aside the decodings of blocks the emulator forgot, whose
-// code changed (munmap, MAP_FIXED, mprotect, a system call or a guest
-// store writing into code): the next block at their address, new code,
-// even one with an old block's address and size, is decoded and counted as
-// what it is. Their decodings stay known by id (of).
-func (d *decoder) forget(blocks []emu.Block) {
-	for _, b := range blocks {
-		k := blockKey{b.Addr, b.Size}
-		if db, ok := d.blocks[k]; ok && db.id == b.ID {
-			delete(d.blocks, k)
-		}
-	}
-}
-
-// of returns the decoding of a block of the emulator's table: nil for one
-// newBlock answered with the decoding of an earlier id.
+// of returns the decoding of a block of the emulator's table (nil for one
+// the decoder never saw).
 func (d *decoder) of(b emu.Block) *decodedBlock {
 	if int(b.ID) < len(d.byID) {
 		return d.byID[b.ID]

@@ -1,6 +1,10 @@
 package count
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/icount-dev/icount/emu"
+)
 
 func TestX86Len(t *testing.T) {
 	cases := []struct {
@@ -29,10 +33,15 @@ func TestX86Len(t *testing.T) {
 }
 
 func TestNotRun(t *testing.T) {
-	d := &decoder{blocks: map[blockKey]*decodedBlock{{0x1000, 10}: {blockShape: &blockShape{starts: []uint32{0, 2, 5, 8}}}}}
+	d := &decoder{byID: []*decodedBlock{1: {blockShape: &blockShape{starts: []uint32{0, 2, 5, 8}}, addr: 0x1000, id: 1}}}
+	b := emu.Block{ID: 1, Addr: 0x1000, Size: 10}
 	for pc, want := range map[uint64]uint32{0x1000: 4, 0x1002: 3, 0x1005: 2, 0x1008: 1, 0x100a: 0, 0x2000: 0} {
-		if got := d.notRun(0x1000, 10, pc); got != want {
+		if got := d.notRun(b, pc); got != want {
 			t.Errorf("notRun at %#x = %d, want %d", pc, got, want)
 		}
+	}
+	// A block the decoder never saw, at the same address and size.
+	if got := d.notRun(emu.Block{ID: 2, Addr: 0x1000, Size: 10}, 0x1002); got != 0 {
+		t.Errorf("notRun of an unknown block = %d, want 0", got)
 	}
 }

@@ -90,7 +90,6 @@ func (r *runner) NewCPU(arch emu.Arch, exe *loader.Executable, from kernel.CPU) 
 		Syscall:     func() { r.k.Syscall() },
 		Interrupt:   func(intno uint32) bool { return r.k.Interrupt(intno) },
 		WholeBefore: func(pc, limit uint64) uint64 { return im.dec.wholeBefore(pc, limit) },
-		Forgotten:   func(blocks []emu.Block) { im.dec.forget(blocks) },
 		InsnEnd:     func(pc uint64) uint64 { return im.dec.insnEnd(pc) },
 		ClientRequest: func(args, def uint64) uint64 {
 			return im.parts.clientRequest(args, def)
@@ -171,9 +170,9 @@ func (r *runner) shareShapes(dec *decoder) {
 	if r.shapes == nil && len(r.images) > 0 {
 		r.shapes = newShapes()
 		for _, im := range r.images {
-			for bk, b := range im.dec.blocks {
-				if b.blockShape != nil && b.code != nil {
-					_, k := r.shapes.find(bk.addr, b.code)
+			for _, b := range im.dec.byID {
+				if b != nil && b.code != nil {
+					_, k := r.shapes.find(b.addr, b.code)
 					r.shapes.add(k, b.blockShape)
 				}
 			}

@@ -18,7 +18,7 @@ type locator struct {
 	cpu *emu.CPU
 }
 
-func (l *locator) locate(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint64, uint32) {
+func (l *locator) locate(b emu.Block, f *emu.Fault) (uint64, uint32) {
 	pc := f.PC
 	switch {
 	case f.Kind == emu.FaultException && l.dec.arch == emu.ARM64:
@@ -26,7 +26,7 @@ func (l *locator) locate(blockAddr uint64, blockSize uint32, f *emu.Fault) (uint
 	case f.Kind == emu.FaultUnmapped || f.Kind == emu.FaultProtection:
 		f.Addr = l.accessed(f.PC, f.Addr)
 	}
-	return pc, l.dec.notRun(blockAddr, blockSize, pc)
+	return pc, l.dec.notRun(b, pc)
 }
 
 // accessed returns the first address in the page at page (the emulator's,

@@ -45,12 +45,6 @@ func (d *decoder) hookSites(b *decodedBlock, sites []emu.Site) bool {
 // at or after from (emu.CPU.SetSiteCuts).
 func (d *decoder) siteCuts(b emu.Block, from, n uint64) uint32 {
 	db := d.of(b)
-	if db == nil {
-		// A block the emulator forgot and entered again, as the
-		// instruction limit's last block is: the decoder kept its
-		// decoding (see newBlock).
-		db = d.blocks[blockKey{b.Addr, b.Size}]
-	}
 	if db == nil || from < b.Addr || from >= b.Addr+uint64(b.Size) {
 		return 0
 	}

@@ -177,7 +177,7 @@ func (c *CPU) cutFrom(pc uint64, locate Locator) uint32 {
 	if b == nil || locate == nil {
 		return 0
 	}
-	_, n := locate(uint64(b.addr), uint32(b.size), &Fault{PC: pc, Kind: FaultOther})
+	_, n := locate(blockOf(b), &Fault{PC: pc, Kind: FaultOther})
 	if n > 0 {
 		C.ic_cut(c.st, C.uint32_t(n))
 	}

@@ -134,10 +134,6 @@ type Hooks struct {
 	// Without it, a block that runs into memory the guest may not execute
 	// faults at its start.
 	WholeBefore func(pc, limit uint64) uint64
-	// Forgotten is called with the blocks taken out of the block table
-	// because their code changed (InvalidateCode, a guest store into
-	// code): a block at their address from then on is new code.
-	Forgotten func(blocks []Block)
 	// InsnEnd returns where the instruction at pc ends, 0 if it cannot
 	// tell: a store into its own code runs by itself, up to there.
 	InsnEnd func(pc uint64) uint64
@@ -477,14 +473,15 @@ func (f *Fault) Error() string {
 	return fmt.Sprintf("emulation stopped at pc %#x: %v", f.PC, f.Unicorn)
 }
 
-// Locator completes a fault in the block at blockAddr, which emu knows
-// from the emulator's state without decoding instructions: it returns the
+// Locator completes a fault in block b (its ID, Addr and Size as the block
+// table has them), which emu knows from the emulator's state without
+// decoding instructions: it returns the
 // instruction that faulted (f.PC, which is exact for a memory fault, but
 // for an exception the CPU takes past its instruction) and how many
 // instructions of the block, from it on, did not complete; for a memory
 // fault, which the emulator reports by its page only, it sets f.Addr to
 // the address the instruction accessed in that page.
-type Locator func(blockAddr uint64, blockSize uint32, f *Fault) (pc uint64, notRun uint32)
+type Locator func(b Block, f *Fault) (pc uint64, notRun uint32)
 
 // Run runs the guest from pc until a hook calls Stop (nil), the guest
 // faults (*Fault) or another goroutine calls Interrupt (its reason). On a
@@ -582,7 +579,7 @@ func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
 		return f
 	}
 	if b := c.st.cur; b != nil && locate != nil {
-		pc, n := locate(uint64(b.addr), uint32(b.size), f)
+		pc, n := locate(blockOf(b), f)
 		if n > 0 {
 			C.ic_cut(c.st, C.uint32_t(n))
 		}
@@ -771,17 +768,15 @@ type Block struct {
 // Blocks returns a copy of the block table, by address.
 func (c *CPU) Blocks() []Block {
 	out := make([]Block, 0, int(c.st.nblocks))
-	add := func(b C.ic_block) {
-		out = append(out, Block{ID: uint32(b.id), Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)})
-	}
-	for _, b := range unsafe.Slice(c.st.table, int(c.st.nslots)) {
-		if b.size != 0 {
-			add(b)
+	table := unsafe.Slice(c.st.table, int(c.st.nslots))
+	for i := range table {
+		if table[i].size != 0 {
+			out = append(out, blockOf(&table[i]))
 		}
 	}
 	for g := c.st.gone; g != nil; g = g.next {
-		for _, b := range g.blocks[:g.n] {
-			add(b)
+		for i := range g.n {
+			out = append(out, blockOf(&g.blocks[i]))
 		}
 	}
 	slices.SortFunc(out, func(a, b Block) int {
@@ -793,16 +788,9 @@ func (c *CPU) Blocks() []Block {
 	return out
 }
 
-// goneSince returns the last n blocks forgotten, newest first.
-func (c *CPU) goneSince(n uint64) []Block {
-	out := make([]Block, 0, n)
-	for g := c.st.gone; g != nil && uint64(len(out)) < n; g = g.next {
-		for i := int(g.n) - 1; i >= 0 && uint64(len(out)) < n; i-- {
-			b := g.blocks[i]
-			out = append(out, Block{ID: uint32(b.id), Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn)})
-		}
-	}
-	return out
+// blockOf is the block table's entry b.
+func blockOf(b *C.ic_block) Block {
+	return Block{ID: uint32(b.id), Addr: uint64(b.addr), Size: uint32(b.size), Instructions: uint32(b.ninsn), Executions: uint64(b.execs), Cut: uint64(b.cut)}
 }
 
 // Node is one node of the calling-context tree: a function called in its

@@ -525,7 +525,6 @@ static ic_block *keep_gone(ic_state *s, const ic_block *b) {
 	ic_block *copy = &s->gone->blocks[s->gone->n];
 	*copy = *b;
 	__atomic_store_n(&s->gone->n, s->gone->n + 1, __ATOMIC_RELEASE);
-	s->ngone++;
 	return copy;
 }
 

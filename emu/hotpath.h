@@ -228,9 +228,8 @@ typedef struct ic_state {
 	int nretired;
 
 	// Blocks whose code changed (ic_forget_code), kept with their counts in
-	// chunks that never move: cur may point into one. ngone counts them.
+	// chunks that never move: cur may point into one.
 	struct ic_gone *gone;
-	uint64_t ngone;
 	uint32_t next_id;
 
 	// The blocks of each page, by page number (open addressing).

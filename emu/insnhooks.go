@@ -57,17 +57,18 @@ const TSCAux = 0
 type counterHooks struct {
 	read func(insn CounterInsn) uint64
 	// remaining says how many instructions of a block lie at or after pc.
-	remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32
+	remaining func(b Block, pc uint64) uint32
 	watched   map[uint64]int // addresses with a counter hook, and the instruction's length
 }
 
 // SetCounter gives the CPU what its counter-reading instructions return.
 // read returns the counter's value for one execution of insn. remaining
-// says how many instructions of the translated block at blockAddr
-// (blockSize bytes) lie at or after pc: an emulated counter read ends its
+// says how many instructions of the translated block b (its ID, Addr and
+// Size as the block table has them) lie at or after pc: an emulated
+// counter read ends its
 // block, and the instructions after it are taken back from the block's
 // count (they run, and count, as a block of their own).
-func (c *CPU) SetCounter(read func(insn CounterInsn) uint64, remaining func(blockAddr uint64, blockSize uint32, pc uint64) uint32) {
+func (c *CPU) SetCounter(read func(insn CounterInsn) uint64, remaining func(b Block, pc uint64) uint32) {
 	c.counter.read, c.counter.remaining = read, remaining
 }
 
@@ -151,7 +152,7 @@ func icountGoCounter(h C.uintptr_t, pc C.uint64_t, size C.uint32_t, kind C.int, 
 		next := uint64(pc) + uint64(size)
 		if b := c.st.cur; b != nil && size > 0 && c.counter.remaining != nil &&
 			uint64(pc) >= uint64(b.addr) && next <= uint64(b.addr)+uint64(b.size) {
-			notrun = C.uint32_t(c.counter.remaining(uint64(b.addr), uint32(b.size), next))
+			notrun = C.uint32_t(c.counter.remaining(blockOf(b), next))
 		}
 	})
 	return notrun

@@ -295,11 +295,7 @@ func (c *CPU) InvalidateCode(addr, size uint64) error {
 	if err := c.DropSites(addr, size); err != nil {
 		return err
 	}
-	gone := c.st.ngone
 	C.ic_forget_code(c.st, C.uint64_t(addr), C.uint64_t(addr+size))
-	if c.hooks.Forgotten != nil && c.st.ngone != gone {
-		c.hooks.Forgotten(c.goneSince(uint64(c.st.ngone - gone)))
-	}
 	if err := check("remove translation cache", C.ic_mem_remove_cache(c.mem, C.uint64_t(addr), C.uint64_t(addr+size))); err != nil {
 		return err
 	}

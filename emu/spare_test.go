@@ -96,10 +96,10 @@ func spareRun(t *testing.T, p *spareProgram, spare *Spare, pc uint64, opts Optio
 
 // locate is the Locator of p's blocks: the instruction at f.PC did not
 // complete, and those after it in the block did not run.
-func (p *spareProgram) locate(addr uint64, size uint32, f *Fault) (uint64, uint32) {
+func (p *spareProgram) locate(b Block, f *Fault) (uint64, uint32) {
 	n := uint32(0)
 	for _, s := range p.starts {
-		if s >= f.PC && s < addr+uint64(size) {
+		if s >= f.PC && s < b.Addr+uint64(b.Size) {
 			n++
 		}
 	}
