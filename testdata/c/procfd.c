@@ -59,20 +59,29 @@ static void *waiter(void *arg)
 }
 
 /* tasks prints how many threads /proc/self/task lists, and whether the
- * process's own id and the second thread's are among them. */
-static void tasks(const char *what)
+ * process's own id and the second thread's are among them. With settle,
+ * it first waits (up to 2 s) until no more than settle are listed: Linux
+ * takes an ended thread out of the list after pthread_join returns, once
+ * the thread is released, and a busy machine makes that late. */
+static void tasks(const char *what, int settle)
 {
-	DIR *d = opendir("/proc/self/task");
-	int n = 0, self = 0, other = 0;
-	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-		if (e->d_name[0] == '.')
-			continue;
-		n++;
-		self += atoi(e->d_name) == getpid() && e->d_type == DT_DIR;
-		other += thread_tid && atoi(e->d_name) == thread_tid;
+	int n, self, other;
+	for (int tries = 0;; tries++) {
+		DIR *d = opendir("/proc/self/task");
+		n = 0, self = 0, other = 0;
+		for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+			if (e->d_name[0] == '.')
+				continue;
+			n++;
+			self += atoi(e->d_name) == getpid() && e->d_type == DT_DIR;
+			other += thread_tid && atoi(e->d_name) == thread_tid;
+		}
+		if (d)
+			closedir(d);
+		if (!settle || n <= settle || tries == 2000)
+			break;
+		usleep(1000);
 	}
-	if (d)
-		closedir(d);
 	printf("%s: %d threads, the process %d, the second thread %d\n", what, n, self, other);
 }
 
@@ -166,15 +175,15 @@ int main(void)
 	list("parent after the child", d);
 	closedir(d);
 
-	tasks("task, one thread");
+	tasks("task, one thread", 0);
 	pthread_t th;
 	char c;
 	if (pipe(ready) != 0 || pipe(quit) != 0 || pthread_create(&th, NULL, waiter, NULL) != 0 ||
 	    read(ready[0], &c, 1) != 1)
 		return 3;
-	tasks("task, two threads");
+	tasks("task, two threads", 0);
 	write(quit[1], "q", 1);
 	pthread_join(th, NULL);
-	tasks("task, after the join");
+	tasks("task, after the join", 1);
 	return 0;
 }
