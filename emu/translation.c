@@ -17,6 +17,7 @@
 // instructions; so Unicorn's marks would only ever fall on entries that
 // icount's flush removes or never grants. The scan is skipped.
 #include <stddef.h>
+#include <malloc.h>
 #include <stdint.h>
 
 struct CPUState;
@@ -52,3 +53,11 @@ void __wrap_qht_init(struct qht *ht, void *cmp, size_t n_elems, unsigned int mod
 _Bool __wrap_qht_reset_size(struct uc_struct *uc, struct qht *ht, size_t n_elems) {
 	return __real_qht_reset_size(uc, ht, qht_initial(n_elems));
 }
+
+// Unicorn's tables of translated code grow as blocks are added (the block
+// hook's regions, QEMU's hash of blocks): each growth callocs a larger
+// array and frees the old. glibc gives an array over 128 KiB pages of its
+// own, fresh from the kernel, and takes them back when it is freed, so
+// every growth pays a page fault for each page of the new array (10 µs in
+// some VMs). Served from the heap, the arrays reuse pages freed before.
+__attribute__((constructor)) static void malloc_from_heap(void) { mallopt(M_MMAP_THRESHOLD, 32 << 20); }
