@@ -28,25 +28,26 @@ func placeCells(blocks []ranBlock, cells []emu.Cell) {
 		for _, k := range c.Cuts {
 			bc.Cuts = append(bc.Cuts, profile.Cut{Index: int(k.Index), Executions: k.Executions})
 		}
-		b.contexts = append(b.contexts, bc)
+		d := b.details()
+		d.contexts = append(d.contexts, bc)
 	}
 	for i := range blocks {
-		b := &blocks[i]
-		if len(b.contexts) == 0 {
+		d := blocks[i].detail
+		if d == nil || len(d.contexts) == 0 {
 			continue
 		}
-		sort.Slice(b.contexts, func(x, y int) bool { return b.contexts[x].Node < b.contexts[y].Node })
+		sort.Slice(d.contexts, func(x, y int) bool { return d.contexts[x].Node < d.contexts[y].Node })
 		at := map[int]uint64{}
-		for _, c := range b.contexts {
+		for _, c := range d.contexts {
 			for _, k := range c.Cuts {
 				at[k.Index] += k.Executions
 			}
 		}
-		b.cuts = nil
+		d.cuts = nil
 		for index, n := range at {
-			b.cuts = append(b.cuts, profile.Cut{Index: index, Executions: n})
+			d.cuts = append(d.cuts, profile.Cut{Index: index, Executions: n})
 		}
-		sort.Slice(b.cuts, func(x, y int) bool { return b.cuts[x].Index < b.cuts[y].Index })
+		sort.Slice(d.cuts, func(x, y int) bool { return d.cuts[x].Index < d.cuts[y].Index })
 	}
 }
 

@@ -11,12 +11,42 @@ import (
 // were cut short.
 type ranBlock struct {
 	emu.Block
-	dec  *decodedBlock // nil if the decoder never saw it
-	fn   uint64        // entry of its function; its own address when no symbol covers it
-	cuts []profile.Cut
-	// contexts are its runs in each context of the call tree, when the
-	// run kept them (placeCells).
+	dec *decodedBlock // nil if the decoder never saw it
+	fn  uint64        // entry of its function; its own address when no symbol covers it
+	// detail is where its executions cut short stopped and its runs in
+	// each context of the call tree, for a block that has either; nil
+	// for most.
+	detail *ranDetail
+}
+
+// ranDetail is what few blocks that ran have: their executions cut short,
+// by the instruction each stopped at, and their runs in each context of
+// the call tree, when the run kept them (placeCells).
+type ranDetail struct {
+	cuts     []profile.Cut
 	contexts []profile.BlockContext
+}
+
+func (r *ranBlock) cuts() []profile.Cut {
+	if r.detail == nil {
+		return nil
+	}
+	return r.detail.cuts
+}
+
+func (r *ranBlock) contexts() []profile.BlockContext {
+	if r.detail == nil {
+		return nil
+	}
+	return r.detail.contexts
+}
+
+// details returns r's detail, made if it has none.
+func (r *ranBlock) details() *ranDetail {
+	if r.detail == nil {
+		r.detail = &ranDetail{}
+	}
+	return r.detail
 }
 
 // ran pairs every block that ran with its decoding. The C table knows only
@@ -43,7 +73,7 @@ func (d *decoder) ran(blocks []emu.Block, funcOf func(uint64) uint64) []ranBlock
 			r.fn = b.Addr
 		}
 		if b.Cut > 0 {
-			r.cuts = cutsOf(r.dec, int(b.Instructions), b.Cut)
+			r.detail = &ranDetail{cuts: cutsOf(r.dec, int(b.Instructions), b.Cut)}
 		}
 		out = append(out, r)
 	}
@@ -89,7 +119,7 @@ func cutsOf(dec *decodedBlock, n int, cut uint64) []profile.Cut {
 
 // runs returns how many times each instruction of the block completed.
 func (r *ranBlock) runs() []uint64 {
-	br := profile.BlockRuns{BlockCount: profile.BlockCount{Executions: r.Executions}, Cuts: r.cuts}
+	br := profile.BlockRuns{BlockCount: profile.BlockCount{Executions: r.Executions}, Cuts: r.cuts()}
 	return br.Runs(int(r.Instructions))
 }
 

@@ -39,8 +39,8 @@ func describe(prof *profile.Profile, blocks []ranBlock, mods *modules, lines boo
 	for i := range blocks {
 		b := &blocks[i]
 		br := profile.BlockRuns{BlockCount: profile.BlockCount{Addr: b.Addr, Size: b.Size, Executions: b.Executions,
-			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}, Cuts: b.cuts,
-			Length: int(b.Instructions), Contexts: b.contexts}
+			Instructions: b.Executions*uint64(b.Instructions) - b.Cut, Function: mods.nameOf(b.fn).name}, Cuts: b.cuts(),
+			Length: int(b.Instructions), Contexts: b.contexts()}
 		if n := br.Length; n > 0 {
 			if b.dec != nil && len(b.dec.starts) == n {
 				br.Offsets = b.dec.starts
