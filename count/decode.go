@@ -14,12 +14,12 @@ import (
 // decodedBlock is a translated block decoded once, on first sight. Its
 // shape gives its bytes when first seen (code, nil if they could not be
 // read), the offset of each instruction (starts), what each does, for the
-// mix (kind, see kinds), and its known differences from the hardware
-// (fidelity), shared with every block of the same bytes at the same
-// address (shapes).
+// mix (kind, see kinds), and what decoding found in few blocks (notes:
+// differences from the hardware, sites), shared with every block of the
+// same bytes at the same address (shapes).
 type decodedBlock struct {
 	*blockShape
-	addr uint64
+	addr uint64 // where it starts
 	id   uint32 // the emulator's id of the block
 	info emu.BlockInfo
 	bad  string // why decoding or reading failed, if it did

@@ -27,6 +27,7 @@ type ranDetail struct {
 	contexts []profile.BlockContext
 }
 
+// cuts are where r's executions cut short stopped.
 func (r *ranBlock) cuts() []profile.Cut {
 	if r.detail == nil {
 		return nil
@@ -34,6 +35,7 @@ func (r *ranBlock) cuts() []profile.Cut {
 	return r.detail.cuts
 }
 
+// contexts are r's runs in each context of the call tree, if kept.
 func (r *ranBlock) contexts() []profile.BlockContext {
 	if r.detail == nil {
 		return nil

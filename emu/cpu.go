@@ -475,12 +475,12 @@ func (f *Fault) Error() string {
 
 // Locator completes a fault in block b (its ID, Addr and Size as the block
 // table has them), which emu knows from the emulator's state without
-// decoding instructions: it returns the
-// instruction that faulted (f.PC, which is exact for a memory fault, but
-// for an exception the CPU takes past its instruction) and how many
-// instructions of the block, from it on, did not complete; for a memory
-// fault, which the emulator reports by its page only, it sets f.Addr to
-// the address the instruction accessed in that page.
+// decoding instructions: it returns the instruction that faulted (f.PC,
+// which is exact for a memory fault, but for an exception the CPU takes
+// past its instruction) and how many instructions of the block, from it
+// on, did not complete; for a memory fault, which the emulator reports by
+// its page only, it sets f.Addr to the address the instruction accessed
+// in that page.
 type Locator func(b Block, f *Fault) (pc uint64, notRun uint32)
 
 // Run runs the guest from pc until a hook calls Stop (nil), the guest
