@@ -51,7 +51,18 @@ func instructionMix(blocks []ranBlock) (profile.Mix, map[uint64]*profile.Mix) {
 			m = &profile.Mix{}
 			byFunc[b.fn] = m
 		}
-		for j, n := range b.runs() {
+		// Every instruction of a block none of whose executions was cut
+		// short ran as often as the block: most blocks, with no runs
+		// made for them.
+		var runs []uint64
+		if len(b.cuts()) > 0 {
+			runs = b.runs()
+		}
+		for j := range int(b.Instructions) {
+			n := b.Executions
+			if runs != nil {
+				n = runs[j]
+			}
 			var k kind
 			if j < len(kinds) {
 				k = kinds[j]
