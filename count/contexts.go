@@ -64,8 +64,9 @@ type callInsn struct {
 // fell) into another function.
 func callSites(all []emu.Block, dec *decoder) map[uint64]callInsn {
 	out := map[uint64]callInsn{}
-	for _, b := range all {
-		db := dec.of(b)
+	for i := range all {
+		b := &all[i]
+		db := dec.of(*b)
 		if db == nil || len(db.starts) == 0 {
 			continue
 		}

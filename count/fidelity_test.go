@@ -32,7 +32,7 @@ func TestFidelityWarningsCounts(t *testing.T) {
 		t.Fatalf("classified %+v", f)
 	}
 	b := emu.Block{Addr: 0x1000, Size: uint32(len(code)), Instructions: 4, Executions: 10, Cut: 3*4 + 2*2}
-	r := ranBlock{Block: b, dec: db, detail: &ranDetail{cuts: cutsOf(db, 4, b.Cut)}}
+	r := ranBlock{Block: &b, dec: db, detail: &ranDetail{cuts: cutsOf(db, 4, b.Cut)}}
 	got := fidelityWarnings([]ranBlock{r})
 	want := []string{
 		"`fnstsw` ran 7 times and may give another result than on hardware: " + flagsPartial,

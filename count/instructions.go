@@ -7,10 +7,11 @@ import (
 	"github.com/icount-dev/icount/profile"
 )
 
-// ranBlock is a block that ran, with its decoding and where its executions
-// were cut short.
+// ranBlock is a block that ran (an entry of the slice of the block table
+// it was found in), with its decoding and where its executions were cut
+// short.
 type ranBlock struct {
-	emu.Block
+	*emu.Block
 	dec *decodedBlock // nil if the decoder never saw it
 	fn  uint64        // entry of its function; its own address when no symbol covers it
 	// detail is where its executions cut short stopped and its runs in
@@ -59,11 +60,12 @@ func (r *ranBlock) details() *ranDetail {
 // out); see cutsOf.
 func (d *decoder) ran(blocks []emu.Block, funcOf func(uint64) uint64) []ranBlock {
 	out := make([]ranBlock, 0, len(blocks))
-	for _, b := range blocks {
+	for i := range blocks {
+		b := &blocks[i]
 		if b.Executions == 0 {
 			continue // translated, but run only outside the region collected
 		}
-		r := ranBlock{Block: b, dec: d.of(b)}
+		r := ranBlock{Block: b, dec: d.of(*b)}
 		// The function as named when the block was first seen: what the
 		// address holds may have changed since.
 		if r.dec != nil {
