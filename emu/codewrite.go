@@ -57,7 +57,7 @@ func (c *CPU) emulate(pc, count uint64, locate Locator) (C.uc_err, uint64, error
 				continue
 			}
 		} else {
-			err = C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, C.size_t(count))
+			err = C.ic_emu_start(c.st, C.uint64_t(pc), C.size_t(count))
 		}
 		if c.panicked != nil || c.st.oom != 0 {
 			return err, count, nil
@@ -140,7 +140,7 @@ func (c *CPU) step(pc, count uint64, locate Locator) (err C.uc_err, ran bool, he
 	}
 	before := c.st.cur
 	c.mem.hold_marks, c.mem.held_lo, c.mem.held_hi = 1, C.uint64_t(pc), C.uint64_t(pc)
-	err = C.uc_emu_start(c.uc, C.uint64_t(pc), 0, 0, C.size_t(n))
+	err = C.ic_emu_start(c.st, C.uint64_t(pc), C.size_t(n))
 	c.mem.hold_marks = 0
 	if herr := c.setExit(exit); herr != nil {
 		return err, false, herr

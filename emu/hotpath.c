@@ -151,6 +151,7 @@ int ic_reset(ic_state *s) {
 	s->mem = keep.mem;
 	s->scratch = keep.scratch;
 	s->block_hook = keep.block_hook;
+	s->block_regions = keep.block_regions;
 	s->hook_limited = keep.hook_limited;
 	s->budget = UINT64_MAX; // for a limited variant, with limited 0
 	s->cur_in_roi = 1;
@@ -413,9 +414,9 @@ uc_err ic_install_hooks(ic_state *s, int arch) {
 // ic_use_limited replaces the block hook by its limited variant, which
 // stops before a block that would pass s->budget: a second guest thread
 // runs in slices so bounded. Call it between runs. Unicorn calls a lone
-// hook of a kind directly from the code it translated, and removing the
-// hook discards that code (each translated block it was compiled into,
-// not a flush of the whole buffer): it is translated again as it runs.
+// hook of a kind directly from the code it translated, so replacing the
+// hook discards all translated code (ic_set_block_hook): it is translated
+// again as it runs.
 uc_err ic_use_limited(ic_state *s) {
 	if (s->limited) return UC_ERR_OK;
 	s->limited = 1;
@@ -425,17 +426,34 @@ uc_err ic_use_limited(ic_state *s) {
 
 // ic_set_block_hook installs the variant of the block hook that s's
 // settings call for (a call tree, a region, a limit), in place of the one
-// installed before, if any.
+// installed before, if any. Every translated block calls the hook it was
+// translated with, and Unicorn does not know which blocks those are (the
+// hook's table of them is left empty, translation.c): they are all
+// discarded.
 uc_err ic_set_block_hook(ic_state *s) {
 	void *hooks[2][5] = IC_BLOCK_HOOKS;
 	if (s->block_hook) {
 		uc_err err = uc_hook_del(s->uc, s->block_hook);
 		if (err != UC_ERR_OK) return err;
 		s->block_hook = 0;
+		s->block_regions = NULL;
+		if ((err = uc_ctl_flush_tb(s->uc)) != UC_ERR_OK) return err;
 	}
 	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) + (s->cells ? 2 : 0) : 0];
 	s->hook_limited = s->limited != 0;
-	return uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
+	ic_capture_regions(1);
+	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
+	s->block_regions = ic_capture_regions(0);
+	return err;
+}
+
+// ic_emu_start is uc_emu_start for s's engine, with no address to stop
+// at, while the table of s's block hook is left empty (translation.c).
+uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count) {
+	void *prev = ic_run_regions(s->block_regions);
+	uc_err err = uc_emu_start(s->uc, pc, 0, 0, count);
+	ic_run_regions(prev);
+	return err;
 }
 
 // find returns the entry of a block in the table, NULL if it is not there.

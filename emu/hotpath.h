@@ -212,6 +212,9 @@ typedef struct ic_state {
 	// then (chained blocks do not write it back).
 	uint64_t limit_pc;
 	uc_hook block_hook; // the block hook installed, one of the variants
+	// Unicorn's table of the blocks the block hook was translated into,
+	// which icount leaves empty (translation.c: ic_capture_regions).
+	void *block_regions;
 	int hook_limited;   // it is a limited variant (which, with limited 0, limits nothing)
 	int root_set;       // the tree's root has its function (a later thread's first frame is its child)
 
@@ -274,6 +277,9 @@ void ic_probe_x86(void);
 void ic_inflight_clear(ic_state *s);
 uc_err ic_use_limited(ic_state *s);
 uc_err ic_set_block_hook(ic_state *s);
+uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count);
+void *ic_capture_regions(int on);
+void *ic_run_regions(void *t);
 int ic_reset(ic_state *s);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);

@@ -61,3 +61,51 @@ _Bool __wrap_qht_reset_size(struct uc_struct *uc, struct qht *ht, size_t n_elems
 // every growth pays a page fault for each page of the new array (10 µs in
 // some VMs). Served from the heap, the arrays reuse pages freed before.
 __attribute__((constructor)) static void malloc_from_heap(void) { mallopt(M_MMAP_THRESHOLD, 32 << 20); }
+
+// Unicorn keeps, for every hook, a hash table of the blocks it translated
+// the hook into (their address ranges, a key allocated for each), so that
+// deleting the hook discards those blocks. The block hook is in every
+// block: its table took an entry per block translated, and its growth, its
+// keys and their lookups were a tenth of what a first-seen block cost.
+// icount deletes the block hook only to put another variant in its place,
+// and then discards all translated code itself (ic_set_block_hook); so the
+// table of the block hook that runs is left empty: Unicorn asks it whether
+// it holds a block before adding it, and the answer is yes. The table is
+// known as the one Unicorn makes while the block hook is added
+// (ic_capture_regions), and asked only while that hook's engine runs on
+// this thread (ic_emu_start); any other table is Unicorn's as before.
+static __thread int regions_capture;    // set while the block hook is added
+static __thread void *regions_captured; // the table Unicorn made for it
+static __thread void *regions_running;  // the running block hook's table
+
+void *__real_g_hash_table_new_full(void *hash, void *equal, void *key_free, void *value_free);
+void *__real_g_hash_table_lookup(void *table, const void *key);
+
+void *__wrap_g_hash_table_new_full(void *hash, void *equal, void *key_free, void *value_free) {
+	void *t = __real_g_hash_table_new_full(hash, equal, key_free, value_free);
+	if (regions_capture) regions_captured = t;
+	return t;
+}
+
+void *__wrap_g_hash_table_lookup(void *table, const void *key) {
+	if (table && table == regions_running) return (void *)1;
+	return __real_g_hash_table_lookup(table, key);
+}
+
+// ic_capture_regions(1) goes before the block hook is added and
+// ic_capture_regions(0) after, which returns the table made in between
+// (NULL if none).
+void *ic_capture_regions(int on) {
+	void *t = regions_captured;
+	regions_capture = on;
+	regions_captured = NULL;
+	return on ? NULL : t;
+}
+
+// ic_run_regions makes t the table of the block hook that runs, and
+// returns the one before.
+void *ic_run_regions(void *t) {
+	void *prev = regions_running;
+	regions_running = t;
+	return prev;
+}
