@@ -158,6 +158,11 @@ func TestInterruptAtSyscall(t *testing.T) {
 // delay, reads Executed and asks it to stop every millisecond until Run
 // returns; it returns Run's error.
 func runInterrupted(c *CPU, delay time.Duration, stop error) error {
+	return runInterruptedAt(c, 0x10000, delay, stop)
+}
+
+// runInterruptedAt is runInterrupted from pc.
+func runInterruptedAt(c *CPU, pc uint64, delay time.Duration, stop error) error {
 	done := make(chan struct{})
 	go func() {
 		time.Sleep(delay)
@@ -172,5 +177,57 @@ func runInterrupted(c *CPU, delay time.Duration, stop error) error {
 		}
 	}()
 	defer close(done)
-	return c.Run(0x10000, nil)
+	return c.Run(pc, nil)
+}
+
+// TestSliceReplacesTranslatedCode: a counting loop runs to its end (a
+// ud2) translated with the block hook that limits nothing; then SetSlice
+// replaces the hook and the loop runs again, from a count that does not
+// end. The code translated with the old hook must go with it (Unicorn is
+// not told which blocks those are, hotpath.c: ic_set_block_hook): every
+// later Run ends with ErrSliceEnd within the slice.
+func TestSliceReplacesTranslatedCode(t *testing.T) {
+	// loop: inc %rax; dec %rcx; jnz loop; ud2
+	code := []byte{0x48, 0xff, 0xc0, 0x48, 0xff, 0xc9, 0x75, 0xf8, 0x0f, 0x0b}
+	c, err := New(X86_64, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
+		if addr == 0x10000 {
+			return BlockInfo{Instructions: 3}
+		}
+		return BlockInfo{Instructions: 1}
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Map(0x10000, PageSize, ProtRead|ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(0x10000, code); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReg(X86RCX, 100)
+	var f *Fault
+	if err := c.Run(0x10000, nil); !errors.As(err, &f) {
+		t.Fatalf("the loop of 100 ended with %v, want its ud2's fault", err)
+	}
+	if err := c.SetSlice(1000); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReg(X86RCX, 1<<40)
+	pc := uint64(0x10000)
+	for i := 0; i < 3; i++ {
+		before := c.Executed()
+		// Code the slice does not stop would run until this stops it.
+		if err := runInterruptedAt(c, pc, 10*time.Second, errors.New("still running after 10 s")); err != ErrSliceEnd {
+			t.Fatalf("run %d in slices returned %v, want ErrSliceEnd", i, err)
+		}
+		// 333 iterations of the loop's block of 3.
+		if ran := c.Executed() - before; ran != 999 || c.Ran() != ran {
+			t.Errorf("run %d in slices ran %d instructions (Ran %d), want 999", i, ran, c.Ran())
+		}
+		pc = c.PC()
+	}
+	if rax := c.Reg(X86RAX); rax != 100+3*333 {
+		t.Errorf("the guest counted %d iterations, want %d", rax, 100+3*333)
+	}
 }
