@@ -443,7 +443,8 @@ uc_err ic_set_block_hook(ic_state *s) {
 	s->hook_limited = s->limited != 0;
 	ic_capture_regions(1);
 	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
-	s->block_regions = ic_capture_regions(0);
+	void *regions = ic_capture_regions(0);
+	if (err == UC_ERR_OK) s->block_regions = regions;
 	return err;
 }
 
