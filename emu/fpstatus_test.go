@@ -14,20 +14,10 @@ func TestFPFlags(t *testing.T) {
 	// (1/0: ZE); syscall, whose hook stops the run.
 	code := []byte{0x66, 0x0f, 0xef, 0xc9, 0xf2, 0x0f, 0x5e, 0xc1, 0xd9, 0xe8, 0xd9, 0xee, 0xde, 0xf9, 0x0f, 0x05}
 	var c *CPU
-	c, err := New(X86_64, Hooks{
+	c = newCodeCPU(t, Hooks{
 		NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo { return BlockInfo{Instructions: 6} },
 		Syscall:  func() { c.Stop() },
-	}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Map(0x10000, PageSize, ProtRead|ProtExec); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Write(0x10000, code); err != nil {
-		t.Fatal(err)
-	}
+	}, Options{}, code)
 	for _, r := range []struct {
 		reg Reg
 		v   uint64

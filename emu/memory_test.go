@@ -15,6 +15,24 @@ func newTestCPU(t *testing.T, arch Arch) *CPU {
 	return c
 }
 
+// newCodeCPU makes an x86-64 CPU with hooks and opts, and code at 0x10000
+// in a page of its own.
+func newCodeCPU(t *testing.T, hooks Hooks, opts Options, code []byte) *CPU {
+	t.Helper()
+	c, err := New(X86_64, hooks, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	if err := c.Map(0x10000, PageSize, ProtRead|ProtExec); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(0x10000, code); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestMemoryMapping checks the page table through the CPU's memory calls:
 // mapping, permissions as the guest has them, unmapping to zeros.
 func TestMemoryMapping(t *testing.T) {

@@ -189,22 +189,12 @@ func runInterruptedAt(c *CPU, pc uint64, delay time.Duration, stop error) error 
 func TestSliceReplacesTranslatedCode(t *testing.T) {
 	// loop: inc %rax; dec %rcx; jnz loop; ud2
 	code := []byte{0x48, 0xff, 0xc0, 0x48, 0xff, 0xc9, 0x75, 0xf8, 0x0f, 0x0b}
-	c, err := New(X86_64, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
+	c := newCodeCPU(t, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
 		if addr == 0x10000 {
 			return BlockInfo{Instructions: 3}
 		}
 		return BlockInfo{Instructions: 1}
-	}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Map(0x10000, PageSize, ProtRead|ProtExec); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Write(0x10000, code); err != nil {
-		t.Fatal(err)
-	}
+	}}, Options{}, code)
 	c.SetReg(X86RCX, 100)
 	var f *Fault
 	if err := c.Run(0x10000, nil); !errors.As(err, &f) {
