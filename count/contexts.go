@@ -66,7 +66,7 @@ func callSites(all []emu.Block, dec *decoder) map[uint64]callInsn {
 	out := map[uint64]callInsn{}
 	for i := range all {
 		b := &all[i]
-		db := dec.of(*b)
+		db := dec.of(b.ID)
 		if db == nil || len(db.starts) == 0 {
 			continue
 		}

@@ -365,7 +365,7 @@ func blockEndX86(inst x86asm.Inst) emu.BlockEnd {
 // back is asked for here, so the decoder also records where each
 // execution stopped, for per-instruction counts.
 func (d *decoder) notRun(blk emu.Block, pc uint64) uint32 {
-	b := d.of(blk)
+	b := d.of(blk.ID)
 	if b == nil || pc < blk.Addr || pc >= blk.Addr+uint64(blk.Size) {
 		return 0
 	}
@@ -492,11 +492,11 @@ func isX86Prefix(b byte) bool {
 	return b&0xf0 == 0x40 // REX
 }
 
-// of returns the decoding of a block of the emulator's table (nil for one
-// the decoder never saw).
-func (d *decoder) of(b emu.Block) *decodedBlock {
-	if int(b.ID) < len(d.byID) {
-		return d.byID[b.ID]
+// of returns the decoding of the emulator's block id (nil for one the
+// decoder never saw).
+func (d *decoder) of(id uint32) *decodedBlock {
+	if int(id) < len(d.byID) {
+		return d.byID[id]
 	}
 	return nil
 }

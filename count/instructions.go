@@ -65,7 +65,7 @@ func (d *decoder) ran(blocks []emu.Block, funcOf func(uint64) uint64) []ranBlock
 		if b.Executions == 0 {
 			continue // translated, but run only outside the region collected
 		}
-		r := ranBlock{Block: b, dec: d.of(*b)}
+		r := ranBlock{Block: b, dec: d.of(b.ID)}
 		// The function as named when the block was first seen: what the
 		// address holds may have changed since.
 		if r.dec != nil {

@@ -44,7 +44,7 @@ func (d *decoder) hookSites(b *decodedBlock, sites []emu.Site) bool {
 // left the block at the next), and returns how many instructions of b lie
 // at or after from (emu.CPU.SetSiteCuts).
 func (d *decoder) siteCuts(b emu.Block, from, n uint64) uint32 {
-	db := d.of(b)
+	db := d.of(b.ID)
 	if db == nil || from < b.Addr || from >= b.Addr+uint64(b.Size) {
 		return 0
 	}

@@ -65,9 +65,9 @@ type counterHooks struct {
 // read returns the counter's value for one execution of insn. remaining
 // says how many instructions of the translated block b (its ID, Addr and
 // Size as the block table has them) lie at or after pc: an emulated
-// counter read ends its
-// block, and the instructions after it are taken back from the block's
-// count (they run, and count, as a block of their own).
+// counter read ends its block, and the instructions after it are taken
+// back from the block's count (they run, and count, as a block of their
+// own).
 func (c *CPU) SetCounter(read func(insn CounterInsn) uint64, remaining func(b Block, pc uint64) uint32) {
 	c.counter.read, c.counter.remaining = read, remaining
 }
