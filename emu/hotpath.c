@@ -67,6 +67,7 @@ static int ic_grow(ic_state *s, uint32_t nslots) {
 		if (b == s->cur) cur = &t[h]; // cur points into the old table: move it along
 	}
 	s->cur = cur;
+	ic_links_unbind(s);
 	// The old table is kept until ic_free, and the new one published before
 	// its size: Go may be summing the table from another thread (Executed).
 	if (s->table) s->retired[s->nretired++] = (ic_table){s->table, s->nslots};
@@ -108,6 +109,7 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	s->handle = handle;
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
+	ic_links_init(s);
 	if (ic_grow(s, IC_TABLE_INITIAL) != 0) {
 		ic_free(s);
 		return NULL;
@@ -132,6 +134,7 @@ static void release(ic_state *s) {
 void ic_free(ic_state *s) {
 	if (!s) return;
 	release(s);
+	ic_links_free(s);
 	if (s->scratch) uc_context_free(s->scratch);
 	free(s);
 }
@@ -139,7 +142,8 @@ void ic_free(ic_state *s) {
 // ic_reset makes s as ic_new made it, for another program on the same
 // engine (spare.go): what it counted goes, and so do its sites, which the
 // caller has freed; the engine, the memory, the scratch context and the
-// hooks stay, the block hook as it was until ic_set_block_hook. It returns
+// hooks stay, the block hook as it was until ic_set_block_hook, and the
+// links, unbound, which code translated before may pass. It returns
 // -1 when out of memory.
 int ic_reset(ic_state *s) {
 	release(s);
@@ -152,6 +156,10 @@ int ic_reset(ic_state *s) {
 	s->scratch = keep.scratch;
 	s->block_hook = keep.block_hook;
 	s->block_regions = keep.block_regions;
+	s->linkchunks = keep.linkchunks, s->nlinks = keep.nlinks, s->caplinkchunks = keep.caplinkchunks;
+	s->linkslots = keep.linkslots, s->nlinkslots = keep.nlinkslots;
+	ic_links_init(s);
+	ic_links_unbind(s);
 	s->hook_limited = keep.hook_limited;
 	s->budget = UINT64_MAX; // for a limited variant, with limited 0
 	s->cur_in_roi = 1;
@@ -256,7 +264,7 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 	return b;
 }
 
-// ic_lookup finds the entry of a block, adding it on first sight.
+// lookup finds the entry of a block, adding it on first sight.
 static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 	uint32_t mask = s->nslots - 1;
 	uint32_t h = ic_hash(mask, addr);
@@ -269,8 +277,17 @@ static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 	return b;
 }
 
+// relink finds the entry of a block whose link does not hold it, and
+// binds the link to it.
+__attribute__((noinline)) static ic_block *relink(ic_link *l, uint64_t addr, uint32_t size) {
+	ic_block *b = lookup(l->s, addr, size);
+	if (b) l->b = b;
+	return b;
+}
+
 // count_block is the work done before every execution of every translated
-// block: the one piece of icount that runs per block. It touches one table
+// block: the one piece of icount that runs per block. It finds the block's
+// entry through the link the block passes (links.c), touches that one
 // entry and, without attribution, keeps no running total (a
 // read-modify-write of one shared counter per block costs 4% of the run);
 // totals are summed from the table. With attribution it follows calls and
@@ -279,24 +296,48 @@ static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
 // block's cell of that context (cells.c); only a block that follows a call,
 // return or indirect jump, or that lies in another function than the
 // current context's, takes the slow path, and only a block that ran in
-// another context last time looks its cell up. With an instruction limit, a block that
-// would pass it is not run: the emulator stops at its start, and Go runs
-// the instructions left one block at a time (ic_limit_hit).
-static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_state *s, uint64_t addr,
+// another context last time looks its cell up. With an instruction limit,
+// a block that would pass it is not run: the emulator stops at its start,
+// and Go runs the instructions left one block at a time (ic_limit_hit).
+//
+// Given full, it is the hook's common case, which calls no function and so
+// needs no stack frame (no registers saved and restored): anything
+// that would call one goes to full, which is count_block without full.
+static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_link *l, uint64_t addr,
                                                               uint32_t size, const int cct, const int roi,
-                                                              const int cells, const int limited) {
-	ic_block *b = lookup(s, addr, size);
-	if (__builtin_expect(!b, 0)) {
-		if (s->restart) {
-			ic_restart(s, addr); // a site was hooked in it: this entry does not count
+                                                              const int cells, const int limited,
+                                                              void (*const full)(uc_engine *, ic_link *,
+                                                                                 uint64_t, uint32_t)) {
+	ic_state *s = l->s;
+	ic_block *b = l->b;
+	// The common case: the link holds the block; no limit, flush or call
+	// to follow; its cell where it was. Anything else goes to full before
+	// anything changed here.
+	if (full) {
+		ic_block *prev = s->cur;
+		if (__builtin_expect(b->addr != addr || b->size != size || s->until_flush <= 1 ||
+		                         (limited && b->ninsn > s->budget) ||
+		                         (cct && (!prev || prev->end != IC_END_PLAIN ||
+		                                  (b->func && b->func != s->top_func))) ||
+		                         (cells && b->cell_node != s->top),
+		                     0)) {
+			full(uc, l, addr, size);
 			return;
 		}
-		s->oom = 1;
-		uc_emu_stop(uc);
-		return;
+	} else if (__builtin_expect(b->addr != addr || b->size != size, 0)) {
+		b = relink(l, addr, size);
+		if (__builtin_expect(!b, 0)) {
+			if (s->restart) {
+				ic_restart(s, addr); // a site was hooked in it: this entry does not count
+				return;
+			}
+			s->oom = 1;
+			uc_emu_stop(uc);
+			return;
+		}
 	}
 	if (limited) {
-		if (__builtin_expect(b->ninsn > s->budget, 0)) {
+		if (!full && __builtin_expect(b->ninsn > s->budget, 0)) {
 			s->limit_hit = 1;
 			s->limit_pc = addr;
 			uc_emu_stop(uc);
@@ -304,7 +345,11 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		}
 		s->budget -= b->ninsn;
 	}
-	if (__builtin_expect(--s->until_flush == 0, 0)) tlb_resize(s);
+	if (full) {
+		s->until_flush--;
+	} else if (__builtin_expect(--s->until_flush == 0, 0)) {
+		tlb_resize(s);
+	}
 	if (!cct) {
 		b->execs++;
 		s->cur = b;
@@ -312,7 +357,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	}
 	ic_block *prev = s->cur; // read after lookup: growing the table moves it
 	s->cur = b;
-	if (__builtin_expect(!prev || prev->end != IC_END_PLAIN || (b->func && b->func != s->top_func), 0)) {
+	if (!full && __builtin_expect(!prev || prev->end != IC_END_PLAIN || (b->func && b->func != s->top_func), 0)) {
 		ic_cct_enter(s, prev, b);
 	}
 	ic_node *n = &s->nodes[s->top];
@@ -320,7 +365,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		b->execs++;
 		n->insns += b->ninsn;
 		if (cells) {
-			uint32_t c = __builtin_expect(b->cell_node == s->top, 1) ? b->cell : ic_cell_of(s, b);
+			uint32_t c = full || __builtin_expect(b->cell_node == s->top, 1) ? b->cell : ic_cell_of(s, b);
 			s->cells[c].execs++;
 			s->cur_cell = c;
 		}
@@ -334,10 +379,16 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 
 // The hook's variants: with or without the call tree, the region of
 // interest, the cells and the instruction limit, each compiled on its own
-// so that the common case pays for nothing it does not use.
-#define IC_HOOK(name, cct, roi, cells, limited)                                     \
-	static void name(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {     \
-		count_block(uc, ud, addr, size, cct, roi, cells, limited);                  \
+// so that the common case pays for nothing it does not use. Each is the
+// common case, which calls no function (and so needs no stack frame), in
+// front of the whole work, which it calls for any other case.
+#define IC_HOOK(name, cct, roi, cells, limited)                                                   \
+	__attribute__((noinline)) static void name##_full(uc_engine *uc, ic_link *l, uint64_t addr, \
+	                                                  uint32_t size) {                         \
+		count_block(uc, l, addr, size, cct, roi, cells, limited, NULL);                           \
+	}                                                                                             \
+	static void name(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {                   \
+		count_block(uc, ud, addr, size, cct, roi, cells, limited, name##_full);                   \
 	}
 IC_HOOK(hook_count, 0, 0, 0, 0)
 IC_HOOK(hook_count_limited, 0, 0, 0, 1)
@@ -442,19 +493,35 @@ uc_err ic_set_block_hook(ic_state *s) {
 	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) + (s->cells ? 2 : 0) : 0];
 	s->hook_limited = s->limited != 0;
 	ic_capture_regions(1);
-	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, s, 1, 0);
+	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, &s->own_link, 1, 0);
 	void *regions = ic_capture_regions(0);
 	if (err == UC_ERR_OK) s->block_regions = regions;
 	return err;
 }
 
+// running is the state whose engine runs on this thread (ic_emu_start).
+static __thread ic_state *running;
+
 // ic_emu_start is uc_emu_start for s's engine, with no address to stop
-// at, while the table of s's block hook is left empty (translation.c).
+// at, while the table of s's block hook is left empty and its blocks are
+// given links (translation.c).
 uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count) {
 	void *prev = ic_run_regions(s->block_regions);
+	ic_state *was = running;
+	running = s;
 	uc_err err = uc_emu_start(s->uc, pc, 0, 0, count);
+	running = was;
 	ic_run_regions(prev);
 	return err;
+}
+
+// ic_block_link returns the link to give the block hook in the code
+// translated at addr, when hook is the block hook of the engine running
+// on this thread; NULL to give the hook's own user data.
+void *ic_block_link(void *hook, uint64_t addr) {
+	ic_state *s = running;
+	if (!s || (uc_hook)hook != s->block_hook) return NULL;
+	return ic_link_at(s, addr);
 }
 
 // find returns the entry of a block in the table, NULL if it is not there.

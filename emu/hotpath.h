@@ -48,6 +48,15 @@ typedef struct ic_block {
 	uint32_t pad[2];
 } __attribute__((aligned(64))) ic_block;
 
+// A link (links.c): what the code translated at one address passes the
+// block hook, which finds the block's entry through it. b is the entry of
+// the block last run from there, or s->no_block.
+typedef struct ic_link {
+	ic_block *b;
+	struct ic_state *s;
+	uint64_t addr;
+} ic_link;
+
 // A node of the calling-context tree: one function reached by one path of
 // calls from the root, the last of them made at one call site.
 typedef struct ic_node {
@@ -212,6 +221,16 @@ typedef struct ic_state {
 	// then (chained blocks do not write it back).
 	uint64_t limit_pc;
 	uc_hook block_hook; // the block hook installed, one of the variants
+	// The links (links.c), in chunks that never move, and by address
+	// (open addressing on a link's number + 1); the hook's own, its user
+	// data, which a block translated without a link of its own passes; and
+	// the entry that an unbound link points at.
+	ic_link **linkchunks;
+	uint32_t nlinks, caplinkchunks;
+	uint32_t *linkslots;
+	uint32_t nlinkslots;
+	ic_link own_link;
+	ic_block no_block;
 	// Unicorn's table of the blocks the block hook was translated into,
 	// which icount leaves empty (translation.c: ic_capture_regions).
 	void *block_regions;
@@ -281,6 +300,11 @@ uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count);
 void *ic_capture_regions(int on);
 void *ic_run_regions(void *t);
 int ic_reset(ic_state *s);
+void ic_links_init(ic_state *s);
+void ic_links_unbind(ic_state *s);
+ic_link *ic_link_at(ic_state *s, uint64_t addr);
+void ic_links_free(ic_state *s);
+void *ic_block_link(void *hook, uint64_t addr);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);
 void ic_thread_free(ic_thread *t);

@@ -20,6 +20,8 @@
 #include <malloc.h>
 #include <stdint.h>
 
+#include "hotpath.h"
+
 struct CPUState;
 
 void __wrap_tlb_reset_dirty_by_vaddr_x86_64(struct CPUState *cpu, uint64_t start, uint64_t length) {
@@ -109,3 +111,60 @@ void *ic_run_regions(void *t) {
 	regions_running = t;
 	return prev;
 }
+
+// The block hook's call in a translated block passes the hook's user data,
+// the same for every block; icount gives each address a link of its own
+// (links.c) instead, which finds the block's entry without a hash lookup.
+// Unicorn adds the call through uc_add_inline_hook, with the arguments as
+// the translation's values (TCG temporaries): the last one is swapped for
+// a constant holding the link. The translation's context and address are
+// what tcg_func_start and tb_gen_code were given last on this thread.
+struct TCGContext;
+struct CPUState;
+struct hook;
+static __thread struct TCGContext *translating; // tcg_func_start's context
+static __thread uint64_t translating_pc;         // tb_gen_code's address
+
+// add_inline_hook is uc_add_inline_hook of one target: real is Unicorn's,
+// and const_i64 and temp_free make and free the temporary of a constant.
+static void add_inline_hook(void (*real)(struct uc_struct *, struct hook *, void **, int),
+                            void *(*const_i64)(struct TCGContext *, int64_t),
+                            void (*temp_free)(struct TCGContext *, void *), struct uc_struct *uc,
+                            struct hook *hk, void **args, int nargs) {
+	void *link = nargs == 4 && translating ? ic_block_link(hk, translating_pc) : NULL;
+	if (!link) {
+		real(uc, hk, args, nargs);
+		return;
+	}
+	struct TCGContext *ctx = translating;
+	// A TCGv is the temporary's offset in the context (tcg.h: tcgv_i64_temp).
+	void *temp = (char *)ctx + (uintptr_t)const_i64(ctx, (int64_t)(uintptr_t)link);
+	void *data = args[3];
+	args[3] = temp;
+	real(uc, hk, args, nargs);
+	args[3] = data;
+	temp_free(ctx, temp);
+}
+
+#define IC_TRANSLATION_WRAPS(arch)                                                                           \
+	void __real_tcg_func_start_##arch(struct TCGContext *s);                                              \
+	void __wrap_tcg_func_start_##arch(struct TCGContext *s) {                                             \
+		translating = s;                                                                                  \
+		__real_tcg_func_start_##arch(s);                                                                  \
+	}                                                                                                     \
+	void *__real_tb_gen_code_##arch(struct CPUState *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags,  \
+	                                int cflags);                                                          \
+	void *__wrap_tb_gen_code_##arch(struct CPUState *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags,  \
+	                                int cflags) {                                                         \
+		translating_pc = pc;                                                                              \
+		return __real_tb_gen_code_##arch(cpu, pc, cs_base, flags, cflags);                                \
+	}                                                                                                     \
+	void *tcg_const_i64_##arch(struct TCGContext *s, int64_t val);                                        \
+	void tcg_temp_free_internal_##arch(struct TCGContext *s, void *ts);                                   \
+	void __real_uc_add_inline_hook_##arch(struct uc_struct *uc, struct hook *hk, void **args, int nargs); \
+	void __wrap_uc_add_inline_hook_##arch(struct uc_struct *uc, struct hook *hk, void **args, int nargs) { \
+		add_inline_hook(__real_uc_add_inline_hook_##arch, tcg_const_i64_##arch,                           \
+		                tcg_temp_free_internal_##arch, uc, hk, args, nargs);                              \
+	}
+IC_TRANSLATION_WRAPS(x86_64)
+IC_TRANSLATION_WRAPS(aarch64)
