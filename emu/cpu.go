@@ -765,19 +765,12 @@ type Block struct {
 	Cut          uint64 // instructions that did not complete, over all executions
 }
 
-// Blocks returns a copy of the block table, by address.
+// Blocks returns a copy of the block table, by address: every block run,
+// those whose code changed since among them.
 func (c *CPU) Blocks() []Block {
 	out := make([]Block, 0, int(c.st.nblocks))
-	table := unsafe.Slice(c.st.table, int(c.st.nslots))
-	for i := range table {
-		if table[i].size != 0 {
-			out = append(out, blockOf(&table[i]))
-		}
-	}
-	for g := c.st.gone; g != nil; g = g.next {
-		for i := range g.n {
-			out = append(out, blockOf(&g.blocks[i]))
-		}
+	for b := range entries(c.st) {
+		out = append(out, blockOf(b))
 	}
 	slices.SortFunc(out, func(a, b Block) int {
 		if a.Addr != b.Addr { // nearly always: the rest is not computed

@@ -2,79 +2,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "_cgo_export.h"
 
 #define IC_ARCH_X86_64 1
 #define IC_ARCH_ARM64 2
-
-// ic_hash mixes the address bits that tell blocks apart, cheaply: this
-// runs once per executed block.
-static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) {
-	return (uint32_t)(addr ^ (addr >> 13)) & mask;
-}
-
-// IC_TABLE_INITIAL is the block table's first size, in slots: a small
-// program runs a few hundred blocks, and the table doubles as it fills.
-#define IC_TABLE_INITIAL 1024
-
-// IC_HUGE is the host's huge page (x86-64: 2 MiB).
-#define IC_HUGE (2u << 20)
-
-// table_bytes is the host memory a table of n slots takes.
-static size_t table_bytes(uint32_t n) { return (size_t)n * sizeof(ic_block); }
-
-// table_alloc returns a zeroed table of n slots, page aligned: fresh
-// pages from the host, which are zeros already (no pass clearing them).
-// Entries land at random, so every page of a table is touched as it
-// fills: a table smaller than a huge page has its pages given at once
-// (one system call, where a fault for each costs 10 µs in some VMs). A
-// larger one is aligned to huge pages and asks the host for them: every
-// executed block looks up a slot at random, and with small pages a large
-// table would miss the host's TLB at most of them.
-static ic_block *table_alloc(uint32_t n) {
-	size_t size = table_bytes(n);
-	if (size < IC_HUGE) {
-		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		return p == MAP_FAILED ? NULL : p;
-	}
-	uint8_t *p = mmap(NULL, size + IC_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) return NULL;
-	uint8_t *t = (uint8_t *)(((uintptr_t)p + IC_HUGE - 1) & ~(uintptr_t)(IC_HUGE - 1));
-	if (t > p) munmap(p, t - p);
-	if (t + size < p + size + IC_HUGE) munmap(t + size, p + size + IC_HUGE - (t + size));
-	madvise(t, size, MADV_HUGEPAGE); // a hint: without it the table works the same
-	return (ic_block *)t;
-}
-
-// table_free frees a table of n slots.
-static void table_free(ic_block *t, uint32_t n) {
-	if (t) munmap(t, table_bytes(n));
-}
-
-// ic_grow moves every entry into a table of nslots slots.
-static int ic_grow(ic_state *s, uint32_t nslots) {
-	ic_block *t = table_alloc(nslots);
-	if (!t) return -1;
-	ic_block *cur = s->cur;
-	for (uint32_t i = 0; i < s->nslots; i++) {
-		ic_block *b = &s->table[i];
-		if (b->size == 0) continue;
-		uint32_t h = ic_hash(nslots - 1, b->addr);
-		while (t[h].size) h = (h + 1) & (nslots - 1);
-		t[h] = *b;
-		if (b == s->cur) cur = &t[h]; // cur points into the old table: move it along
-	}
-	s->cur = cur;
-	ic_links_unbind(s);
-	// The old table is kept until ic_free, and the new one published before
-	// its size: Go may be summing the table from another thread (Executed).
-	if (s->table) s->retired[s->nretired++] = (ic_table){s->table, s->nslots};
-	__atomic_store_n(&s->table, t, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->nslots, nslots, __ATOMIC_RELEASE);
-	return 0;
-}
 
 // tlb_resize flushes the emulator's TLB every IC_FLUSH_BLOCKS blocks.
 // QEMU sizes its TLB only when it is flushed: a guest that never makes it
@@ -110,25 +42,17 @@ ic_state *ic_new(uc_engine *uc, uintptr_t handle) {
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
 	ic_links_init(s);
-	if (ic_grow(s, IC_TABLE_INITIAL) != 0) {
+	if (ic_blocks_init(s) != 0) {
 		ic_free(s);
 		return NULL;
 	}
 	return s;
 }
 
-// release frees what s holds of a program's run: blocks, call tree,
-// forgotten blocks and page keys.
+// release frees what s holds of a program's run: blocks and call tree.
 static void release(ic_state *s) {
 	ic_cct_free(s);
-	for (int i = 0; i < s->nretired; i++) table_free(s->retired[i].t, s->retired[i].n);
-	for (ic_gone *g = s->gone, *next; g; g = next) {
-		next = g->next;
-		free(g);
-	}
-	for (uint32_t i = 0; i < s->npageslots; i++) free(s->pages[i].keys);
-	free(s->pages);
-	table_free(s->table, s->nslots);
+	ic_blocks_free(s);
 }
 
 void ic_free(ic_state *s) {
@@ -164,55 +88,7 @@ int ic_reset(ic_state *s) {
 	s->budget = UINT64_MAX; // for a limited variant, with limited 0
 	s->cur_in_roi = 1;
 	s->until_flush = IC_FLUSH_BLOCKS;
-	return ic_grow(s, IC_TABLE_INITIAL);
-}
-
-// page_keys returns the keys of page p (a page number), adding an entry
-// when add is set; NULL when there is none (or no memory for it).
-static ic_pagekeys *page_keys(ic_state *s, uint64_t p, int add) {
-	if (add && 2 * (s->npages + 1) > s->npageslots) {
-		uint32_t n = s->npageslots ? 2 * s->npageslots : 1024;
-		ic_pagekeys *t = calloc(n, sizeof *t);
-		if (!t) return NULL;
-		for (uint32_t i = 0; i < s->npageslots; i++) {
-			if (!s->pages[i].page) continue;
-			uint32_t h = ic_hash(n - 1, s->pages[i].page);
-			while (t[h].page) h = (h + 1) & (n - 1);
-			t[h] = s->pages[i];
-		}
-		free(s->pages);
-		s->pages = t;
-		s->npageslots = n;
-	}
-	if (!s->npageslots) return NULL;
-	uint32_t mask = s->npageslots - 1;
-	for (uint32_t h = ic_hash(mask, p + 1);; h = (h + 1) & mask) {
-		ic_pagekeys *e = &s->pages[h];
-		if (e->page == p + 1) return e;
-		if (!e->page) {
-			if (!add) return NULL;
-			e->page = p + 1;
-			s->npages++;
-			return e;
-		}
-	}
-}
-
-// index_block adds a block's key to the pages it touches.
-static int index_block(ic_state *s, uint64_t addr, uint32_t size) {
-	for (uint64_t p = addr >> 12; p <= (addr + size - 1) >> 12; p++) {
-		ic_pagekeys *e = page_keys(s, p, 1);
-		if (!e) return -1;
-		if (e->n == e->cap) {
-			uint32_t cap = e->cap ? 2 * e->cap : 8;
-			ic_key *k = realloc(e->keys, cap * sizeof *k);
-			if (!k) return -1;
-			e->keys = k;
-			e->cap = cap;
-		}
-		e->keys[e->n++] = (ic_key){addr, size};
-	}
-	return 0;
+	return ic_blocks_init(s);
 }
 
 // mark_code marks the pages of a block first seen as holding translated
@@ -241,21 +117,8 @@ static void mark_code(ic_state *s, uint64_t addr, uint32_t size) {
 // ic_insert adds a block first seen at addr and asks Go to decode it. It
 // returns NULL with s->restart set when Go hooked an instruction of it.
 __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t addr, uint32_t size) {
-	if (2 * (s->nblocks + 1) > s->nslots) {
-		if (ic_grow(s, 2 * s->nslots) != 0) return NULL;
-	}
-	uint32_t h = ic_hash(s->nslots - 1, addr);
-	while (s->table[h].size) h = (h + 1) & (s->nslots - 1);
-	ic_block *b = &s->table[h];
-	b->addr = addr;
-	b->size = size;
-	b->id = ++s->next_id;
-	b->cell_node = UINT32_MAX; // no cell yet
-	s->nblocks++;
-	if (index_block(s, addr, size) != 0) {
-		s->oom = 1;
-		uc_emu_stop(s->uc);
-	}
+	ic_block *b = ic_block_add(s, addr, size);
+	if (!b) return NULL; // out of memory (restart not set)
 	mark_code(s, addr, size);
 	if (icountGoNewBlock(s->handle, b) & IC_RESTART) {
 		s->restart = 1; // count_block restarts it
@@ -264,23 +127,11 @@ __attribute__((noinline, cold)) static ic_block *ic_insert(ic_state *s, uint64_t
 	return b;
 }
 
-// lookup finds the entry of a block, adding it on first sight.
-static inline ic_block *lookup(ic_state *s, uint64_t addr, uint32_t size) {
-	uint32_t mask = s->nslots - 1;
-	uint32_t h = ic_hash(mask, addr);
-	ic_block *b = &s->table[h];
-	while (__builtin_expect(b->addr != addr || b->size != size, 0)) {
-		if (b->size == 0) return ic_insert(s, addr, size);
-		h = (h + 1) & mask;
-		b = &s->table[h];
-	}
-	return b;
-}
-
-// relink finds the entry of a block whose link does not hold it, and
-// binds the link to it.
+// relink finds the entry of a block whose link does not hold it, adding
+// it on first sight, and binds the link to it.
 __attribute__((noinline)) static ic_block *relink(ic_link *l, uint64_t addr, uint32_t size) {
-	ic_block *b = lookup(l->s, addr, size);
+	ic_block *b = ic_block_find(l->s, addr, size);
+	if (!b) b = ic_insert(l->s, addr, size);
 	if (b) l->b = b;
 	return b;
 }
@@ -355,7 +206,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		s->cur = b;
 		return;
 	}
-	ic_block *prev = s->cur; // read after lookup: growing the table moves it
+	ic_block *prev = s->cur;
 	s->cur = b;
 	if (!full && __builtin_expect(!prev || prev->end != IC_END_PLAIN || (b->func && b->func != s->top_func), 0)) {
 		ic_cct_enter(s, prev, b);
@@ -524,15 +375,6 @@ void *ic_block_link(void *hook, uint64_t addr) {
 	return ic_link_at(s, addr);
 }
 
-// find returns the entry of a block in the table, NULL if it is not there.
-static ic_block *find(ic_state *s, uint64_t addr, uint32_t size) {
-	uint32_t mask = s->nslots - 1;
-	for (uint32_t h = ic_hash(mask, addr); s->table[h].size; h = (h + 1) & mask) {
-		if (s->table[h].addr == addr && s->table[h].size == size) return &s->table[h];
-	}
-	return NULL;
-}
-
 // ic_thread_init readies the per-thread state of a new guest thread: an
 // empty shadow stack, whose first frame the thread's first block pushes.
 int ic_thread_init(ic_state *s, ic_thread *t) {
@@ -564,7 +406,7 @@ void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	s->cur_cell = load->cur_cell;
 	load->frames = NULL;
 	// A block forgotten since (its code changed) is not followed from.
-	s->cur = load->last_size ? find(s, load->last_addr, load->last_size) : NULL;
+	s->cur = load->last_size ? ic_block_find(s, load->last_addr, load->last_size) : NULL;
 	if (load->signal_pending) {
 		// Its handler's first block is entered as called from where the
 		// signal interrupted it (ic_cct_signal).
@@ -596,88 +438,3 @@ uc_err ic_set_exit(uc_engine *uc, uint64_t at) {
 	return uc_ctl_set_exits(uc, &at, at != 0 ? 1 : 0);
 }
 
-// keep_gone copies a forgotten block into the chunks of forgotten blocks.
-static ic_block *keep_gone(ic_state *s, const ic_block *b) {
-	if (!s->gone || s->gone->n == IC_GONE_CHUNK) {
-		ic_gone *g = calloc(1, sizeof *g);
-		if (!g) {
-			s->oom = 1;
-			return NULL;
-		}
-		g->next = s->gone;
-		// Published for Executed, which may read from another thread.
-		__atomic_store_n(&s->gone, g, __ATOMIC_RELEASE);
-	}
-	ic_block *copy = &s->gone->blocks[s->gone->n];
-	*copy = *b;
-	__atomic_store_n(&s->gone->n, s->gone->n + 1, __ATOMIC_RELEASE);
-	return copy;
-}
-
-// delete_slot empties slot i of the open-addressing table, moving back the
-// entries after it that would no longer be found (backward-shift deletion).
-static void delete_slot(ic_state *s, uint32_t i) {
-	ic_block *t = s->table;
-	uint32_t mask = s->nslots - 1;
-	for (uint32_t j = i;;) {
-		j = (j + 1) & mask;
-		if (t[j].size == 0) break;
-		uint32_t home = ic_hash(mask, t[j].addr);
-		// t[j] stays if its home lies cyclically in (i, j].
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j)) continue;
-		t[i] = t[j];
-		if (s->cur == &t[j]) s->cur = &t[i];
-		i = j;
-	}
-	memset(&t[i], 0, sizeof t[i]);
-}
-
-// forget takes the block in slot i out of the table, keeping it among the
-// forgotten blocks.
-static int forget(ic_state *s, uint32_t i) {
-	ic_block *copy = keep_gone(s, &s->table[i]);
-	if (!copy) return -1;
-	if (s->cur == &s->table[i]) s->cur = copy;
-	delete_slot(s, i);
-	s->nblocks--;
-	return 0;
-}
-
-// IC_FORGET_PAGES bounds the ranges whose blocks are found page by page;
-// larger ones walk the whole table.
-#define IC_FORGET_PAGES 16
-
-// ic_forget_code takes out of the table every block of [begin, end), whose
-// code changed: the next translation there is a new block, decoded afresh,
-// and the old ones keep their counts among the forgotten blocks.
-void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end) {
-	if (end <= begin) return;
-	if (((end - 1) >> 12) - (begin >> 12) < IC_FORGET_PAGES) {
-		for (uint64_t p = begin >> 12; p <= (end - 1) >> 12; p++) {
-			ic_pagekeys *e = page_keys(s, p, 0);
-			if (!e) continue;
-			uint32_t kept = 0;
-			for (uint32_t k = 0; k < e->n; k++) {
-				ic_key key = e->keys[k];
-				ic_block *b = find(s, key.addr, key.size);
-				if (!b) continue; // forgotten already
-				if (b->addr < end && begin < b->addr + b->size) {
-					if (forget(s, (uint32_t)(b - s->table)) != 0) return;
-					continue;
-				}
-				e->keys[kept++] = key;
-			}
-			e->n = kept;
-		}
-		return;
-	}
-	for (uint32_t i = 0; i < s->nslots;) {
-		ic_block *b = &s->table[i];
-		if (b->size == 0 || b->addr >= end || b->addr + b->size <= begin) {
-			i++;
-			continue;
-		}
-		if (forget(s, i) != 0) return;
-		// Slot i now holds the entry moved back, if any: look at it again.
-	}
-}

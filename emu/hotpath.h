@@ -28,9 +28,8 @@ enum {
 };
 
 // One translated block as the emulator ran it, keyed by start address and
-// size in bytes. The block table is an open-addressing hash table of these
-// (an entry with size 0 is empty), so that the hot path touches one entry.
-// An entry takes one 64-byte cache line, aligned: the hook's one access.
+// size in bytes: an entry of the block table (blocks.c). An entry takes one
+// 64-byte cache line, aligned: the hook's one access.
 typedef struct ic_block {
 	uint64_t addr;
 	uint64_t execs; // times the block was entered (inside the region collected)
@@ -45,8 +44,18 @@ typedef struct ic_block {
 	// time, mostly: its cell is found here without a hash probe.
 	uint32_t cell_node;
 	uint32_t cell; // 0 for none yet
-	uint32_t pad[2];
+	// Its code changed (ic_forget_code): the index no longer has it, and
+	// the next block run at its address is another.
+	uint32_t forgotten;
+	uint32_t pad;
 } __attribute__((aligned(64))) ic_block;
+
+// IC_BLOCK_CHUNK is the number of entries of a chunk of the block table
+// (blocks.c): 64 KiB.
+#define IC_BLOCK_CHUNK 1024
+
+// ic_hash mixes the address bits that tell blocks apart, cheaply.
+static inline uint32_t ic_hash(uint32_t mask, uint64_t addr) { return (uint32_t)(addr ^ (addr >> 13)) & mask; }
 
 // A link (links.c): what the code translated at one address passes the
 // block hook, which finds the block's entry through it. b is the entry of
@@ -119,8 +128,8 @@ typedef struct ic_thread {
 	uint32_t depth, capframes;
 	uint32_t top;
 	uint64_t top_func;
-	uint64_t last_addr; // the block it ran last, by address and size: the
-	uint32_t last_size; // table moves its entries, so no pointer is kept
+	uint64_t last_addr; // the block it ran last, by address and size: one
+	uint32_t last_size; // forgotten since is not followed from
 	// A signal delivered to it whose handler has not run a block yet
 	// (ic_state.signal_entry): where it interrupted the thread, and where
 	// the handler returns to.
@@ -139,29 +148,35 @@ typedef struct ic_gstack {
 	uint64_t lo, hi; // its stack's bounds when it last ran
 } ic_gstack;
 
-// The keys of the blocks first seen in one 4 KiB page (every page a block
+// The ids of the blocks first seen in one 4 KiB page (every page a block
 // touches), so that the blocks of a page whose code changed are found
-// without walking the whole table. A key may outlive its block.
-typedef struct ic_key {
-	uint64_t addr;
-	uint32_t size;
-} ic_key;
-typedef struct ic_pagekeys {
+// without walking the whole table.
+typedef struct ic_pageids {
 	uint64_t page; // page number + 1; 0 for an empty slot
 	uint32_t n, cap;
-	ic_key *keys;
-} ic_pagekeys;
-
-typedef struct ic_table ic_table;
+	uint32_t *ids;
+} ic_pageids;
 
 typedef struct ic_state {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go-side CPU
 	int pc_reg;       // the program counter's register (ic_install_hooks)
 
-	ic_block *table;
+	// The block table (blocks.c): entries in chunks, block id n the
+	// (n - 1)th; the index, open addressing on address and size; the
+	// blocks of each page (open addressing on page number).
+	ic_block **chunks;
+	uint32_t capchunks;
+	uint32_t nblocks; // entries: ids 1 to nblocks
+	uint32_t *slots;  // ids, 0 for an empty slot
 	uint32_t nslots;  // power of two
-	uint32_t nblocks; // entries in use
+	uint32_t nindexed;
+	ic_pageids *pages;
+	uint32_t npageslots, npages;
+	// Arrays of chunks outgrown, freed with the table: each is half the
+	// next, and a reader on another thread never reads freed memory.
+	ic_block **retired[32];
+	int nretired;
 
 	ic_block *cur;        // the block executing now, NULL before the first
 	// A signal's delivery, as cur while its handler is entered: its addr
@@ -240,24 +255,6 @@ typedef struct ic_state {
 	ic_mem *mem; // guest memory (memory.h)
 	int oom;     // a table could not grow
 
-	// Block tables outgrown, freed by ic_free: each is twice the last, so
-	// they take less than the table in use, and a reader on another thread
-	// never reads freed memory.
-	struct ic_table {
-		ic_block *t;
-		uint32_t n; // slots
-	} retired[40];
-	int nretired;
-
-	// Blocks whose code changed (ic_forget_code), kept with their counts in
-	// chunks that never move: cur may point into one.
-	struct ic_gone *gone;
-	uint32_t next_id;
-
-	// The blocks of each page, by page number (open addressing).
-	ic_pagekeys *pages;
-	uint32_t npageslots, npages;
-
 	// A stop asked from another thread, and taken by a block's hook.
 	int stop_asked, stop_hit;
 
@@ -283,13 +280,6 @@ uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
 void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end);
 
-// A chunk of forgotten blocks.
-#define IC_GONE_CHUNK 256
-typedef struct ic_gone {
-	struct ic_gone *next;
-	uint32_t n;
-	ic_block blocks[IC_GONE_CHUNK];
-} ic_gone;
 void ic_ask_stop(ic_state *s);
 void ic_inflight_find(uc_engine *uc);
 void ic_probe_x86(void);
@@ -304,6 +294,12 @@ void ic_links_init(ic_state *s);
 void ic_links_unbind(ic_state *s);
 ic_link *ic_link_at(ic_state *s, uint64_t addr);
 void ic_links_free(ic_state *s);
+void ic_links_forget(ic_state *s, const ic_block *b);
+int ic_blocks_init(ic_state *s);
+void ic_blocks_free(ic_state *s);
+ic_block *ic_block_of(const ic_state *s, uint32_t id);
+ic_block *ic_block_find(const ic_state *s, uint64_t addr, uint32_t size);
+ic_block *ic_block_add(ic_state *s, uint64_t addr, uint32_t size);
 void *ic_block_link(void *hook, uint64_t addr);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);

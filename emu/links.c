@@ -7,12 +7,11 @@
 // (translation.c puts it in that argument), which holds the entry of the
 // block last run from that address: the hook checks that the entry is
 // that block's (address and size, both on the line it counts in) and
-// takes the hash table's way only when it is not. The table moves its
-// entries as it grows, and frees them at a reset: both unbind every link.
-// Entries moved when a changed block is taken out (ic_forget_code) fail
-// the check. Links live as long as the engine, whose translated code may
-// hold them: one per address translated, found by address when an address
-// is translated again.
+// takes the table's index only when it is not. Entries never move; a block
+// whose code changed is unbound from its links (ic_links_forget), and a
+// reset, which frees the entries, unbinds them all. Links live as long as
+// the engine, whose translated code may hold them: one per address
+// translated, found by address when an address is translated again.
 #include "hotpath.h"
 
 #include <stdlib.h>
@@ -41,11 +40,28 @@ void ic_links_unbind(ic_state *s) {
 	for (uint32_t n = 0; n < s->nlinks; n++) link_number(s, n)->b = &s->no_block;
 }
 
-// ic_link_at returns the link of the blocks translated at addr, making it
-// on the first translation there; NULL when out of memory (the block then
-// passes the hook's own link). The table by address holds a link's number
+// link_slot returns the slot of the table by address that holds addr's
+// link, or the empty one where it would go. The table holds a link's number
 // + 1 (0: an empty slot); link n is the (n % IC_LINK_CHUNK)th of chunk
 // n / IC_LINK_CHUNK.
+static uint32_t *link_slot(ic_state *s, uint64_t addr) {
+	uint32_t mask = s->nlinkslots - 1;
+	uint32_t h = link_hash(mask, addr);
+	while (s->linkslots[h] && link_number(s, s->linkslots[h] - 1)->addr != addr) h = (h + 1) & mask;
+	return &s->linkslots[h];
+}
+
+// ic_links_forget unbinds the links that hold b, whose code changed.
+void ic_links_forget(ic_state *s, const ic_block *b) {
+	if (s->own_link.b == b) s->own_link.b = &s->no_block;
+	if (!s->nlinkslots) return;
+	uint32_t k = *link_slot(s, b->addr);
+	if (k && link_number(s, k - 1)->b == b) link_number(s, k - 1)->b = &s->no_block;
+}
+
+// ic_link_at returns the link of the blocks translated at addr, making it
+// on the first translation there; NULL when out of memory (the block then
+// passes the hook's own link).
 ic_link *ic_link_at(ic_state *s, uint64_t addr) {
 	if (2 * (s->nlinks + 1) > s->nlinkslots) {
 		uint32_t n = s->nlinkslots ? 2 * s->nlinkslots : 4096;
@@ -62,12 +78,8 @@ ic_link *ic_link_at(ic_state *s, uint64_t addr) {
 		s->linkslots = t;
 		s->nlinkslots = n;
 	}
-	uint32_t mask = s->nlinkslots - 1;
-	uint32_t h = link_hash(mask, addr);
-	for (; s->linkslots[h]; h = (h + 1) & mask) {
-		ic_link *l = link_number(s, s->linkslots[h] - 1);
-		if (l->addr == addr) return l;
-	}
+	uint32_t *slot = link_slot(s, addr);
+	if (*slot) return link_number(s, *slot - 1);
 	uint32_t n = s->nlinks;
 	if (n % IC_LINK_CHUNK == 0) {
 		if (n / IC_LINK_CHUNK == s->caplinkchunks) {
@@ -81,7 +93,7 @@ ic_link *ic_link_at(ic_state *s, uint64_t addr) {
 	}
 	ic_link *l = link_number(s, n);
 	*l = (ic_link){.b = &s->no_block, .s = s, .addr = addr};
-	s->linkslots[h] = n + 1;
+	*slot = n + 1;
 	s->nlinks++;
 	return l;
 }

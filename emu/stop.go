@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
-	"unsafe"
 )
 
 // control is what other goroutines may do to a running CPU: stop it
@@ -93,21 +91,9 @@ func (c *CPU) Executed() uint64 {
 	if c.st == nil {
 		return 0
 	}
-	// The C side publishes a grown table before its larger size.
-	n := atomic.LoadUint32((*uint32)(unsafe.Pointer(&c.st.nslots)))
-	table := (*C.ic_block)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&c.st.table))))
 	var total uint64
-	for _, b := range unsafe.Slice(table, int(n)) {
-		if b.size != 0 {
-			total += uint64(b.execs)*uint64(b.ninsn) - uint64(b.cut)
-		}
-	}
-	// Blocks set aside when their code changed (ic_forget_code): their
-	// chunks are never freed during a run.
-	for g := (*C.ic_gone)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&c.st.gone)))); g != nil; g = g.next {
-		for _, b := range g.blocks[:min(int(atomic.LoadUint32((*uint32)(unsafe.Pointer(&g.n)))), len(g.blocks))] {
-			total += uint64(b.execs)*uint64(b.ninsn) - uint64(b.cut)
-		}
+	for b := range entries(c.st) {
+		total += uint64(b.execs)*uint64(b.ninsn) - uint64(b.cut)
 	}
 	return total + uint64(c.st.outside_insns)
 }
