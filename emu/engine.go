@@ -19,9 +19,14 @@ type Engine struct {
 }
 
 // Prepare starts making an emulator for arch, with the default translation
-// buffer, and returns at once.
+// buffer, and returns at once. For x86-64 it also starts the probe of the
+// CPU state (x86StateOnce), which runs on a scratch engine of its own:
+// the CPU made from the engine waits for it.
 func Prepare(arch Arch) *Engine {
 	e := &Engine{arch: arch, done: make(chan struct{})}
+	if arch == X86_64 {
+		go x86StateOnce()
+	}
 	go func() {
 		defer close(e.done)
 		e.c, e.err = open(arch, DefaultCodeBuffer)
