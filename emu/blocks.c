@@ -44,7 +44,7 @@ int ic_blocks_init(ic_state *s) { return grow_index(s, IC_INDEX_INITIAL); }
 
 // ic_blocks_free frees s's table.
 void ic_blocks_free(ic_state *s) {
-	for (uint32_t i = 0; i * IC_BLOCK_CHUNK < s->nblocks; i++) free(s->chunks[i]);
+	for (uint32_t i = 0; i < s->capchunks; i++) free(s->chunks[i]);
 	free(s->chunks);
 	for (int i = 0; i < s->nretired; i++) free(s->retired[i]);
 	free(s->slots);
@@ -52,15 +52,16 @@ void ic_blocks_free(ic_state *s) {
 	free(s->pages);
 }
 
-// add_chunk makes room for block id, the first of a new chunk. The array
-// of chunks is published before the count of blocks that needs it, and an
-// array outgrown is kept until ic_blocks_free: Go may be reading the table
-// from another thread (Executed).
+// add_chunk makes room for block id, the first of its chunk (which a
+// failed add may have made already). The array of chunks is published
+// before the count of blocks that needs it, and an array outgrown is kept
+// until ic_blocks_free: Go may be reading the table from another thread
+// (Executed).
 static int add_chunk(ic_state *s, uint32_t id) {
 	uint32_t c = (id - 1) / IC_BLOCK_CHUNK;
 	if (c == s->capchunks) {
 		uint32_t cap = s->capchunks ? 2 * s->capchunks : 16;
-		ic_block **a = malloc(cap * sizeof *a);
+		ic_block **a = calloc(cap, sizeof *a);
 		if (!a) return -1;
 		if (s->chunks) {
 			memcpy(a, s->chunks, c * sizeof *a);
@@ -69,9 +70,7 @@ static int add_chunk(ic_state *s, uint32_t id) {
 		__atomic_store_n(&s->chunks, a, __ATOMIC_RELEASE);
 		s->capchunks = cap;
 	}
-	ic_block *chunk = calloc(IC_BLOCK_CHUNK, sizeof *chunk);
-	if (!chunk) return -1;
-	s->chunks[c] = chunk;
+	if (!s->chunks[c] && !(s->chunks[c] = calloc(IC_BLOCK_CHUNK, sizeof(ic_block)))) return -1;
 	return 0;
 }
 
