@@ -19,8 +19,6 @@
 // IC_LINK_CHUNK is the number of links allocated at once.
 #define IC_LINK_CHUNK 1024
 
-static inline uint32_t link_hash(uint32_t mask, uint64_t addr) { return (uint32_t)(addr ^ (addr >> 13)) & mask; }
-
 // link_number is link n.
 static inline ic_link *link_number(ic_state *s, uint32_t n) {
 	return &s->linkchunks[n / IC_LINK_CHUNK][n % IC_LINK_CHUNK];
@@ -46,7 +44,7 @@ void ic_links_unbind(ic_state *s) {
 // n / IC_LINK_CHUNK.
 static uint32_t *link_slot(ic_state *s, uint64_t addr) {
 	uint32_t mask = s->nlinkslots - 1;
-	uint32_t h = link_hash(mask, addr);
+	uint32_t h = ic_hash(mask, addr);
 	while (s->linkslots[h] && link_number(s, s->linkslots[h] - 1)->addr != addr) h = (h + 1) & mask;
 	return &s->linkslots[h];
 }
@@ -70,7 +68,7 @@ ic_link *ic_link_at(ic_state *s, uint64_t addr) {
 		for (uint32_t i = 0; i < s->nlinkslots; i++) {
 			uint32_t k = s->linkslots[i];
 			if (!k) continue;
-			uint32_t h = link_hash(n - 1, link_number(s, k - 1)->addr);
+			uint32_t h = ic_hash(n - 1, link_number(s, k - 1)->addr);
 			while (t[h]) h = (h + 1) & (n - 1);
 			t[h] = k;
 		}
