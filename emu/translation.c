@@ -59,7 +59,7 @@ _Bool __wrap_qht_reset_size(struct uc_struct *uc, struct qht *ht, size_t n_elems
 
 // Unicorn asks for huge pages for its translation buffer: the first
 // translated block's store into it makes the host clear 2 MiB, which took
-// a fifth of the time icount needs to run a program of a few hundred
+// a tenth of the time icount needs to run a program of a few hundred
 // blocks (a huge page's fault costs milliseconds in some VMs). The buffer's
 // first IC_CODE_SMALL bytes get small pages, given as they fill; the rest,
 // which only a program with much code reaches, gets huge pages as Unicorn
@@ -139,7 +139,6 @@ void *ic_run_regions(void *t) {
 // a constant holding the link. The translation's context and address are
 // what tcg_func_start and tb_gen_code were given last on this thread.
 struct TCGContext;
-struct CPUState;
 struct hook;
 static __thread struct TCGContext *translating; // tcg_func_start's context
 static __thread uint64_t translating_pc;         // tb_gen_code's address
