@@ -197,6 +197,10 @@ typedef struct ic_state {
 	uint32_t top;      // node of the top frame
 	uint64_t top_func; // its function
 	int sp_reg;        // the stack pointer's Unicorn register id
+	// Where the CPU state keeps it (regplace.c), NULL until found or if
+	// not found; sp_sought says it was looked for.
+	uint64_t *sp_at;
+	int sp_sought;
 	// Go's goroutines (goroutines.c): each has its own shadow stack. g_reg
 	// is the register holding the running goroutine's g (0 in a program
 	// that is not Go's), goexit0 the entry of runtime.goexit0, which a
@@ -301,6 +305,8 @@ ic_block *ic_block_of(const ic_state *s, uint32_t id);
 ic_block *ic_block_find(const ic_state *s, uint64_t addr, uint32_t size);
 ic_block *ic_block_add(ic_state *s, uint64_t addr, uint32_t size);
 void *ic_block_link(void *hook, uint64_t addr);
+void *ic_translating_cpu(void);
+uint64_t *ic_reg_place(uc_engine *uc, int reg);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);
 void ic_thread_free(ic_thread *t);

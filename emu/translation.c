@@ -142,6 +142,11 @@ struct TCGContext;
 struct hook;
 static __thread struct TCGContext *translating; // tcg_func_start's context
 static __thread uint64_t translating_pc;         // tb_gen_code's address
+static __thread struct CPUState *translating_cpu; // and CPU (regplace.c)
+
+// ic_translating_cpu is the emulator's CPU object that the last
+// translation on this thread was for.
+void *ic_translating_cpu(void) { return translating_cpu; }
 
 // add_inline_hook is uc_add_inline_hook of one target: real is Unicorn's,
 // and const_i64 and temp_free make and free the temporary of a constant.
@@ -174,7 +179,7 @@ static void add_inline_hook(void (*real)(struct uc_struct *, struct hook *, void
 	                                int cflags);                                                          \
 	void *__wrap_tb_gen_code_##arch(struct CPUState *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags,  \
 	                                int cflags) {                                                         \
-		translating_pc = pc;                                                                              \
+		translating_pc = pc, translating_cpu = cpu;                                                       \
 		return __real_tb_gen_code_##arch(cpu, pc, cs_base, flags, cflags);                                \
 	}                                                                                                     \
 	void *tcg_const_i64_##arch(struct TCGContext *s, int64_t val);                                        \
