@@ -111,7 +111,7 @@ static int64_t child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site)
 // read_sp reads the stack pointer, from its place in the CPU state once
 // found: uc_reg_read is a tenth of an interpreter's run with attribution.
 static uint64_t read_sp(ic_state *s) {
-	if (!s->sp_sought) {
+	if (!s->sp_sought && ic_translating_cpu()) {
 		s->sp_sought = 1;
 		s->sp_at = ic_reg_place(s->uc, s->sp_reg);
 	}

@@ -360,6 +360,7 @@ uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count) {
 	void *prev = ic_run_regions(s->block_regions);
 	ic_state *was = running;
 	running = s;
+	ic_translating_reset();
 	uc_err err = uc_emu_start(s->uc, pc, 0, 0, count);
 	running = was;
 	ic_run_regions(prev);

@@ -145,8 +145,10 @@ static __thread uint64_t translating_pc;         // tb_gen_code's address
 static __thread struct CPUState *translating_cpu; // and CPU (regplace.c)
 
 // ic_translating_cpu is the emulator's CPU object that the last
-// translation on this thread was for.
+// translation on this thread since ic_translating_reset was for, NULL if
+// none: ic_emu_start resets it, so that it is the running engine's.
 void *ic_translating_cpu(void) { return translating_cpu; }
+void ic_translating_reset(void) { translating_cpu = NULL; }
 
 // add_inline_hook is uc_add_inline_hook of one target: real is Unicorn's,
 // and const_i64 and temp_free make and free the temporary of a constant.
