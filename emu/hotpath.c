@@ -357,15 +357,17 @@ static __thread ic_state *running;
 // at, while the table of s's block hook is left empty and its blocks are
 // given links (translation.c).
 uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count) {
-	void *prev = ic_run_regions(s->block_regions);
 	ic_state *was = running;
 	running = s;
 	ic_translating_reset();
 	uc_err err = uc_emu_start(s->uc, pc, 0, 0, count);
 	running = was;
-	ic_run_regions(prev);
 	return err;
 }
+
+// ic_running_regions is the table of the running engine's block hook
+// (translation.c), NULL when no engine runs on this thread.
+void *ic_running_regions(void) { return running ? running->block_regions : NULL; }
 
 // ic_block_link returns the link to give the block hook in the code
 // translated at addr, when hook is the block hook of the engine running

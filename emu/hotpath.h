@@ -292,7 +292,7 @@ uc_err ic_use_limited(ic_state *s);
 uc_err ic_set_block_hook(ic_state *s);
 uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count);
 void *ic_capture_regions(int on);
-void *ic_run_regions(void *t);
+void *ic_running_regions(void);
 int ic_reset(ic_state *s);
 void ic_links_init(ic_state *s);
 void ic_links_unbind(ic_state *s);

@@ -97,7 +97,6 @@ __attribute__((constructor)) static void malloc_from_heap(void) { mallopt(M_MMAP
 // this thread (ic_emu_start); any other table is Unicorn's as before.
 static __thread int regions_capture;    // set while the block hook is added
 static __thread void *regions_captured; // the table Unicorn made for it
-static __thread void *regions_running;  // the running block hook's table
 
 void *__real_g_hash_table_new_full(void *hash, void *equal, void *key_free, void *value_free);
 void *__real_g_hash_table_lookup(void *table, const void *key);
@@ -109,7 +108,7 @@ void *__wrap_g_hash_table_new_full(void *hash, void *equal, void *key_free, void
 }
 
 void *__wrap_g_hash_table_lookup(void *table, const void *key) {
-	if (table && table == regions_running) return (void *)1;
+	if (table && table == ic_running_regions()) return (void *)1;
 	return __real_g_hash_table_lookup(table, key);
 }
 
@@ -121,14 +120,6 @@ void *ic_capture_regions(int on) {
 	regions_capture = on;
 	regions_captured = NULL;
 	return on ? NULL : t;
-}
-
-// ic_run_regions makes t the table of the block hook that runs, and
-// returns the one before.
-void *ic_run_regions(void *t) {
-	void *prev = regions_running;
-	regions_running = t;
-	return prev;
 }
 
 // The block hook's call in a translated block passes the hook's user data,
