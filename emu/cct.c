@@ -64,7 +64,7 @@ static int in_roi(const ic_state *s, uint64_t func) {
 
 // new_node adds a node for func called from site under parent; returns its
 // index or -1.
-static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
+__attribute__((noinline, cold)) static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
 	if (s->nnodes == s->capnodes) {
 		ic_node *n = realloc(s->nodes, 2 * (size_t)s->capnodes * sizeof *n);
 		if (!n) return -1;
@@ -86,11 +86,9 @@ static int64_t new_node(ic_state *s, uint32_t parent, uint64_t func, uint64_t si
 	return i;
 }
 
-// child returns the node for func called from parent at site.
-static int64_t child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
-	ic_node *p = &s->nodes[parent];
-	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
-	if (p->last_func == func && p->last_site == site && p->last_child) return p->last_child;
+// find_child looks up, or adds, the node for func called from parent at
+// site, and makes it the parent's last child.
+__attribute__((noinline)) static int64_t find_child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
 	int64_t found = -1;
 	uint32_t h = child_hash(s->nchild - 1, parent, func, site);
 	for (uint32_t slot; (slot = s->children[h]) != 0; h = (h + 1) & (s->nchild - 1)) {
@@ -101,16 +99,26 @@ static int64_t child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site)
 		}
 	}
 	if (found < 0 && (found = new_node(s, parent, func, site)) < 0) return -1;
-	p = &s->nodes[parent]; // new_node may have moved the nodes
+	ic_node *p = &s->nodes[parent];
 	p->last_func = func;
 	p->last_site = site;
 	p->last_child = (uint32_t)found;
 	return found;
 }
 
-// read_sp reads the stack pointer, from its place in the CPU state once
-// found: uc_reg_read is a tenth of an interpreter's run with attribution.
-static uint64_t read_sp(ic_state *s) {
+// child returns the node for func called from parent at site.
+static inline __attribute__((always_inline)) int64_t child(ic_state *s, uint32_t parent, uint64_t func,
+                                                           uint64_t site) {
+	const ic_node *p = &s->nodes[parent];
+	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
+	if (p->last_func == func && p->last_site == site && p->last_child) return p->last_child;
+	return find_child(s, parent, func, site);
+}
+
+// read_sp_unplaced reads the stack pointer while its place in the CPU
+// state is not known: it looks for the place once the emulator has
+// translated (regplace.c), and reads through uc_reg_read if none was found.
+__attribute__((noinline)) static uint64_t read_sp_unplaced(ic_state *s) {
 	if (!s->sp_sought && ic_translating_cpu()) {
 		s->sp_sought = 1;
 		s->sp_at = ic_reg_place(s->uc, s->sp_reg);
@@ -121,34 +129,47 @@ static uint64_t read_sp(ic_state *s) {
 	return sp;
 }
 
-static void set_top(ic_state *s) {
+// read_sp reads the stack pointer, from its place in the CPU state once
+// found: uc_reg_read is a tenth of an interpreter's run with attribution.
+static inline __attribute__((always_inline)) uint64_t read_sp(ic_state *s) {
+	if (__builtin_expect(s->sp_at != NULL, 1)) return *s->sp_at;
+	return read_sp_unplaced(s);
+}
+
+static inline __attribute__((always_inline)) void set_top(ic_state *s) {
 	s->top = s->frames[s->depth - 1].node;
 	s->top_func = s->nodes[s->top].func;
+}
+
+// grow_frames makes room for a frame more, or stops the emulator out of
+// memory and returns -1.
+__attribute__((noinline, cold)) static int grow_frames(ic_state *s) {
+	ic_frame *f = s->depth < IC_MAX_FRAMES ? realloc(s->frames, 2 * (size_t)s->capframes * sizeof *f) : NULL;
+	if (!f) {
+		s->oom = 1;
+		uc_emu_stop(s->uc);
+		return -1;
+	}
+	s->frames = f;
+	s->capframes *= 2;
+	return 0;
 }
 
 // push pushes a frame for func, entered as kind says (IC_FRAME_*), by a
 // call or a signal returning to ret or, with ret 0, by a jump; site is
 // where it was entered from (the node's key, with cells).
-static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site, uint64_t sp, uint32_t kind) {
+static inline __attribute__((always_inline)) void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site,
+                                                       uint64_t sp, uint32_t kind) {
 	uint32_t parent = s->depth ? s->top : 0;
 	// A later thread's first frame is a child of the root.
 	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? site : 0) : 0;
-	if (node < 0 || s->depth == IC_MAX_FRAMES) {
+	if (__builtin_expect(node < 0, 0)) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);
 		return;
 	}
-	if (s->depth == s->capframes) {
-		ic_frame *f = realloc(s->frames, 2 * (size_t)s->capframes * sizeof *f);
-		if (!f) {
-			s->oom = 1;
-			uc_emu_stop(s->uc);
-			return;
-		}
-		s->frames = f;
-		s->capframes *= 2;
-	}
-	if (node == 0 && !s->root_set) {
+	if (__builtin_expect(s->depth == s->capframes, 0) && grow_frames(s) != 0) return;
+	if (__builtin_expect(node == 0 && !s->root_set, 0)) {
 		// The root: the function execution starts in.
 		s->root_set = 1;
 		s->nodes[0].func = func;
@@ -159,7 +180,7 @@ static void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site, uint64
 	set_top(s);
 }
 
-static void pop_to(ic_state *s, uint32_t depth) {
+static inline __attribute__((always_inline)) void pop_to(ic_state *s, uint32_t depth) {
 	if (depth < 1) depth = 1; // the root frame stays
 	if (depth < s->depth) {
 		s->depth = depth;
@@ -171,7 +192,7 @@ static void pop_to(ic_state *s, uint32_t depth) {
 // whether one was found. A signal handler's frame stays when the handler
 // returns to its restorer: the handler is left at rt_sigreturn
 // (ic_cct_sigreturn).
-static int pop_return(ic_state *s, uint64_t target) {
+static inline __attribute__((always_inline)) int pop_return(ic_state *s, uint64_t target) {
 	for (uint32_t d = s->depth; d > 1; d--) {
 		if (s->frames[d - 1].ret == target) {
 			pop_to(s, s->frames[d - 1].kind == IC_FRAME_SIGNAL ? d : d - 1);
@@ -217,7 +238,7 @@ static int resume(ic_state *s, uint64_t func) {
 // jump_into handles reaching func without a call, from site: back to it if
 // it is the function of a frame reached only through jumps from it, else a
 // new frame.
-static void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
+static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
 	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].kind == IC_FRAME_JUMPED; d--) {
 		if (s->nodes[s->frames[d - 2].node].func == func) {
 			pop_to(s, d - 1);
@@ -227,41 +248,51 @@ static void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
 	push(s, func, 0, site, sp, IC_FRAME_JUMPED);
 }
 
-void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
-	uint64_t func = b->func ? b->func : b->addr;
-	if (prev && prev->end == IC_END_RESUME && s->g_reg && ic_goroutine_resumed(s) != 0) {
+// enter_rare follows what ic_cct_enter sees seldom: a goroutine resumed,
+// a signal's handler entered, a stack's first block. It reports whether
+// it followed all of it; if not, the block's own function is left to be
+// checked.
+__attribute__((noinline)) static int enter_rare(ic_state *s, ic_block *prev, ic_block *b, uint64_t func,
+                                                uint32_t end) {
+	if (end == IC_END_RESUME && s->g_reg && ic_goroutine_resumed(s) != 0) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);
-		return;
+		return 1;
 	}
 	if (s->depth == 0) {
 		push(s, func, 0, 0, read_sp(s), IC_FRAME_CALL);
-		return;
+		return 1;
 	}
-	switch (prev ? prev->end : IC_END_PLAIN) { // none: a thread resumed after its last block's code changed
-	case IC_END_CALL:
+	if (end == IC_END_SIGNAL) {
+		push(s, func, s->signal_ret, prev->addr, read_sp(s), IC_FRAME_SIGNAL);
+		return 1;
+	}
+	// IC_END_RESUME: the goroutine's own frames are the running ones
+	// (goroutines.c). The stack pointer says nothing here: it resumes on
+	// a stack its frames were not entered on (a grown one, or its own
+	// after the scheduler's). It resumes in the frame of the function it
+	// jumps into that was entered last.
+	if (!resume(s, b->func)) unwind(s, read_sp(s), b->func);
+	return 0;
+}
+
+// ic_cct_enter follows the move from prev (NULL when a thread resumed
+// after its last block's code changed) to b. The common ends are tested
+// in turn, most frequent first, rather than through a jump table: a
+// call-heavy program comes here at every call and return.
+void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
+	uint64_t func = b->func ? b->func : b->addr;
+	uint32_t end = prev ? prev->end : IC_END_PLAIN;
+	if (__builtin_expect(end >= IC_END_RESUME || s->depth == 0, 0)) {
+		if (enter_rare(s, prev, b, func, end)) return;
+	} else if (end == IC_END_CALL) {
 		if (func == s->goexit0 && s->goexit0) s->g_exited = 1; // the goroutine ends
 		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), IC_FRAME_CALL);
 		return;
-	case IC_END_SIGNAL:
-		push(s, func, s->signal_ret, prev->addr, read_sp(s), IC_FRAME_SIGNAL);
-		return;
-	case IC_END_RET:
-		if (!pop_return(s, b->addr)) {
-			unwind(s, read_sp(s), b->func);
-		}
-		break;
-	case IC_END_IJMP:
+	} else if (end == IC_END_RET) {
+		if (!pop_return(s, b->addr)) unwind(s, read_sp(s), b->func);
+	} else if (end == IC_END_IJMP) {
 		unwind(s, read_sp(s), b->func);
-		break;
-	case IC_END_RESUME:
-		// The goroutine's own frames are the running ones (goroutines.c).
-		// The stack pointer says nothing here: it resumes on a stack its
-		// frames were not entered on (a grown one, or its own after the
-		// scheduler's). It resumes in the frame of the function it jumps
-		// into that was entered last.
-		if (!resume(s, b->func)) unwind(s, read_sp(s), b->func);
-		break;
 	}
 	if (b->func && b->func != s->top_func) {
 		jump_into(s, b->func, read_sp(s), prev ? (prev->addr + prev->size) | IC_SITE_JUMP : 0);
