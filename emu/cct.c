@@ -106,13 +106,20 @@ __attribute__((noinline)) static int64_t find_child(ic_state *s, uint32_t parent
 	return found;
 }
 
-// child returns the node for func called from parent at site.
+// child returns the node for func called from parent at site, by the
+// block from when a call entered it (NULL otherwise).
 static inline __attribute__((always_inline)) int64_t child(ic_state *s, uint32_t parent, uint64_t func,
-                                                           uint64_t site) {
+                                                           uint64_t site, const ic_block *from) {
 	const ic_node *p = &s->nodes[parent];
 	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
 	if (p->last_func == func && p->last_site == site && p->last_child) return p->last_child;
-	return find_child(s, parent, func, site);
+	if (!from) return find_child(s, parent, func, site);
+	uint64_t k = ((uintptr_t)from >> 6) ^ ((uint64_t)parent << 32) ^ func;
+	ic_call *c = &s->calls[(uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & (IC_CALLS - 1)];
+	if (c->from == from && c->parent == parent && c->func == func) return c->node;
+	int64_t node = find_child(s, parent, func, site);
+	if (node >= 0) *c = (ic_call){.from = from, .func = func, .parent = parent, .node = (uint32_t)node};
+	return node;
 }
 
 // read_sp_unplaced reads the stack pointer while its place in the CPU
@@ -157,12 +164,13 @@ __attribute__((noinline, cold)) static int grow_frames(ic_state *s) {
 
 // push pushes a frame for func, entered as kind says (IC_FRAME_*), by a
 // call or a signal returning to ret or, with ret 0, by a jump; site is
-// where it was entered from (the node's key, with cells).
+// where it was entered from (the node's key, with cells), and from the
+// block whose call entered it (NULL if no call did).
 static inline __attribute__((always_inline)) void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site,
-                                                       uint64_t sp, uint32_t kind) {
+                                                       uint64_t sp, uint32_t kind, const ic_block *from) {
 	uint32_t parent = s->depth ? s->top : 0;
 	// A later thread's first frame is a child of the root.
-	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? site : 0) : 0;
+	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? site : 0, from) : 0;
 	if (__builtin_expect(node < 0, 0)) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);
@@ -245,7 +253,7 @@ static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_
 			return;
 		}
 	}
-	push(s, func, 0, site, sp, IC_FRAME_JUMPED);
+	push(s, func, 0, site, sp, IC_FRAME_JUMPED, NULL);
 }
 
 // enter_rare follows what ic_cct_enter sees seldom: a goroutine resumed,
@@ -260,11 +268,11 @@ __attribute__((noinline)) static int enter_rare(ic_state *s, ic_block *prev, ic_
 		return 1;
 	}
 	if (s->depth == 0) {
-		push(s, func, 0, 0, read_sp(s), IC_FRAME_CALL);
+		push(s, func, 0, 0, read_sp(s), IC_FRAME_CALL, NULL);
 		return 1;
 	}
 	if (end == IC_END_SIGNAL) {
-		push(s, func, s->signal_ret, prev->addr, read_sp(s), IC_FRAME_SIGNAL);
+		push(s, func, s->signal_ret, prev->addr, read_sp(s), IC_FRAME_SIGNAL, NULL);
 		return 1;
 	}
 	// IC_END_RESUME: the goroutine's own frames are the running ones
@@ -287,7 +295,7 @@ void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
 		if (enter_rare(s, prev, b, func, end)) return;
 	} else if (end == IC_END_CALL) {
 		if (func == s->goexit0 && s->goexit0) s->g_exited = 1; // the goroutine ends
-		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), IC_FRAME_CALL);
+		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), IC_FRAME_CALL, prev);
 		return;
 	} else if (end == IC_END_RET) {
 		if (!pop_return(s, b->addr)) unwind(s, read_sp(s), b->func);
@@ -342,12 +350,13 @@ int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, i
 	s->nodes = calloc(s->capnodes, sizeof *s->nodes);
 	s->capframes = 1024;
 	s->frames = calloc(s->capframes, sizeof *s->frames);
+	s->calls = calloc(IC_CALLS, sizeof *s->calls);
 	if (nroi) {
 		s->roi = malloc(nroi * sizeof *roi);
 		if (s->roi) memcpy(s->roi, roi, nroi * sizeof *roi);
 		s->nroi = nroi;
 	}
-	if (!s->nodes || !s->frames || (nroi && !s->roi) || grow_children(s, 2048) != 0 || (cells && ic_cells_init(s) != 0))
+	if (!s->nodes || !s->frames || !s->calls || (nroi && !s->roi) || grow_children(s, 2048) != 0 || (cells && ic_cells_init(s) != 0))
 		return -1;
 	s->nnodes = 1; // the root, filled in by the first block
 	return 0;
@@ -357,6 +366,7 @@ void ic_cct_free(ic_state *s) {
 	free(s->nodes);
 	free(s->frames);
 	free(s->children);
+	free(s->calls);
 	free(s->roi);
 	ic_cells_free(s);
 	ic_goroutines_free(s);

@@ -140,6 +140,18 @@ typedef struct ic_thread {
 	uint64_t cur_g; // Go: the goroutine it ran (goroutines.c), whose frames gstacks holds; 0 for none
 } ic_thread;
 
+// A call the call tree followed: the node a call from block from, in the
+// context parent, to func entered (cct.c). An interpreter's dispatch
+// calls many functions from one context, which a node's last child alone
+// does not keep.
+typedef struct ic_call {
+	const struct ic_block *from;
+	uint64_t func;
+	uint32_t parent, node;
+} ic_call;
+
+#define IC_CALLS 2048
+
 // A Go goroutine's shadow stack while it does not run (goroutines.c).
 typedef struct ic_gstack {
 	uint64_t g; // its runtime.g; 0 for an empty slot
@@ -192,6 +204,7 @@ typedef struct ic_state {
 	uint32_t nnodes, capnodes;
 	uint32_t *children; // open addressing on (parent, func): node index + 1
 	uint32_t nchild;    // slots, a power of two
+	ic_call *calls;     // IC_CALLS direct-mapped on (calling block, parent, func)
 	ic_frame *frames;
 	uint32_t depth, capframes;
 	uint32_t top;      // node of the top frame
