@@ -356,7 +356,8 @@ int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, i
 		if (s->roi) memcpy(s->roi, roi, nroi * sizeof *roi);
 		s->nroi = nroi;
 	}
-	if (!s->nodes || !s->frames || !s->calls || (nroi && !s->roi) || grow_children(s, 2048) != 0 || (cells && ic_cells_init(s) != 0))
+	if (!s->nodes || !s->frames || !s->calls || (nroi && !s->roi) || grow_children(s, 2048) != 0 ||
+	    (cells && ic_cells_init(s) != 0))
 		return -1;
 	s->nnodes = 1; // the root, filled in by the first block
 	return 0;
