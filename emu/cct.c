@@ -25,12 +25,15 @@
 // The tree stays bounded: a function calling itself directly stays in its
 // node (recursion is collapsed), and below depth IC_MAX_DEPTH every call
 // stays in the node reached, so deep mutual recursion adds no nodes.
-#include "hotpath.h"
+//
+// What is done at each move is in cct_follow.h, which the block hook
+// inlines; this file has the rest: the tree's nodes, the rare moves,
+// signals, and the tree's making and freeing.
+#include "cct_follow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define IC_MAX_DEPTH 512
 #define IC_MAX_FRAMES (1u << 22)
 
 static uint32_t child_hash(uint32_t mask, uint32_t parent, uint64_t func, uint64_t site) {
@@ -86,9 +89,9 @@ __attribute__((noinline, cold)) static int64_t new_node(ic_state *s, uint32_t pa
 	return i;
 }
 
-// find_child looks up, or adds, the node for func called from parent at
-// site, and makes it the parent's last child.
-__attribute__((noinline)) static int64_t find_child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
+// ic_cct_find_child looks up, or adds, the node for func called from
+// parent at site, and makes it the parent's last child.
+__attribute__((noinline)) int64_t ic_cct_find_child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
 	int64_t found = -1;
 	uint32_t h = child_hash(s->nchild - 1, parent, func, site);
 	for (uint32_t slot; (slot = s->children[h]) != 0; h = (h + 1) & (s->nchild - 1)) {
@@ -106,26 +109,10 @@ __attribute__((noinline)) static int64_t find_child(ic_state *s, uint32_t parent
 	return found;
 }
 
-// child returns the node for func called from parent at site, by the
-// block from when a call entered it (NULL otherwise).
-static inline __attribute__((always_inline)) int64_t child(ic_state *s, uint32_t parent, uint64_t func,
-                                                           uint64_t site, const ic_block *from) {
-	const ic_node *p = &s->nodes[parent];
-	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
-	if (p->last_func == func && p->last_site == site && p->last_child) return p->last_child;
-	if (!from) return find_child(s, parent, func, site);
-	uint64_t k = ((uintptr_t)from >> 6) ^ ((uint64_t)parent << 32) ^ func;
-	ic_call *c = &s->calls[(uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & (IC_CALLS - 1)];
-	if (c->from == from && c->parent == parent && c->func == func) return c->node;
-	int64_t node = find_child(s, parent, func, site);
-	if (node >= 0) *c = (ic_call){.from = from, .func = func, .parent = parent, .node = (uint32_t)node};
-	return node;
-}
-
-// read_sp_unplaced reads the stack pointer while its place in the CPU
-// state is not known: it looks for the place once the emulator has
+// ic_cct_read_sp_unplaced reads the stack pointer while its place in the
+// CPU state is not known: it looks for the place once the emulator has
 // translated (regplace.c), and reads through uc_reg_read if none was found.
-__attribute__((noinline)) static uint64_t read_sp_unplaced(ic_state *s) {
+__attribute__((noinline)) uint64_t ic_cct_read_sp_unplaced(ic_state *s) {
 	if (!s->sp_sought && ic_translating_cpu()) {
 		s->sp_sought = 1;
 		s->sp_at = ic_reg_place(s->uc, s->sp_reg);
@@ -136,21 +123,9 @@ __attribute__((noinline)) static uint64_t read_sp_unplaced(ic_state *s) {
 	return sp;
 }
 
-// read_sp reads the stack pointer, from its place in the CPU state once
-// found: uc_reg_read is a tenth of an interpreter's run with attribution.
-static inline __attribute__((always_inline)) uint64_t read_sp(ic_state *s) {
-	if (__builtin_expect(s->sp_at != NULL, 1)) return *s->sp_at;
-	return read_sp_unplaced(s);
-}
-
-static inline __attribute__((always_inline)) void set_top(ic_state *s) {
-	s->top = s->frames[s->depth - 1].node;
-	s->top_func = s->nodes[s->top].func;
-}
-
-// grow_frames makes room for a frame more, or stops the emulator out of
-// memory and returns -1.
-__attribute__((noinline, cold)) static int grow_frames(ic_state *s) {
+// ic_cct_grow_frames makes room for a frame more, or stops the emulator
+// out of memory and returns -1.
+__attribute__((noinline, cold)) int ic_cct_grow_frames(ic_state *s) {
 	ic_frame *f = s->depth < IC_MAX_FRAMES ? realloc(s->frames, 2 * (size_t)s->capframes * sizeof *f) : NULL;
 	if (!f) {
 		s->oom = 1;
@@ -162,61 +137,21 @@ __attribute__((noinline, cold)) static int grow_frames(ic_state *s) {
 	return 0;
 }
 
-// push pushes a frame for func, entered as kind says (IC_FRAME_*), by a
-// call or a signal returning to ret or, with ret 0, by a jump; site is
-// where it was entered from (the node's key, with cells), and from the
-// block whose call entered it (NULL if no call did).
-static inline __attribute__((always_inline)) void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site,
-                                                       uint64_t sp, uint32_t kind, const ic_block *from) {
-	uint32_t parent = s->depth ? s->top : 0;
-	// A later thread's first frame is a child of the root.
-	int64_t node = s->depth || s->root_set ? child(s, parent, func, s->cells ? site : 0, from) : 0;
-	if (__builtin_expect(node < 0, 0)) {
-		s->oom = 1;
-		uc_emu_stop(s->uc);
-		return;
-	}
-	if (__builtin_expect(s->depth == s->capframes, 0) && grow_frames(s) != 0) return;
-	if (__builtin_expect(node == 0 && !s->root_set, 0)) {
-		// The root: the function execution starts in.
-		s->root_set = 1;
-		s->nodes[0].func = func;
-		s->nodes[0].roi = in_roi(s, func) || s->nroi == 0;
-	}
-	s->nodes[node].calls++;
-	s->frames[s->depth++] = (ic_frame){.ret = ret, .sp = sp, .node = (uint32_t)node, .kind = kind};
-	set_top(s);
+// ic_cct_set_root makes func the root's function: the function execution
+// starts in.
+__attribute__((noinline, cold)) void ic_cct_set_root(ic_state *s, uint64_t func) {
+	s->root_set = 1;
+	s->nodes[0].func = func;
+	s->nodes[0].roi = in_roi(s, func) || s->nroi == 0;
 }
 
-static inline __attribute__((always_inline)) void pop_to(ic_state *s, uint32_t depth) {
-	if (depth < 1) depth = 1; // the root frame stays
-	if (depth < s->depth) {
-		s->depth = depth;
-		set_top(s);
-	}
-}
-
-// pop_return pops to the frame a return to target leaves; it reports
-// whether one was found. A signal handler's frame stays when the handler
-// returns to its restorer: the handler is left at rt_sigreturn
-// (ic_cct_sigreturn).
-static inline __attribute__((always_inline)) int pop_return(ic_state *s, uint64_t target) {
-	for (uint32_t d = s->depth; d > 1; d--) {
-		if (s->frames[d - 1].ret == target) {
-			pop_to(s, s->frames[d - 1].kind == IC_FRAME_SIGNAL ? d : d - 1);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-// unwind pops every frame entered below sp: the guest has left them, for
+// ic_cct_unwind pops every frame entered below sp: the guest has left them, for
 // code of func (its entry, 0 if unknown). A frame entered at sp itself is
 // left too when func is the function of a frame below it: on arm64 a call
 // does not move the stack pointer, so a function's callee is entered at
 // its caller's own sp, and a landing pad (a C++ exception's, longjmp's) in
 // the caller is reached at that sp.
-static void unwind(ic_state *s, uint64_t sp, uint64_t func) {
+__attribute__((noinline)) void ic_cct_unwind(ic_state *s, uint64_t sp, uint64_t func) {
 	uint32_t d = s->depth;
 	while (d > 1 && s->frames[d - 1].sp < sp) d--;
 	if (func && s->nodes[s->frames[d - 1].node].func != func) {
@@ -243,24 +178,11 @@ static int resume(ic_state *s, uint64_t func) {
 	return 0;
 }
 
-// jump_into handles reaching func without a call, from site: back to it if
-// it is the function of a frame reached only through jumps from it, else a
-// new frame.
-static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
-	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].kind == IC_FRAME_JUMPED; d--) {
-		if (s->nodes[s->frames[d - 2].node].func == func) {
-			pop_to(s, d - 1);
-			return;
-		}
-	}
-	push(s, func, 0, site, sp, IC_FRAME_JUMPED, NULL);
-}
-
-// enter_rare follows what ic_cct_enter sees seldom: a goroutine resumed,
-// a signal's handler entered, a stack's first block. It reports whether
-// it followed all of it; if not, the block's own function is left to be
-// checked.
-__attribute__((noinline)) static int enter_rare(ic_state *s, ic_block *prev, ic_block *b, uint64_t func,
+// ic_cct_enter_rare follows what ic_cct_follow sees seldom: a goroutine
+// resumed, a signal's handler entered, a stack's first block. It reports
+// whether it followed all of it; if not, the block's own function is left
+// to be checked.
+__attribute__((noinline)) int ic_cct_enter_rare(ic_state *s, ic_block *prev, ic_block *b, uint64_t func,
                                                 uint32_t end) {
 	if (end == IC_END_RESUME && s->g_reg && ic_goroutine_resumed(s) != 0) {
 		s->oom = 1;
@@ -280,31 +202,8 @@ __attribute__((noinline)) static int enter_rare(ic_state *s, ic_block *prev, ic_
 	// a stack its frames were not entered on (a grown one, or its own
 	// after the scheduler's). It resumes in the frame of the function it
 	// jumps into that was entered last.
-	if (!resume(s, b->func)) unwind(s, read_sp(s), b->func);
+	if (!resume(s, b->func)) ic_cct_unwind(s, read_sp(s), b->func);
 	return 0;
-}
-
-// ic_cct_enter follows the move from prev (NULL when a thread resumed
-// after its last block's code changed) to b. The common ends are tested
-// in turn, most frequent first, rather than through a jump table: a
-// call-heavy program comes here at every call and return.
-void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b) {
-	uint64_t func = b->func ? b->func : b->addr;
-	uint32_t end = prev ? prev->end : IC_END_PLAIN;
-	if (__builtin_expect(end >= IC_END_RESUME || s->depth == 0, 0)) {
-		if (enter_rare(s, prev, b, func, end)) return;
-	} else if (end == IC_END_CALL) {
-		if (func == s->goexit0 && s->goexit0) s->g_exited = 1; // the goroutine ends
-		push(s, func, prev->addr + prev->size, prev->addr + prev->size, read_sp(s), IC_FRAME_CALL, prev);
-		return;
-	} else if (end == IC_END_RET) {
-		if (!pop_return(s, b->addr)) unwind(s, read_sp(s), b->func);
-	} else if (end == IC_END_IJMP) {
-		unwind(s, read_sp(s), b->func);
-	}
-	if (b->func && b->func != s->top_func) {
-		jump_into(s, b->func, read_sp(s), prev ? (prev->addr + prev->size) | IC_SITE_JUMP : 0);
-	}
 }
 
 // ic_cct_signal enters a signal's handler on the running thread,
@@ -320,7 +219,7 @@ void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret) {
 	ic_block *cur = s->cur;
 	if (!cur || pc < cur->addr || pc - cur->addr >= cur->size) {
 		ic_block at = {.addr = pc, .func = func};
-		if (!cur || cur->end != IC_END_PLAIN || (func && func != s->top_func)) ic_cct_enter(s, cur, &at);
+		if (!cur || cur->end != IC_END_PLAIN || (func && func != s->top_func)) ic_cct_follow(s, cur, &at);
 	}
 	s->signal_entry = (ic_block){.addr = pc, .end = IC_END_SIGNAL};
 	s->signal_ret = ret;

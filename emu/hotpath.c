@@ -1,4 +1,4 @@
-#include "hotpath.h"
+#include "cct_follow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,7 +209,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	ic_block *prev = s->cur;
 	s->cur = b;
 	if (!full && __builtin_expect(!prev || prev->end != IC_END_PLAIN || (b->func && b->func != s->top_func), 0)) {
-		ic_cct_enter(s, prev, b);
+		ic_cct_follow(s, prev, b);
 	}
 	ic_node *n = &s->nodes[s->top];
 	if (!roi || n->roi) {

@@ -328,7 +328,6 @@ uc_err ic_set_cpu_model(uc_engine *uc, int model);
 uc_err ic_set_exit(uc_engine *uc, uint64_t at);
 
 // Shared between hotpath.c, cct.c and cells.c.
-void ic_cct_enter(ic_state *s, ic_block *prev, ic_block *b);
 void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret);
 void ic_cct_sigreturn(ic_state *s);
 void ic_track_goroutines(ic_state *s, int g_reg, uint64_t goexit0);
