@@ -101,15 +101,13 @@ static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_
 	push(s, func, 0, site, sp, IC_FRAME_JUMPED, NULL);
 }
 
-// ic_cct_jump_stays says that prev's indirect jump to b leaves the call
-// tree as it is, which ic_cct_follow would find at more cost: b lies in
-// the top frame's own function, and the stack pointer has not risen above
-// where that frame was entered (no frame is left). An interpreter's
+// ic_cct_jump_stays says that prev's indirect jump leaves every frame in
+// place, which ic_cct_follow would find at more cost: the stack pointer
+// has not risen above where the top frame was entered. Whether the jump
+// left that frame's function is the caller's to check. An interpreter's
 // dispatch makes such a jump for every instruction it runs.
-static inline __attribute__((always_inline)) int ic_cct_jump_stays(const ic_state *s, const ic_block *prev,
-                                                                   const ic_block *b) {
-	return prev->end == IC_END_IJMP && b->func && b->func == s->top_func && s->sp_at && s->depth > 1 &&
-	       s->frames[s->depth - 1].sp >= *s->sp_at;
+static inline __attribute__((always_inline)) int ic_cct_jump_stays(const ic_state *s, const ic_block *prev) {
+	return prev->end == IC_END_IJMP && s->sp_at && s->depth > 1 && s->frames[s->depth - 1].sp >= *s->sp_at;
 }
 
 // ic_cct_follow follows the move from prev (NULL when a thread resumed

@@ -168,7 +168,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		ic_block *prev = s->cur;
 		if (__builtin_expect(b->addr != addr || b->size != size || s->until_flush <= 1 ||
 		                         (limited && b->ninsn > s->budget) ||
-		                         (cct && (!prev || (prev->end != IC_END_PLAIN && !ic_cct_jump_stays(s, prev, b)) ||
+		                         (cct && (!prev || (prev->end != IC_END_PLAIN && !ic_cct_jump_stays(s, prev)) ||
 		                                  (b->func && b->func != s->top_func))) ||
 		                         (cells && b->cell_node != s->top),
 		                     0)) {
