@@ -56,30 +56,37 @@ var functionLine = regexp.MustCompile(`(?m)^# function: (\S+) self=(\d+) inclusi
 
 // TestAttributionExact checks every function's self and inclusive cost and
 // call count on hand-written assembly whose call graph is worked out in
-// its header.
+// its header, on both arches: nested calls (callgraph.S), and an
+// interpreter's moves (dispatch.S: indirect jumps within a function, one
+// call site calling several functions, a tail call by an indirect jump).
 func TestAttributionExact(t *testing.T) {
 	t.Parallel()
-	src := filepath.Join(repoRoot, "testdata", "amd64", "callgraph.S")
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := functionLine.FindAllStringSubmatch(string(b), -1)
-	if len(want) == 0 {
-		t.Fatalf("%s has no `# function:` lines", src)
-	}
-	for _, variant := range []string{"callgraph", "callgraph-pie"} {
-		r := runIcount(t, nil, nil, testProgram(t, "amd64/"+variant))
-		if r.profile == nil {
-			t.Fatalf("%s: no profile\n%s", variant, r.stderr)
+	for _, prog := range []string{"amd64/callgraph", "amd64/dispatch", "arm64/dispatch"} {
+		src := filepath.Join(repoRoot, "testdata", prog+".S")
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
 		}
-		checkTree(t, r.profile)
-		for _, w := range want {
-			f, ok := functionByName(r.profile, w[1])
-			got := []string{strconv.FormatUint(f.Self, 10), strconv.FormatUint(f.Inclusive, 10), strconv.FormatUint(f.Calls, 10)}
-			if !ok || strings.Join(got, " ") != strings.Join(w[2:], " ") {
-				t.Errorf("%s: %s self, inclusive, calls = %v; want %v", variant, w[1], got, w[2:])
-			}
+		want := functionLine.FindAllStringSubmatch(string(b), -1)
+		if len(want) == 0 {
+			t.Fatalf("%s has no `# function:` lines", src)
+		}
+		for _, variant := range []string{prog, prog + "-pie"} {
+			t.Run(variant, func(t *testing.T) {
+				t.Parallel()
+				r := runIcount(t, nil, nil, testProgram(t, variant))
+				if r.profile == nil {
+					t.Fatalf("no profile\n%s", r.stderr)
+				}
+				checkTree(t, r.profile)
+				for _, w := range want {
+					f, ok := functionByName(r.profile, w[1])
+					got := []string{strconv.FormatUint(f.Self, 10), strconv.FormatUint(f.Inclusive, 10), strconv.FormatUint(f.Calls, 10)}
+					if !ok || strings.Join(got, " ") != strings.Join(w[2:], " ") {
+						t.Errorf("%s self, inclusive, calls = %v; want %v", w[1], got, w[2:])
+					}
+				}
+			})
 		}
 	}
 }
