@@ -53,22 +53,24 @@ _start:
 	syscall
 	.size	_start, .-_start
 
+/* entry reads the program's next byte and sets %rax to the address the
+   offset table at table gives for it: movzbl, inc, lea, movslq, add. */
+	.macro	entry table
+	movzbl	(%rsi), %eax
+	inc	%rsi
+	lea	\table(%rip), %rdx
+	movslq	(%rdx,%rax,4), %rax
+	add	%rdx, %rax
+	.endm
+
 	.type	run, @function
 run:
 	lea	.Lprog(%rip), %rsi
 .Lnext:
-	movzbl	(%rsi), %eax
-	inc	%rsi
-	lea	.Lops(%rip), %rdx
-	movslq	(%rdx,%rax,4), %rax
-	add	%rdx, %rax
+	entry	.Lops
 	jmp	*%rax
 .Lcall:
-	movzbl	(%rsi), %eax
-	inc	%rsi
-	lea	.Lfuncs(%rip), %rdx
-	movslq	(%rdx,%rax,4), %rax
-	add	%rdx, %rax
+	entry	.Lfuncs
 	call	*%rax
 	jmp	.Lnext
 .Ldirect:

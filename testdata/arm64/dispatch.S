@@ -55,21 +55,24 @@ _start:
 	svc	#0
 	.size	_start, .-_start
 
+/* entry reads the program's next byte and sets x0 to the address the
+   offset table at table gives for it: ldrb, adr, ldrsw, add. */
+	.macro	entry table
+	ldrb	w0, [x21], #1
+	adr	x1, \table
+	ldrsw	x0, [x1, x0, lsl #2]
+	add	x0, x1, x0
+	.endm
+
 	.type	run, %function
 run:
 	mov	x20, x30
 	adr	x21, .Lprog
 .Lnext:
-	ldrb	w0, [x21], #1
-	adr	x1, .Lops
-	ldrsw	x0, [x1, x0, lsl #2]
-	add	x0, x1, x0
+	entry	.Lops
 	br	x0
 .Lcall:
-	ldrb	w0, [x21], #1
-	adr	x1, .Lfuncs
-	ldrsw	x0, [x1, x0, lsl #2]
-	add	x0, x1, x0
+	entry	.Lfuncs
 	blr	x0
 	b	.Lnext
 .Ldirect:
