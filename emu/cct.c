@@ -90,7 +90,7 @@ __attribute__((noinline, cold)) static int64_t new_node(ic_state *s, uint32_t pa
 }
 
 // ic_cct_find_child looks up, or adds, the node for func called from
-// parent at site, and makes it the parent's last child.
+// parent at site.
 __attribute__((noinline)) int64_t ic_cct_find_child(ic_state *s, uint32_t parent, uint64_t func, uint64_t site) {
 	int64_t found = -1;
 	uint32_t h = child_hash(s->nchild - 1, parent, func, site);
@@ -102,10 +102,6 @@ __attribute__((noinline)) int64_t ic_cct_find_child(ic_state *s, uint32_t parent
 		}
 	}
 	if (found < 0 && (found = new_node(s, parent, func, site)) < 0) return -1;
-	ic_node *p = &s->nodes[parent];
-	p->last_func = func;
-	p->last_site = site;
-	p->last_child = (uint32_t)found;
 	return found;
 }
 
@@ -249,13 +245,13 @@ int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, i
 	s->nodes = calloc(s->capnodes, sizeof *s->nodes);
 	s->capframes = 1024;
 	s->frames = calloc(s->capframes, sizeof *s->frames);
-	s->calls = calloc(IC_CALLS, sizeof *s->calls);
+	s->edges = calloc(IC_EDGES, sizeof *s->edges);
 	if (nroi) {
 		s->roi = malloc(nroi * sizeof *roi);
 		if (s->roi) memcpy(s->roi, roi, nroi * sizeof *roi);
 		s->nroi = nroi;
 	}
-	if (!s->nodes || !s->frames || !s->calls || (nroi && !s->roi) || grow_children(s, 2048) != 0 ||
+	if (!s->nodes || !s->frames || !s->edges || (nroi && !s->roi) || grow_children(s, 2048) != 0 ||
 	    (cells && ic_cells_init(s) != 0))
 		return -1;
 	s->nnodes = 1; // the root, filled in by the first block
@@ -266,7 +262,7 @@ void ic_cct_free(ic_state *s) {
 	free(s->nodes);
 	free(s->frames);
 	free(s->children);
-	free(s->calls);
+	free(s->edges);
 	free(s->roi);
 	ic_cells_free(s);
 	ic_goroutines_free(s);

@@ -17,19 +17,19 @@ void ic_cct_set_root(ic_state *s, uint64_t func);
 void ic_cct_unwind(ic_state *s, uint64_t sp, uint64_t func);
 int ic_cct_enter_rare(ic_state *s, ic_block *prev, ic_block *b, uint64_t func, uint32_t end);
 
-// child returns the node for func called from parent at site, by the
-// block from when a call entered it (NULL otherwise).
+// child returns the node for func entered from parent at site, by the
+// block from, whose end site is, or NULL (the edges remember only what a
+// block entered: a block's site is always the same).
 static inline __attribute__((always_inline)) int64_t child(ic_state *s, uint32_t parent, uint64_t func,
                                                            uint64_t site, const ic_block *from) {
 	const ic_node *p = &s->nodes[parent];
 	if (p->func == func || p->depth >= IC_MAX_DEPTH) return parent;
-	if (p->last_func == func && p->last_site == site && p->last_child) return p->last_child;
 	if (!from) return ic_cct_find_child(s, parent, func, site);
 	uint64_t k = ((uintptr_t)from >> 6) ^ ((uint64_t)parent << 32) ^ func;
-	ic_call *c = &s->calls[(uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & (IC_CALLS - 1)];
-	if (c->from == from && c->parent == parent && c->func == func) return c->node;
+	ic_edge *e = &s->edges[(uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & (IC_EDGES - 1)];
+	if (e->from == from && e->parent == parent && e->func == func) return e->node;
 	int64_t node = ic_cct_find_child(s, parent, func, site);
-	if (node >= 0) *c = (ic_call){.from = from, .func = func, .parent = parent, .node = (uint32_t)node};
+	if (node >= 0) *e = (ic_edge){.from = from, .func = func, .parent = parent, .node = (uint32_t)node};
 	return node;
 }
 
@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) void set_top(ic_state *s) {
 // push pushes a frame for func, entered as kind says (IC_FRAME_*), by a
 // call or a signal returning to ret or, with ret 0, by a jump; site is
 // where it was entered from (the node's key, with cells), and from the
-// block whose call entered it (NULL if no call did).
+// block whose call or jump entered it (NULL if none did).
 static inline __attribute__((always_inline)) void push(ic_state *s, uint64_t func, uint64_t ret, uint64_t site,
                                                        uint64_t sp, uint32_t kind, const ic_block *from) {
 	uint32_t parent = s->depth ? s->top : 0;
@@ -88,17 +88,18 @@ static inline __attribute__((always_inline)) int pop_return(ic_state *s, uint64_
 	return 0;
 }
 
-// jump_into handles reaching func without a call, from site: back to it if
-// it is the function of a frame reached only through jumps from it, else a
-// new frame.
-static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_t func, uint64_t sp, uint64_t site) {
+// jump_into handles reaching func without a call, from the block from
+// (NULL if unknown): back to it if it is the function of a frame reached
+// only through jumps from it, else a new frame.
+static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_t func, uint64_t sp,
+                                                            const ic_block *from) {
 	for (uint32_t d = s->depth; d > 1 && s->frames[d - 1].kind == IC_FRAME_JUMPED; d--) {
 		if (s->nodes[s->frames[d - 2].node].func == func) {
 			pop_to(s, d - 1);
 			return;
 		}
 	}
-	push(s, func, 0, site, sp, IC_FRAME_JUMPED, NULL);
+	push(s, func, 0, from ? (from->addr + from->size) | IC_SITE_JUMP : 0, sp, IC_FRAME_JUMPED, from);
 }
 
 // ic_cct_jump_stays says that prev's indirect jump leaves every frame in
@@ -129,7 +130,7 @@ static inline __attribute__((always_inline)) void ic_cct_follow(ic_state *s, ic_
 		ic_cct_unwind(s, read_sp(s), b->func);
 	}
 	if (b->func && b->func != s->top_func) {
-		jump_into(s, b->func, read_sp(s), prev ? (prev->addr + prev->size) | IC_SITE_JUMP : 0);
+		jump_into(s, b->func, read_sp(s), prev);
 	}
 }
 

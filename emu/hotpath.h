@@ -76,11 +76,6 @@ typedef struct ic_node {
 	uint32_t parent; // index of the parent node; the root is its own parent
 	uint16_t depth;  // root is 0
 	uint16_t roi;    // inside the region of interest (--collect)
-	// The child last called from here (its function, site and index):
-	// most calls from a context call what it called last.
-	uint64_t last_func;
-	uint64_t last_site;
-	uint32_t last_child;
 } ic_node;
 
 // IC_SITE_JUMP flags a node's site that is the end of the block that
@@ -140,17 +135,18 @@ typedef struct ic_thread {
 	uint64_t cur_g; // Go: the goroutine it ran (goroutines.c), whose frames gstacks holds; 0 for none
 } ic_thread;
 
-// A call the call tree followed: the node a call from block from, in the
-// context parent, to func entered (cct.c). An interpreter's dispatch
-// calls many functions from one context, which a node's last child alone
-// does not keep.
-typedef struct ic_call {
+// An edge of the calling-context tree the call tree entered: the node that
+// block from, by a call or a jump in the context parent, entered func in
+// (cct_follow.h). The block decides the node's site, so the three find
+// the node; an interpreter's dispatch enters many functions from one
+// context.
+typedef struct ic_edge {
 	const struct ic_block *from;
 	uint64_t func;
 	uint32_t parent, node;
-} ic_call;
+} ic_edge;
 
-#define IC_CALLS 2048
+#define IC_EDGES 2048
 
 // A Go goroutine's shadow stack while it does not run (goroutines.c).
 typedef struct ic_gstack {
@@ -204,7 +200,7 @@ typedef struct ic_state {
 	uint32_t nnodes, capnodes;
 	uint32_t *children; // open addressing on (parent, func): node index + 1
 	uint32_t nchild;    // slots, a power of two
-	ic_call *calls;     // IC_CALLS direct-mapped on (calling block, parent, func)
+	ic_edge *edges;     // IC_EDGES direct-mapped on (block, parent, func)
 	ic_frame *frames;
 	uint32_t depth, capframes;
 	uint32_t top;      // node of the top frame
