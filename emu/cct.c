@@ -215,7 +215,7 @@ void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret) {
 	ic_block *cur = s->cur;
 	if (!cur || pc < cur->addr || pc - cur->addr >= cur->size) {
 		ic_block at = {.addr = pc, .func = func};
-		if (!cur || cur->end != IC_END_PLAIN || (func && func != s->top_func)) ic_cct_follow(s, cur, &at);
+		if (ic_cct_moves(s, cur, &at)) ic_cct_follow(s, cur, &at);
 	}
 	s->signal_entry = (ic_block){.addr = pc, .end = IC_END_SIGNAL};
 	s->signal_ret = ret;

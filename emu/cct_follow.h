@@ -102,13 +102,16 @@ static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_
 	push(s, func, 0, from ? (from->addr + from->size) | IC_SITE_JUMP : 0, sp, IC_FRAME_JUMPED, from);
 }
 
-// ic_cct_jump_stays says that prev's indirect jump leaves every frame in
-// place, which ic_cct_follow would find at more cost: the stack pointer
-// has not risen above where the top frame was entered. Whether the jump
-// left that frame's function is the caller's to check. An interpreter's
-// dispatch makes such a jump for every instruction it runs.
-static inline __attribute__((always_inline)) int ic_cct_jump_stays(const ic_state *s, const ic_block *prev) {
-	return prev->end == IC_END_IJMP && s->sp_at && s->depth > 1 && s->frames[s->depth - 1].sp >= *s->sp_at;
+// ic_cct_moves says whether the move from prev (NULL when unknown) to b
+// needs ic_cct_follow: any but a fall or branch within the top frame's
+// function, or an indirect jump within it that leaves no frame (the stack
+// pointer has not risen above where the top frame was entered), which an
+// interpreter's dispatch makes for every instruction it runs.
+static inline __attribute__((always_inline)) int ic_cct_moves(const ic_state *s, const ic_block *prev,
+                                                              const ic_block *b) {
+	if (!prev || (b->func && b->func != s->top_func)) return 1;
+	if (prev->end == IC_END_PLAIN) return 0;
+	return prev->end != IC_END_IJMP || !s->sp_at || s->depth <= 1 || s->frames[s->depth - 1].sp < *s->sp_at;
 }
 
 // ic_cct_follow follows the move from prev (NULL when a thread resumed

@@ -145,11 +145,12 @@ __attribute__((noinline)) static ic_block *relink(ic_link *l, uint64_t addr, uin
 // returns in the calling-context tree and charges the block's instructions
 // to the current context, and with cells counts the execution in the
 // block's cell of that context (cells.c); only a block that follows a call,
-// return or indirect jump, or that lies in another function than the
-// current context's, takes the slow path, and only a block that ran in
-// another context last time looks its cell up. With an instruction limit,
-// a block that would pass it is not run: the emulator stops at its start,
-// and Go runs the instructions left one block at a time (ic_limit_hit).
+// a return or an indirect jump that leaves a frame, or that lies in another
+// function than the current context's (ic_cct_moves), takes the slow path,
+// and only a block that ran in another context last time looks its cell
+// up. With an instruction limit, a block that would pass it is not run:
+// the emulator stops at its start, and Go runs the instructions left one
+// block at a time (ic_limit_hit).
 //
 // Given full, it is the hook's common case, which calls no function and so
 // needs no stack frame (no registers saved and restored): anything
@@ -168,8 +169,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 		ic_block *prev = s->cur;
 		if (__builtin_expect(b->addr != addr || b->size != size || s->until_flush <= 1 ||
 		                         (limited && b->ninsn > s->budget) ||
-		                         (cct && (!prev || (prev->end != IC_END_PLAIN && !ic_cct_jump_stays(s, prev)) ||
-		                                  (b->func && b->func != s->top_func))) ||
+		                         (cct && ic_cct_moves(s, prev, b)) ||
 		                         (cells && b->cell_node != s->top),
 		                     0)) {
 			full(uc, l, addr, size);
@@ -208,9 +208,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	}
 	ic_block *prev = s->cur;
 	s->cur = b;
-	if (!full && __builtin_expect(!prev || prev->end != IC_END_PLAIN || (b->func && b->func != s->top_func), 0)) {
-		ic_cct_follow(s, prev, b);
-	}
+	if (!full && __builtin_expect(ic_cct_moves(s, prev, b), 0)) ic_cct_follow(s, prev, b);
 	ic_node *n = &s->nodes[s->top];
 	if (!roi || n->roi) {
 		b->execs++;
