@@ -11,7 +11,8 @@
 // tlb_resize flushes the emulator's TLB every IC_FLUSH_BLOCKS blocks.
 // QEMU sizes its TLB only when it is flushed: a guest that never makes it
 // flush keeps the smallest TLB, and one whose working set is larger than a
-// megabyte then runs up to 20 times slower.
+// megabyte then runs up to 20 times slower. tlbsize.c keeps the sizing
+// from shrinking it below a floor.
 #define IC_FLUSH_BLOCKS (1u << 20)
 
 __attribute__((noinline, cold)) static void tlb_resize(ic_state *s) {
