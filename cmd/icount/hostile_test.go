@@ -33,6 +33,12 @@ var hostileGuests = []hostile{
 		"icount: SIGSEGV: access to unmapped address 0x0 by `movq $0x1,(%rax)` at 0x401016, in crash+0x2 (segv)\n" +
 			"icount:   called from main+0x5 (segv)\n" +
 			"icount:   called from _start+0x5 (segv)\n"}},
+	// The inner call of f left by an indirect jump within f: one frame of f
+	// (the call tree's step follows such a jump when the stack pointer rose
+	// above where the top frame was entered; without, the inner frame stays).
+	{name: "escape from a recursive call", prog: "amd64/escape", status: 139, insns: 13, stderr: []string{
+		"icount: SIGSEGV: access to unmapped address 0x0 by `movq $0x1,(%rax)` at 0x401030, in f+0x1d (escape)\n" +
+			"icount:   called from _start+0xa (escape)\n"}},
 	{name: "write to .text", prog: "amd64/writetext", status: 139, insns: 1, stderr: []string{
 		"icount: SIGSEGV: access to 0x401000 violates its protection by `movb $0x90,(%rax)` at 0x401007, in _start+0x7 (writetext)\n"}},
 	{name: "jump to data", prog: "amd64/jumpdata", status: 139, insns: 3, stderr: []string{
@@ -71,6 +77,9 @@ var hostileGuests = []hostile{
 		"icount: SIGSEGV: access to unmapped address 0x0 by `str x1, [x0]` at 0x4000fc, in crash+0x8 (segv)\n" +
 			"icount:   called from main+0x8 (segv)\n" +
 			"icount:   called from _start+0x4 (segv)\n"}},
+	{name: "arm64 escape from a recursive call", prog: "arm64/escape", status: 139, insns: 12, stderr: []string{
+		"icount: SIGSEGV: access to unmapped address 0x0 by `str x1, [x0]` at 0x400114, in f+0x2c (escape)\n" +
+			"icount:   called from _start+0x8 (escape)\n"}},
 	{name: "arm64 write to .text", prog: "arm64/writetext", status: 139, insns: 2, stderr: []string{
 		"icount: SIGSEGV: access to 0x4000d4 violates its protection by `str w1, [x0]` at 0x4000dc, in _start+0x8 (writetext)\n"}},
 	{name: "arm64 jump to data", prog: "arm64/jumpdata", status: 139, stderr: []string{
