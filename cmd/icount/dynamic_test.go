@@ -7,6 +7,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -239,6 +241,28 @@ func TestDynamicCXX(t *testing.T) {
 	for _, m := range r.profile.Mappings {
 		if m.File != "" && (m.SHA256 == "" || m.Size == 0 || m.BuildID == "") {
 			t.Errorf("mapping of %s lacks its identity: %+v", m.File, m)
+		}
+	}
+	// The sizes and digests are the files' own: the program's, the
+	// interpreter's and every mapped file's.
+	ids := []profile.Binary{r.profile.Meta.Binary}
+	if in := r.profile.Meta.Interpreter; in != nil {
+		ids = append(ids, *in)
+	} else {
+		t.Error("no interpreter in the Profile")
+	}
+	for _, m := range r.profile.Mappings {
+		if m.File != "" {
+			ids = append(ids, profile.Binary{Path: m.File, Size: m.Size, SHA256: m.SHA256})
+		}
+	}
+	for _, id := range ids {
+		data, err := os.ReadFile(id.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(data); id.SHA256 != hex.EncodeToString(sum[:]) || id.Size != int64(len(data)) {
+			t.Errorf("%s: size %d, SHA-256 %s; the file's are %d, %x", id.Path, id.Size, id.SHA256, len(data), sum)
 		}
 	}
 	// Without the call tree, every module's functions hold exactly its
