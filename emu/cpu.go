@@ -3,7 +3,7 @@ package emu
 /*
 #cgo pkg-config: unicorn
 #cgo CFLAGS: -O2 -Wall
-#cgo LDFLAGS: -l:libunicorn.a -lm -lpthread -Wl,--as-needed -Wl,--wrap=mmap64 -Wl,--wrap=munmap -Wl,--wrap=memset -Wl,--wrap=tlb_reset_dirty_by_vaddr_x86_64 -Wl,--wrap=tlb_reset_dirty_by_vaddr_aarch64 -Wl,--wrap=qht_init -Wl,--wrap=qht_reset_size -Wl,--wrap=flatview_translate_x86_64 -Wl,--wrap=flatview_translate_aarch64 -Wl,--wrap=uc_mem_map -Wl,--wrap=uc_mem_map_ptr -Wl,--wrap=uc_mem_unmap -Wl,--wrap=uc_close -Wl,--wrap=g_hash_table_new_full -Wl,--wrap=g_hash_table_lookup -Wl,--wrap=tcg_func_start_x86_64 -Wl,--wrap=tcg_func_start_aarch64 -Wl,--wrap=tb_gen_code_x86_64 -Wl,--wrap=tb_gen_code_aarch64 -Wl,--wrap=uc_add_inline_hook_x86_64 -Wl,--wrap=uc_add_inline_hook_aarch64 -Wl,--wrap=qemu_madvise -Wl,--wrap=tlb_flush_x86_64 -Wl,--wrap=tlb_flush_aarch64 -Wl,--wrap=tcg_optimize_x86_64 -Wl,--wrap=tcg_optimize_aarch64
+#cgo LDFLAGS: -l:libunicorn.a -lm -lpthread -Wl,--as-needed -Wl,--wrap=mmap64 -Wl,--wrap=munmap -Wl,--wrap=memset -Wl,--wrap=tlb_reset_dirty_by_vaddr_x86_64 -Wl,--wrap=tlb_reset_dirty_by_vaddr_aarch64 -Wl,--wrap=qht_init -Wl,--wrap=qht_reset_size -Wl,--wrap=flatview_translate_x86_64 -Wl,--wrap=flatview_translate_aarch64 -Wl,--wrap=uc_mem_map -Wl,--wrap=uc_mem_map_ptr -Wl,--wrap=uc_mem_unmap -Wl,--wrap=uc_close -Wl,--wrap=g_hash_table_new_full -Wl,--wrap=g_hash_table_lookup -Wl,--wrap=tcg_func_start_x86_64 -Wl,--wrap=tcg_func_start_aarch64 -Wl,--wrap=tb_gen_code_x86_64 -Wl,--wrap=tb_gen_code_aarch64 -Wl,--wrap=uc_add_inline_hook_x86_64 -Wl,--wrap=uc_add_inline_hook_aarch64 -Wl,--wrap=qemu_madvise -Wl,--wrap=tlb_flush_x86_64 -Wl,--wrap=tlb_flush_aarch64
 #include <stdlib.h>
 #include "hotpath.h"
 #include "fpstatus.h"

@@ -75,18 +75,6 @@ int __wrap_qemu_madvise(void *addr, size_t len, int advice) {
 	return __real_qemu_madvise((char *)addr + IC_CODE_SMALL, len - IC_CODE_SMALL, advice);
 }
 
-// QEMU's optimizer of a translated block's ops (tcg_optimize: constant
-// folding and copy propagation, which tcg.c runs only when built with
-// USE_TCG_OPTIMIZATIONS, as Debian's Unicorn is) was 8 % of what a
-// first-seen block cost, and gave nothing measurable back in the code it
-// made: CoreMark-like, lua and sqlite run as fast without it. It is
-// skipped; the ops go to liveness analysis and the code generator as the
-// translator made them. CPython's start-up, translation-bound, takes 7 %
-// less CPU time.
-struct TCGContext;
-void __wrap_tcg_optimize_x86_64(struct TCGContext *s) { (void)s; }
-void __wrap_tcg_optimize_aarch64(struct TCGContext *s) { (void)s; }
-
 // Unicorn's tables of translated code grow as blocks are added (the block
 // hook's regions, QEMU's hash of blocks): each growth callocs a larger
 // array and frees the old. glibc gives an array over 128 KiB pages of its
@@ -141,6 +129,7 @@ void *ic_capture_regions(int on) {
 // the translation's values (TCG temporaries): the last one is swapped for
 // a constant holding the link. The translation's context and address are
 // what tcg_func_start and tb_gen_code were given last on this thread.
+struct TCGContext;
 struct hook;
 static __thread struct TCGContext *translating; // tcg_func_start's context
 static __thread uint64_t translating_pc;         // tb_gen_code's address
