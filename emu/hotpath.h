@@ -315,8 +315,8 @@ ic_block *ic_block_find(const ic_state *s, uint64_t addr, uint32_t size);
 ic_block *ic_block_add(ic_state *s, uint64_t addr, uint32_t size);
 void *ic_block_link(void *hook, uint64_t addr);
 void *ic_translating_cpu(void);
-size_t ic_tlb_entries(void); // tlbsize.c
 void ic_translating_reset(void);
+size_t ic_tlb_entries(void); // tlbsize.c
 uint64_t *ic_reg_place(uc_engine *uc, int reg);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);

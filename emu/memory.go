@@ -325,8 +325,3 @@ func (c *CPU) lastRefusal() refusal {
 	return refusal{ok: m.refused != 0, typ: m.refused_type, page: uint64(m.refused_at), value: m.refused_page,
 		code: m.refused_code != 0, suspect: m.refused_suspect != 0}
 }
-
-// tlbEntries gives the size in entries of the emulator's TLB (its largest
-// MMU mode) that the last flush on this thread saw, 0 if the TLB's layout
-// was not found there (tlbsize.c). The tests' view of the TLB's floor.
-func tlbEntries() int { return int(C.ic_tlb_entries()) }
