@@ -53,26 +53,34 @@ struct exit_flag_place {
 //   80 b8 <d32> 00        cmpb $0, d32(%rax)     ; uc->no_exit_request
 //   74 <d8>               je <emit the test>
 //   c3                    ret
+// Engines may translate on several threads at once: each finds the same
+// place, and publishes it after the offsets.
 static void find_exit_flag(struct exit_flag_place *p, const void *fn) {
 	const uint8_t *c = fn;
-	p->found = -1;
+	int found = -1;
 	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa) c += 4;
 	static const uint8_t mov[] = {0x48, 0x8b, 0x87}, cmp[] = {0x80, 0xb8};
-	if (memcmp(c, mov, 3) != 0 || memcmp(c + 7, cmp, 2) != 0 || c[13] != 0 || c[14] != 0x74 || c[16] != 0xc3)
-		return;
-	uint32_t ctx_uc, uc_flag;
-	memcpy(&ctx_uc, c + 3, 4);
-	memcpy(&uc_flag, c + 9, 4);
-	if (ctx_uc >= (1u << 20) || uc_flag >= (1u << 20)) return;
-	p->ctx_uc = ctx_uc, p->uc_flag = uc_flag;
-	p->found = 1;
+	if (memcmp(c, mov, 3) == 0 && memcmp(c + 7, cmp, 2) == 0 && c[13] == 0 && c[14] == 0x74 && c[16] == 0xc3) {
+		uint32_t ctx_uc, uc_flag;
+		memcpy(&ctx_uc, c + 3, 4);
+		memcpy(&uc_flag, c + 9, 4);
+		if (ctx_uc < (1u << 20) && uc_flag < (1u << 20)) {
+			p->ctx_uc = ctx_uc, p->uc_flag = uc_flag;
+			found = 1;
+		}
+	}
+	__atomic_store_n(&p->found, found, __ATOMIC_RELEASE);
 }
 
 // exit_flag returns the flag of ctx's engine, NULL when its place was not
 // found.
 static uint8_t *exit_flag(struct exit_flag_place *p, const void *check, struct TCGContext *ctx) {
-	if (!p->found) find_exit_flag(p, check);
-	if (p->found < 0) return NULL;
+	int found = __atomic_load_n(&p->found, __ATOMIC_ACQUIRE);
+	if (!found) {
+		find_exit_flag(p, check);
+		found = __atomic_load_n(&p->found, __ATOMIC_ACQUIRE);
+	}
+	if (found < 0) return NULL;
 	char *uc;
 	memcpy(&uc, (char *)ctx + p->ctx_uc, sizeof uc);
 	return uc ? (uint8_t *)uc + p->uc_flag : NULL;
