@@ -523,6 +523,22 @@ func (c *CPU) Run(pc uint64, locate Locator) (runErr error) {
 	return c.fault(err, locate, 0)
 }
 
+// emulatorMemoryError tells whether err is one of Unicorn's own memory
+// errors, which icount's memory never gives it: its TLB hook grants only
+// pages of slabs mapped whole with every permission, and refuses any other
+// access with UC_ERR_EXCEPTION at the exact instruction. Unicorn's store
+// helper reports these after dropping a store, and the block runs on past
+// it (the test it would have left by is not translated, exitcheck.c): no
+// fault the guest could handle may come of one.
+func emulatorMemoryError(err C.uc_err) bool {
+	switch err {
+	case C.UC_ERR_READ_UNMAPPED, C.UC_ERR_WRITE_UNMAPPED, C.UC_ERR_FETCH_UNMAPPED,
+		C.UC_ERR_READ_PROT, C.UC_ERR_WRITE_PROT, C.UC_ERR_FETCH_PROT, C.UC_ERR_MAP:
+		return true
+	}
+	return false
+}
+
 // faulted tells whether a run that returned err stopped at a fault: an
 // error of Unicorn's, a CPU exception no hook handled, or an instruction a
 // site refused.
@@ -534,6 +550,11 @@ func (c *CPU) faulted(err C.uc_err) bool {
 // instruction. budget is what an instruction limit still allows while
 // runToLimit runs the last block (0 when the block hook enforces it).
 func (c *CPU) fault(err C.uc_err, locate Locator, budget uint64) error {
+	if emulatorMemoryError(err) {
+		return fmt.Errorf("at pc %#x the emulator reported a memory error that icount's memory never gives it (%w): "+
+			"a store may have been dropped and its block run on, so the guest's state is not known; "+
+			"the run stops here (a bug in icount)", c.PC(), check("run", err))
+	}
 	f := &Fault{PC: c.PC(), Unicorn: check("run", err), Kind: FaultOther}
 	if c.exception != 0 {
 		f.Kind, f.Intno = FaultException, c.exception-1

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "hotpath.h"
+#include "memory.h"
 
 struct TCGContext;
 
@@ -142,4 +143,14 @@ int ic_exit_checks_skipped(int arch) {
 		skipped = value == 1;
 	uc_close(uc);
 	return skipped;
+}
+
+// ic_mem_withhold_writes makes Unicorn's own region of the slab holding
+// addr read-only and flushes the TLB, which icount never does: the tests'
+// way to make the emulator's store helper drop a store, as nothing of
+// icount's memory lets it (TestDroppedStoreStops).
+uc_err ic_mem_withhold_writes(uc_engine *uc, uint64_t addr) {
+	uint64_t slab = addr >> IC_SLAB_BITS << IC_SLAB_BITS;
+	uc_err err = uc_mem_protect(uc, slab, (size_t)1 << IC_SLAB_BITS, UC_PROT_READ | UC_PROT_EXEC);
+	return err != UC_ERR_OK ? err : uc_ctl_flush_tlb(uc);
 }

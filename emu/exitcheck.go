@@ -17,3 +17,11 @@ func exitChecksSkipped(arch Arch) (skipped, ok bool) {
 	}
 	return false, false
 }
+
+// withholdWrites makes the emulator's own memory region of the slab
+// holding addr read-only, under icount's page table, which still grants
+// writes: the tests' way to make its store helper drop a store and ask the
+// CPU to exit, which nothing of icount's memory does.
+func (c *CPU) withholdWrites(addr uint64) error {
+	return check("withhold writes", C.ic_mem_withhold_writes(c.uc, C.uint64_t(addr)))
+}

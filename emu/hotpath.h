@@ -318,6 +318,7 @@ void *ic_translating_cpu(void);
 void ic_translating_reset(void);
 size_t ic_tlb_entries(void); // tlbsize.c
 int ic_exit_checks_skipped(int arch); // exitcheck.c
+uc_err ic_mem_withhold_writes(uc_engine *uc, uint64_t addr);
 uint64_t *ic_reg_place(uc_engine *uc, int reg);
 int ic_thread_init(ic_state *s, ic_thread *t);
 void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load);
