@@ -46,7 +46,10 @@ Otherwise:
   70     an internal error in icount, a bug: a Go panic while the guest ran
          writes the Profile so far, marked incomplete (reason "internal
          error"), and its stack to a file the message names
-         (icount-panic-PID.txt in $TMPDIR, or /tmp)
+         (icount-panic-PID.txt in $TMPDIR, or /tmp); the emulator
+         reporting a memory error that icount's memory never gives it
+         stops the run too (the Profile so far, reason "error"), since the
+         guest's state is then not known
   5      a benchmark of a suite (run --suite, ab) failed: its program
          exited other than 0 or was killed by a signal, and icount stopped
          or refused none (see below)
