@@ -43,7 +43,7 @@ struct TCGContext;
 
 // exit_flag_place is where check_exit_request finds the flag: the
 // uc_struct's offset in the TCGContext and the flag's in the uc_struct;
-// found 0 until looked for, 1 when found, -1 when not.
+// found says they were read.
 struct exit_flag_place {
 	int found;
 	uint32_t ctx_uc, uc_flag;
@@ -56,64 +56,57 @@ struct exit_flag_place {
 //   80 b8 <d32> 00        cmpb $0, d32(%rax)     ; uc->no_exit_request
 //   74 <d8>               je <emit the test>
 //   c3                    ret
-// Engines may translate on several threads at once: each finds the same
-// place, and publishes it after the offsets.
-static void find_exit_flag(struct exit_flag_place *p, const void *fn) {
+static struct exit_flag_place find_exit_flag(const void *fn) {
 	const uint8_t *c = fn;
-	int found = -1;
+	struct exit_flag_place p = {0};
 	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa) c += 4;
 	static const uint8_t mov[] = {0x48, 0x8b, 0x87}, cmp[] = {0x80, 0xb8};
-	if (memcmp(c, mov, 3) == 0 && memcmp(c + 7, cmp, 2) == 0 && c[13] == 0 && c[14] == 0x74 && c[16] == 0xc3) {
-		uint32_t ctx_uc, uc_flag;
-		memcpy(&ctx_uc, c + 3, 4);
-		memcpy(&uc_flag, c + 9, 4);
-		if (ctx_uc < (1u << 20) && uc_flag < (1u << 20)) {
-			p->ctx_uc = ctx_uc, p->uc_flag = uc_flag;
-			found = 1;
-		}
-	}
-	__atomic_store_n(&p->found, found, __ATOMIC_RELEASE);
+	if (memcmp(c, mov, 3) != 0 || memcmp(c + 7, cmp, 2) != 0 || c[13] != 0 || c[14] != 0x74 || c[16] != 0xc3)
+		return p;
+	memcpy(&p.ctx_uc, c + 3, 4);
+	memcpy(&p.uc_flag, c + 9, 4);
+	p.found = p.ctx_uc < (1u << 20) && p.uc_flag < (1u << 20);
+	return p;
 }
 
 // exit_flag returns the flag of ctx's engine, NULL when its place was not
 // found.
-static uint8_t *exit_flag(struct exit_flag_place *p, const void *check, struct TCGContext *ctx) {
-	int found = __atomic_load_n(&p->found, __ATOMIC_ACQUIRE);
-	if (!found) {
-		find_exit_flag(p, check);
-		found = __atomic_load_n(&p->found, __ATOMIC_ACQUIRE);
-	}
-	if (found < 0) return NULL;
+static uint8_t *exit_flag(const struct exit_flag_place *p, struct TCGContext *ctx) {
+	if (!p->found) return NULL;
 	char *uc;
 	memcpy(&uc, (char *)ctx + p->ctx_uc, sizeof uc);
 	return uc ? (uint8_t *)uc + p->uc_flag : NULL;
 }
 
 // The translator's loads and stores of one target (tcg-op.c), each given
-// the flag for its call. A TCGv is a pointer-sized handle, a TCGArg a
-// uintptr_t and a MemOp an enum.
+// the flag for its call, unless it is set already (an ARM IT block). A
+// TCGv is a pointer-sized handle, a TCGArg a uintptr_t and a MemOp an enum.
 #define IC_EXIT_CHECK_WRAP(name, arch)                                                                   \
 	void __real_##name##_##arch(struct TCGContext *s, void *val, void *addr, uintptr_t idx, int memop); \
 	void __wrap_##name##_##arch(struct TCGContext *s, void *val, void *addr, uintptr_t idx, int memop) { \
-		uint8_t *flag = exit_flag(&place_##arch, (const void *)check_exit_request_##arch, s);           \
-		if (!flag || *flag) {                                                                           \
-			__real_##name##_##arch(s, val, addr, idx, memop);                                           \
-			return;                                                                                     \
-		}                                                                                               \
-		*flag = 1;                                                                                      \
+		uint8_t *flag = exit_flag(&place_##arch, s);                                                    \
+		int set = flag && !*flag;                                                                       \
+		if (set) *flag = 1;                                                                             \
 		__real_##name##_##arch(s, val, addr, idx, memop);                                               \
-		*flag = 0;                                                                                      \
+		if (set) *flag = 0;                                                                             \
 	}
 
-#define IC_EXIT_CHECK_WRAPS(arch)                                \
-	void check_exit_request_##arch(struct TCGContext *s);       \
-	static struct exit_flag_place place_##arch;                 \
-	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_ld_i32, arch)               \
-	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_ld_i64, arch)               \
-	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_st_i32, arch)               \
+#define IC_EXIT_CHECK_WRAPS(arch)                          \
+	void check_exit_request_##arch(struct TCGContext *s); \
+	static struct exit_flag_place place_##arch;           \
+	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_ld_i32, arch)         \
+	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_ld_i64, arch)         \
+	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_st_i32, arch)         \
 	IC_EXIT_CHECK_WRAP(tcg_gen_qemu_st_i64, arch)
 IC_EXIT_CHECK_WRAPS(x86_64)
 IC_EXIT_CHECK_WRAPS(aarch64)
+
+// The places are read once, as the process starts, before any engine
+// translates.
+__attribute__((constructor)) static void find_exit_flags(void) {
+	place_x86_64 = find_exit_flag((const void *)check_exit_request_x86_64);
+	place_aarch64 = find_exit_flag((const void *)check_exit_request_aarch64);
+}
 
 // ic_exit_checks_skipped tells whether the loads and stores of guest code
 // are translated without the test, on a bare engine of arch (1: x86-64, 2:
