@@ -143,7 +143,6 @@ int ic_exit_checks_skipped(int arch) {
 // way to make the emulator's store helper drop a store, as nothing of
 // icount's memory lets it (TestDroppedStoreStops).
 uc_err ic_mem_withhold_writes(uc_engine *uc, uint64_t addr) {
-	uint64_t slab = addr >> IC_SLAB_BITS << IC_SLAB_BITS;
-	uc_err err = uc_mem_protect(uc, slab, (size_t)1 << IC_SLAB_BITS, UC_PROT_READ | UC_PROT_EXEC);
+	uc_err err = uc_mem_protect(uc, addr & ~(IC_SLAB_SIZE - 1), IC_SLAB_SIZE, UC_PROT_READ | UC_PROT_EXEC);
 	return err != UC_ERR_OK ? err : uc_ctl_flush_tlb(uc);
 }

@@ -20,7 +20,6 @@
 
 #define PAGE (1ull << IC_PAGE_BITS)
 #define CHUNK (1ull << IC_CHUNK_BITS)
-#define SLAB (1ull << IC_SLAB_BITS)
 
 // The bits of a /proc/self/pagemap entry that say a page exists.
 #define PM_PRESENT (1ull << 63)
@@ -42,7 +41,7 @@ static int zeros(const uint8_t *p) {
 static int copy_run(ic_mem *dst, uint64_t a, const uint8_t *from, uint64_t n) {
 	if (n == 0) return 0;
 	if (ic_mem_back(dst, a, a + n * PAGE) != 0) return -1;
-	uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
+	uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (IC_SLAB_SIZE - 1));
 #ifdef MADV_POPULATE_WRITE
 	madvise(to, n * PAGE, MADV_POPULATE_WRITE);
 #endif
@@ -65,7 +64,7 @@ static uint64_t read_page_map(int pagemap, const uint8_t *p, uint64_t len, uint6
 // pagemap is /proc/self/pagemap, -1 if the host has none: every page is
 // then read.
 static int copy_chunk(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, int pagemap) {
-	const uint8_t *host = src->slab[lo >> IC_SLAB_BITS] + (lo & (SLAB - 1));
+	const uint8_t *host = src->slab[lo >> IC_SLAB_BITS] + (lo & (IC_SLAB_SIZE - 1));
 	const uint64_t hp = (uint64_t)src->host_page;
 	uint64_t map[CHUNK / 4096 + 1];
 	uint64_t first = read_page_map(pagemap, host, hi - lo, hp, map, sizeof map / sizeof map[0]);
@@ -98,7 +97,7 @@ static int copy_data(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi, i
 		}
 		next = (a | (CHUNK - 1)) + 1;
 		if (next > hi) next = hi;
-		uint64_t k = (a & (SLAB - 1)) >> IC_CHUNK_BITS;
+		uint64_t k = (a & (IC_SLAB_SIZE - 1)) >> IC_CHUNK_BITS;
 		if (!(src->chunks[i][k >> 3] & (1u << (k & 7)))) continue;
 		if (copy_chunk(dst, src, a, next, pagemap) != 0) return -1;
 	}
@@ -115,8 +114,8 @@ static int copy_written(ic_mem *dst, const ic_mem *src, uint64_t lo, uint64_t hi
 	for (uint64_t a = lo, next; a < hi; a = next) {
 		next = (a | (CHUNK - 1)) + 1; // a chunk lies in one slab
 		if (next > hi) next = hi;
-		const uint8_t *from = src->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
-		uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (SLAB - 1));
+		const uint8_t *from = src->slab[a >> IC_SLAB_BITS] + (a & (IC_SLAB_SIZE - 1));
+		uint8_t *to = dst->slab[a >> IC_SLAB_BITS] + (a & (IC_SLAB_SIZE - 1));
 		if (!read_page_map(pagemap, from, next - a, hp, map, sizeof map / sizeof map[0])) return -1;
 		for (uint64_t k = 0; k < (next - a) / hp; k++)
 			if ((map[k] & PM_PRESENT && !(map[k] & PM_FILE)) || map[k] & PM_SWAPPED)

@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SLAB_SIZE (1ull << IC_SLAB_BITS)
 #define PAGE_SIZE (1ull << IC_PAGE_BITS)
 
 // span is the size of the range an entry of level covers: level 3 (the
@@ -198,13 +197,13 @@ int ic_mem_back(ic_mem *m, uint64_t lo, uint64_t hi) {
 		if (m->nslabs >= IC_MAX_SLABS) return -1;
 		uint8_t *chunks = calloc(IC_CHUNKS / 8, 1);
 		if (!chunks) return -1;
-		void *host = mmap(NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		void *host = mmap(NULL, IC_SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (host == MAP_FAILED) {
 			free(chunks);
 			return -1;
 		}
-		if (uc_mem_map_ptr(m->uc, i << IC_SLAB_BITS, SLAB_SIZE, UC_PROT_ALL, host) != UC_ERR_OK) {
-			munmap(host, SLAB_SIZE);
+		if (uc_mem_map_ptr(m->uc, i << IC_SLAB_BITS, IC_SLAB_SIZE, UC_PROT_ALL, host) != UC_ERR_OK) {
+			munmap(host, IC_SLAB_SIZE);
 			free(chunks);
 			return -1;
 		}
@@ -225,7 +224,7 @@ void ic_mem_zero(ic_mem *m, uint64_t lo, uint64_t hi) {
 		next = (i + 1) << IC_SLAB_BITS;
 		if (next > hi) next = hi;
 		if (!m->slab[i]) continue;
-		uint8_t *p = m->slab[i] + (a & (SLAB_SIZE - 1));
+		uint8_t *p = m->slab[i] + (a & (IC_SLAB_SIZE - 1));
 		if (PAGE_SIZE % m->host_page != 0 || madvise(p, next - a, MADV_DONTNEED) != 0) memset(p, 0, next - a);
 	}
 }
@@ -244,7 +243,7 @@ void ic_mem_release(ic_mem *m, uint64_t lo, uint64_t hi, int files) {
 		next = (i + 1) << IC_SLAB_BITS;
 		if (next > hi) next = hi;
 		if (!m->slab[i]) continue;
-		uint8_t *p = m->slab[i] + (a & (SLAB_SIZE - 1));
+		uint8_t *p = m->slab[i] + (a & (IC_SLAB_SIZE - 1));
 		if (mmap(p, next - a, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
 			memset(p, 0, next - a); // private copies of zeros
 	}
@@ -313,7 +312,7 @@ int ic_mem_map_file(ic_mem *m, uint64_t lo, uint64_t hi, int fd, uint64_t off) {
 		uint64_t i = a >> IC_SLAB_BITS;
 		next = (i + 1) << IC_SLAB_BITS;
 		if (next > hi) next = hi;
-		uint8_t *p = m->slab[i] + (a & (SLAB_SIZE - 1));
+		uint8_t *p = m->slab[i] + (a & (IC_SLAB_SIZE - 1));
 		if (mmap(p, next - a, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED, fd, (off_t)(off + (a - lo))) == MAP_FAILED) {
 			ic_mem_release(m, lo, a, 1);
 			return -1;
@@ -357,7 +356,7 @@ int ic_mem_copy(ic_mem *m, uint64_t addr, void *buf, uint64_t n, int write) {
 			}
 			if (ic_mem_back(m, addr, addr + chunk) != 0) return -1;
 		}
-		uint8_t *p = m->slab[i] + (addr & (SLAB_SIZE - 1));
+		uint8_t *p = m->slab[i] + (addr & (IC_SLAB_SIZE - 1));
 		if (write) {
 			mark_chunks(m, addr, addr + chunk);
 			memcpy(p, b, chunk);
@@ -505,7 +504,7 @@ void ic_mem_free(ic_mem *m) {
 	for (int i = 0; i < 512; i++) free_entry(m->root[i], 3);
 	for (uint32_t i = 0; i < IC_NSLABS; i++)
 		if (m->slab[i]) {
-			munmap(m->slab[i], SLAB_SIZE);
+			munmap(m->slab[i], IC_SLAB_SIZE);
 			free(m->chunks[i]);
 		}
 	free(m);

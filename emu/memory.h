@@ -37,6 +37,7 @@
 #define IC_BEYOND 64
 // Host memory is reserved for guest addresses in slabs of 64 GiB.
 #define IC_SLAB_BITS 36
+#define IC_SLAB_SIZE (1ull << IC_SLAB_BITS)
 #define IC_NSLABS (1u << (IC_ADDR_BITS - IC_SLAB_BITS))
 // At most this many slabs are reserved (Unicorn aborts past about 4,000
 // memory regions; the host's address space ends sooner).
