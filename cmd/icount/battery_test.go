@@ -13,18 +13,23 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/icount-dev/icount/profile"
 )
 
 // batteryCase is one program on one workload. Its directory holds the
@@ -630,9 +635,48 @@ func processesDiff(a, b result) string {
 	for i := range pa {
 		if pa[i].Totals != pb[i].Totals {
 			fmt.Fprintf(&d, "\nprocess %d %q: %+v against %+v", i, pa[i].Argv, pa[i].Totals, pb[i].Totals)
+			countsDiff(&d, pa[i], pb[i])
 		}
 	}
 	return d.String()
+}
+
+// countsDiff writes where two runs of one process differ: the system
+// calls whose number differs, by name, and the functions whose own
+// instructions or calls differ, so that a difference seen once (a run
+// under load) says what to look for.
+func countsDiff(d *strings.Builder, a, b profile.Process) {
+	names := map[string]bool{}
+	for name := range a.Syscalls {
+		names[name] = true
+	}
+	for name := range b.Syscalls {
+		names[name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		if a.Syscalls[name] != b.Syscalls[name] {
+			fmt.Fprintf(d, "\n  %s: %d calls against %d", name, a.Syscalls[name], b.Syscalls[name])
+		}
+	}
+	type key struct{ module, name string }
+	funcs := map[key][2]profile.FunctionCount{}
+	for j, p := range []profile.Process{a, b} {
+		for _, f := range p.Functions {
+			k := key{f.Module, f.Name}
+			pair := funcs[k]
+			pair[j] = f
+			funcs[k] = pair
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(funcs), func(x, y key) int {
+		return cmp.Or(cmp.Compare(x.module, y.module), cmp.Compare(x.name, y.name))
+	})
+	for _, k := range keys {
+		fa, fb := funcs[k][0], funcs[k][1]
+		if fa.Self != fb.Self || fa.Calls != fb.Calls {
+			fmt.Fprintf(d, "\n  %s (%s): %d instructions in %d calls against %d in %d", k.name, path.Base(k.module), fa.Self, fa.Calls, fb.Self, fb.Calls)
+		}
+	}
 }
 
 // snapshotTree describes every file under dir by its path: type and
