@@ -80,6 +80,10 @@ int ic_reset(ic_state *s) {
 	s->mem = keep.mem;
 	s->scratch = keep.scratch;
 	s->block_hook = keep.block_hook;
+	s->block_callback = keep.block_callback;
+	s->block_call_described = keep.block_call_described;
+	s->block_call_removals = keep.block_call_removals;
+	s->block_call_descriptions = keep.block_call_descriptions;
 	s->block_regions = keep.block_regions;
 	s->linkchunks = keep.linkchunks, s->nlinks = keep.nlinks, s->caplinkchunks = keep.caplinkchunks;
 	s->linkslots = keep.linkslots, s->nlinkslots = keep.nlinkslots;
@@ -345,7 +349,7 @@ uc_err ic_set_block_hook(ic_state *s) {
 	ic_capture_regions(1);
 	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, &s->own_link, 1, 0);
 	void *regions = ic_capture_regions(0);
-	if (err == UC_ERR_OK) s->block_regions = regions;
+	if (err == UC_ERR_OK) s->block_regions = regions, s->block_callback = block;
 	return err;
 }
 
@@ -375,6 +379,30 @@ void *ic_block_link(void *hook, uint64_t addr) {
 	ic_state *s = running;
 	if (!s || (uc_hook)hook != s->block_hook) return NULL;
 	return ic_link_at(s, addr);
+}
+
+// ic_block_call_described returns the function of hook, the block hook of
+// the engine running on this thread, when the engine's TCG context holds
+// its helper description, as Unicorn added it the last time it added the
+// hook's call, and removals (uc_del_inline_hook's calls, any engine's) is
+// what it was then; NULL otherwise.
+void *ic_block_call_described(void *hook, unsigned removals) {
+	ic_state *s = running;
+	if (!s || (uc_hook)hook != s->block_hook || s->block_call_described != s->block_callback ||
+	    s->block_call_removals != removals)
+		return NULL;
+	return s->block_callback;
+}
+
+// ic_block_call_describe records that Unicorn has just added the call of
+// hook, the running engine's block hook, when removals descriptions had
+// been removed: its context holds the description.
+void ic_block_call_describe(void *hook, unsigned removals) {
+	ic_state *s = running;
+	if (!s || (uc_hook)hook != s->block_hook) return;
+	s->block_call_described = s->block_callback;
+	s->block_call_removals = removals;
+	s->block_call_descriptions++;
 }
 
 // ic_thread_init readies the per-thread state of a new guest thread: an

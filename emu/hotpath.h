@@ -249,6 +249,13 @@ typedef struct ic_state {
 	// then (chained blocks do not write it back).
 	uint64_t limit_pc;
 	uc_hook block_hook; // the block hook installed, one of the variants
+	void *block_callback; // its function
+	// The function whose helper description the engine's TCG context
+	// holds since icount last had Unicorn add the block hook's call
+	// (translation.c), and the count of descriptions removed then.
+	void *block_call_described;
+	unsigned block_call_removals;
+	unsigned block_call_descriptions; // calls Unicorn added itself (tests)
 	// The links (links.c), in chunks that never move, and by address
 	// (open addressing on a link's number + 1); the hook's own, its user
 	// data, which a block translated without a link of its own passes; and
@@ -314,6 +321,8 @@ ic_block *ic_block_of(const ic_state *s, uint32_t id);
 ic_block *ic_block_find(const ic_state *s, uint64_t addr, uint32_t size);
 ic_block *ic_block_add(ic_state *s, uint64_t addr, uint32_t size);
 void *ic_block_link(void *hook, uint64_t addr);
+void *ic_block_call_described(void *hook, unsigned removals);
+void ic_block_call_describe(void *hook, unsigned removals);
 void *ic_translating_cpu(void);
 void ic_translating_reset(void);
 size_t ic_tlb_entries(void); // tlbsize.c

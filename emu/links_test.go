@@ -92,3 +92,55 @@ func TestLinksForgetChangedCode(t *testing.T) {
 		t.Errorf("rax = %d, want 5 - 4", rax)
 	}
 }
+
+// TestBlockCallDescribedOnce runs 2,000 blocks, each a jump to the next,
+// twice around a loop: Unicorn adds the first block's call to the block
+// hook, with the hook's helper description, and icount adds the other
+// blocks' calls itself (translation.c), which call the same hook with
+// their own links: every block is counted twice. A new block hook (a
+// slice's) is described anew, once, and counts as well.
+func TestBlockCallDescribedOnce(t *testing.T) {
+	const n, rounds = 2000, 2
+	code := bytes.Repeat([]byte{0xeb, 0x00}, n) // jmp to the next instruction
+	loop := 0x10000 + len(code)
+	rel := 0x10000 - (loop + 3 + 6)
+	// dec %rcx; jnz 0x10000; ud2
+	code = append(code, 0x48, 0xff, 0xc9, 0x0f, 0x85, byte(rel), byte(rel>>8), byte(rel>>16), byte(rel>>24), 0x0f, 0x0b)
+	c := newCodeCPU(t, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
+		if addr == uint64(loop) {
+			return BlockInfo{Instructions: 2}
+		}
+		return BlockInfo{Instructions: 1}
+	}}, Options{}, code)
+	run := func(wantExecs uint64) {
+		t.Helper()
+		c.SetReg(X86RCX, rounds)
+		var f *Fault
+		if err := c.Run(0x10000, nil); !errors.As(err, &f) {
+			t.Fatalf("the loop ended with %v, want its ud2's fault", err)
+		}
+		jumps := 0
+		for _, b := range c.Blocks() {
+			if b.Addr < uint64(loop) {
+				jumps++
+				if b.Executions != wantExecs {
+					t.Errorf("block %#x: %d executions, want %d", b.Addr, b.Executions, wantExecs)
+				}
+			}
+		}
+		if jumps != n {
+			t.Errorf("the table holds %d jumps, want %d", jumps, n)
+		}
+	}
+	run(rounds)
+	if d := c.blockCallDescriptions(); d != 1 {
+		t.Errorf("Unicorn described the block hook %d times for %d translated blocks, want once", d, n+2)
+	}
+	if err := c.SetSlice(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	run(2 * rounds)
+	if d := c.blockCallDescriptions(); d != 2 {
+		t.Errorf("after a new block hook, Unicorn described hooks %d times in all, want twice", d)
+	}
+}

@@ -141,9 +141,23 @@ static __thread struct CPUState *translating_cpu; // and CPU (regplace.c)
 void *ic_translating_cpu(void) { return translating_cpu; }
 void ic_translating_reset(void) { translating_cpu = NULL; }
 
+// Before it emits the call, uc_add_inline_hook describes the hook's
+// function to the TCG context as a helper (a name made with snprintf, two
+// allocations, two hash-table inserts that replace the same entries), for
+// every block: a few per cent of a first-seen block's cost. Then it emits
+// the call with tcg_gen_callN, which finds the description by the
+// function. Once Unicorn has described the block hook in an engine's
+// context, icount emits its call with tcg_gen_callN itself: the same
+// call. Unicorn 2.1.1 never removes a description (uc_del_inline_hook has
+// no caller); should a Unicorn call it, the count of its calls makes the
+// next block's call go through Unicorn again.
+static unsigned inline_removals; // uc_del_inline_hook's calls, atomic
+
 // add_inline_hook is uc_add_inline_hook of one target: real is Unicorn's,
-// and const_i64 and temp_free make and free the temporary of a constant.
+// call its tcg_gen_callN, and const_i64 and temp_free make and free the
+// temporary of a constant.
 static void add_inline_hook(void (*real)(struct uc_struct *, struct hook *, void **, int),
+                            void (*call)(struct TCGContext *, void *, void *, int, void **),
                             void *(*const_i64)(struct TCGContext *, int64_t),
                             void (*temp_free)(struct TCGContext *, void *), struct uc_struct *uc,
                             struct hook *hk, void **args, int nargs) {
@@ -157,7 +171,14 @@ static void add_inline_hook(void (*real)(struct uc_struct *, struct hook *, void
 	void *temp = (char *)ctx + (uintptr_t)const_i64(ctx, (int64_t)(uintptr_t)link);
 	void *data = args[3];
 	args[3] = temp;
-	real(uc, hk, args, nargs);
+	unsigned removals = __atomic_load_n(&inline_removals, __ATOMIC_ACQUIRE);
+	void *described = ic_block_call_described(hk, removals);
+	if (described) {
+		call(ctx, described, NULL, nargs, args);
+	} else {
+		real(uc, hk, args, nargs);
+		ic_block_call_describe(hk, removals);
+	}
 	args[3] = data;
 	temp_free(ctx, temp);
 }
@@ -177,10 +198,16 @@ static void add_inline_hook(void (*real)(struct uc_struct *, struct hook *, void
 	}                                                                                                     \
 	void *tcg_const_i64_##arch(struct TCGContext *s, int64_t val);                                        \
 	void tcg_temp_free_internal_##arch(struct TCGContext *s, void *ts);                                   \
+	void tcg_gen_callN_##arch(struct TCGContext *s, void *func, void *ret, int nargs, void **args);        \
 	void __real_uc_add_inline_hook_##arch(struct uc_struct *uc, struct hook *hk, void **args, int nargs); \
 	void __wrap_uc_add_inline_hook_##arch(struct uc_struct *uc, struct hook *hk, void **args, int nargs) { \
-		add_inline_hook(__real_uc_add_inline_hook_##arch, tcg_const_i64_##arch,                           \
+		add_inline_hook(__real_uc_add_inline_hook_##arch, tcg_gen_callN_##arch, tcg_const_i64_##arch,     \
 		                tcg_temp_free_internal_##arch, uc, hk, args, nargs);                              \
+	}                                                                                                     \
+	void __real_uc_del_inline_hook_##arch(struct uc_struct *uc, struct hook *hk);                         \
+	void __wrap_uc_del_inline_hook_##arch(struct uc_struct *uc, struct hook *hk) {                        \
+		__atomic_add_fetch(&inline_removals, 1, __ATOMIC_ACQ_REL);                                        \
+		__real_uc_del_inline_hook_##arch(uc, hk);                                                         \
 	}
 IC_TRANSLATION_WRAPS(x86_64)
 IC_TRANSLATION_WRAPS(aarch64)
