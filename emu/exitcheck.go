@@ -25,8 +25,3 @@ func exitChecksSkipped(arch Arch) (skipped, ok bool) {
 func (c *CPU) withholdWrites(addr uint64) error {
 	return check("withhold writes", C.ic_mem_withhold_writes(c.uc, C.uint64_t(addr)))
 }
-
-// blockCallDescriptions is the number of blocks whose block hook call
-// Unicorn added itself, describing the hook's function to the TCG context
-// each time (translation.c); icount adds the others' calls directly.
-func (c *CPU) blockCallDescriptions() uint32 { return uint32(c.st.block_call_descriptions) }
