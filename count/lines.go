@@ -1,6 +1,7 @@
 package count
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 
@@ -94,25 +95,26 @@ func lineCosts(blocks []ranBlock, runs []profile.BlockRuns, positions []profile.
 			sums[key{blocks[i].fn, inlinedName(pos), pos.File, pos.Line}] += n
 		}
 	}
-	out := make([]profile.LineCount, 0, len(sums))
+	// Sorted on every field, and last on the function's address (two
+	// local functions of one name in one module), so that the order does
+	// not follow the map's.
+	type entry struct {
+		profile.LineCount
+		fn uint64
+	}
+	entries := make([]entry, 0, len(sums))
 	for k, n := range sums {
 		q := mods.nameOf(k.fn)
-		out = append(out, profile.LineCount{Function: q.name, Module: q.module, Inlined: k.inl,
-			File: k.file, Line: k.line, Self: n})
+		entries = append(entries, entry{profile.LineCount{Function: q.name, Module: q.module, Inlined: k.inl,
+			File: k.file, Line: k.line, Self: n}, k.fn})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		switch {
-		case a.Self != b.Self:
-			return a.Self > b.Self
-		case a.Function != b.Function:
-			return a.Function < b.Function
-		case a.File != b.File:
-			return a.File < b.File
-		case a.Line != b.Line:
-			return a.Line < b.Line
-		}
-		return a.Inlined < b.Inlined
+	slices.SortFunc(entries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(b.Self, a.Self), cmp.Compare(a.Function, b.Function), cmp.Compare(a.Module, b.Module),
+			cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Inlined, b.Inlined), cmp.Compare(a.fn, b.fn))
 	})
+	out := make([]profile.LineCount, len(entries))
+	for i, e := range entries {
+		out[i] = e.LineCount
+	}
 	return out
 }
