@@ -215,11 +215,11 @@ void ic_cct_signal(ic_state *s, uint64_t pc, uint64_t func, uint64_t ret) {
 	ic_block *cur = s->cur;
 	if (!cur || pc < cur->addr || pc - cur->addr >= cur->size) {
 		ic_block at = {.addr = pc, .func = func};
-		if (ic_cct_moves(s, cur, &at)) ic_cct_follow(s, cur, &at);
+		if (ic_cct_moves(s, cur, s->cur_end, &at)) ic_cct_follow(s, cur, &at);
 	}
 	s->signal_entry = (ic_block){.addr = pc, .end = IC_END_SIGNAL};
 	s->signal_ret = ret;
-	s->cur = &s->signal_entry;
+	ic_set_cur(s, &s->signal_entry);
 }
 
 // ic_cct_sigreturn leaves the running thread's innermost handler (the
@@ -234,7 +234,13 @@ void ic_cct_sigreturn(ic_state *s) {
 			break;
 		}
 	}
-	s->cur = NULL;
+	ic_set_cur(s, NULL);
+}
+
+// ic_cct_settle adds the instructions counted for the top frame's node
+// and not yet added to it (ic_settle_top), for a reader of the tree.
+void ic_cct_settle(ic_state *s) {
+	if (s->nodes) ic_settle_top(s);
 }
 
 // ic_enable_cct turns attribution on, with cells or not; call it before

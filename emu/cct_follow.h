@@ -41,6 +41,7 @@ static inline __attribute__((always_inline)) uint64_t read_sp(ic_state *s) {
 }
 
 static inline __attribute__((always_inline)) void set_top(ic_state *s) {
+	ic_settle_top(s);
 	s->top = s->frames[s->depth - 1].node;
 	s->top_func = s->nodes[s->top].func;
 }
@@ -102,16 +103,17 @@ static inline __attribute__((always_inline)) void jump_into(ic_state *s, uint64_
 	push(s, func, 0, from ? (from->addr + from->size) | IC_SITE_JUMP : 0, sp, IC_FRAME_JUMPED, from);
 }
 
-// ic_cct_moves says whether the move from prev (NULL when unknown) to b
-// needs ic_cct_follow: any but a fall or branch within the top frame's
-// function, or an indirect jump within it that leaves no frame (the stack
-// pointer has not risen above where the top frame was entered), which an
-// interpreter's dispatch makes for every instruction it runs.
+// ic_cct_moves says whether the move from prev (NULL when unknown), whose
+// end is end (s->cur_end while prev is s->cur), to b needs ic_cct_follow:
+// any but a fall or branch within the top frame's function, or an
+// indirect jump within it that leaves no frame (the stack pointer has not
+// risen above where the top frame was entered), which an interpreter's
+// dispatch makes for every instruction it runs.
 static inline __attribute__((always_inline)) int ic_cct_moves(const ic_state *s, const ic_block *prev,
-                                                              const ic_block *b) {
+                                                              uint32_t end, const ic_block *b) {
 	if (!prev || (b->func && b->func != s->top_func)) return 1;
-	if (prev->end == IC_END_PLAIN) return 0;
-	return prev->end != IC_END_IJMP || !s->sp_at || s->depth <= 1 || s->frames[s->depth - 1].sp < *s->sp_at;
+	if (end == IC_END_PLAIN) return 0;
+	return end != IC_END_IJMP || !s->sp_at || s->depth <= 1 || s->frames[s->depth - 1].sp < *s->sp_at;
 }
 
 // ic_cct_follow follows the move from prev (NULL when a thread resumed

@@ -829,6 +829,7 @@ func (c *CPU) CallTree() []Node {
 	if c.st.nodes == nil || c.st.depth == 0 {
 		return nil
 	}
+	C.ic_cct_settle(c.st)
 	nodes := unsafe.Slice(c.st.nodes, int(c.st.nnodes))
 	out := make([]Node, len(nodes))
 	for i, n := range nodes {

@@ -121,6 +121,7 @@ static int take(ic_state *s, uint64_t g) {
 	s->frames = e.frames, s->depth = e.depth, s->capframes = e.capframes;
 	s->g_lo = e.lo, s->g_hi = e.hi;
 	if (s->depth) {
+		ic_settle_top(s);
 		s->top = s->frames[s->depth - 1].node;
 		s->top_func = s->nodes[s->top].func;
 	}
@@ -141,6 +142,7 @@ static int park(ic_state *s) {
 static int fresh(ic_state *s) {
 	s->frames = calloc(IC_GSTACK_MIN, sizeof *s->frames);
 	if (!s->frames) return -1;
+	ic_settle_top(s);
 	s->capframes = IC_GSTACK_MIN, s->depth = 0, s->top = 0, s->top_func = 0;
 	s->g_lo = s->g_hi = 0;
 	return 0;
@@ -200,7 +202,7 @@ void ic_goroutines_thread_in(ic_state *s, uint64_t g) {
 		s->cur_g = g;
 		return;
 	}
-	s->cur = NULL; // the next block starts the stack
+	ic_set_cur(s, NULL); // the next block starts the stack
 	if (fresh(s) != 0) {
 		s->oom = 1;
 		uc_emu_stop(s->uc);

@@ -171,10 +171,9 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	// to follow; its cell where it was. Anything else goes to full before
 	// anything changed here.
 	if (full) {
-		ic_block *prev = s->cur;
 		if (__builtin_expect(b->addr != addr || b->size != size || s->until_flush <= 1 ||
 		                         (limited && b->ninsn > s->budget) ||
-		                         (cct && ic_cct_moves(s, prev, b)) ||
+		                         (cct && ic_cct_moves(s, s->cur, s->cur_end, b)) ||
 		                         (cells && b->cell_node != s->top),
 		                     0)) {
 			full(uc, l, addr, size);
@@ -208,16 +207,16 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	}
 	if (!cct) {
 		b->execs++;
-		s->cur = b;
+		ic_set_cur(s, b);
 		return;
 	}
 	ic_block *prev = s->cur;
-	s->cur = b;
-	if (!full && __builtin_expect(ic_cct_moves(s, prev, b), 0)) ic_cct_follow(s, prev, b);
-	ic_node *n = &s->nodes[s->top];
-	if (!roi || n->roi) {
+	uint32_t prev_end = s->cur_end;
+	ic_set_cur(s, b);
+	if (!full && __builtin_expect(ic_cct_moves(s, prev, prev_end, b), 0)) ic_cct_follow(s, prev, b);
+	if (!roi || s->nodes[s->top].roi) {
 		b->execs++;
-		n->insns += b->ninsn;
+		s->top_insns += b->ninsn;
 		if (cells) {
 			uint32_t c = full || __builtin_expect(b->cell_node == s->top, 1) ? b->cell : ic_cell_of(s, b);
 			s->cells[c].execs++;
@@ -266,7 +265,10 @@ void ic_cut(ic_state *s, uint32_t notrun) {
 		return;
 	}
 	s->cur->cut += notrun;
-	if (s->nodes) s->nodes[s->top].insns -= notrun;
+	if (s->nodes) {
+		ic_settle_top(s);
+		s->nodes[s->top].insns -= notrun;
+	}
 	if (s->cells) ic_cell_cut(s, s->cur_cell, s->cur->ninsn > notrun ? s->cur->ninsn - notrun : 0);
 }
 
@@ -423,6 +425,7 @@ void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	// unused ones of a context never run. A Go program's goroutine's
 	// frames go to gstacks (goroutines.c), not with its thread.
 	free(save->frames);
+	if (s->nodes) ic_settle_top(s);
 	uint64_t g = ic_goroutines_thread_out(s);
 	*save = (ic_thread){.frames = s->frames, .depth = s->depth, .capframes = s->capframes, .top = s->top,
 	                    .top_func = s->top_func, .cur_cell = s->cur_cell, .cur_in_roi = s->cur_in_roi, .cur_g = g};
@@ -436,13 +439,13 @@ void ic_thread_switch(ic_state *s, ic_thread *save, ic_thread *load) {
 	s->cur_cell = load->cur_cell;
 	load->frames = NULL;
 	// A block forgotten since (its code changed) is not followed from.
-	s->cur = load->last_size ? ic_block_find(s, load->last_addr, load->last_size) : NULL;
+	ic_set_cur(s, load->last_size ? ic_block_find(s, load->last_addr, load->last_size) : NULL);
 	if (load->signal_pending) {
 		// Its handler's first block is entered as called from where the
 		// signal interrupted it (ic_cct_signal).
 		s->signal_entry = (ic_block){.addr = load->signal_pc, .end = IC_END_SIGNAL};
 		s->signal_ret = load->signal_ret;
-		s->cur = &s->signal_entry;
+		ic_set_cur(s, &s->signal_entry);
 		load->signal_pending = 0;
 	}
 	ic_goroutines_thread_in(s, load->cur_g);

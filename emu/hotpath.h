@@ -187,6 +187,7 @@ typedef struct ic_state {
 	int nretired;
 
 	ic_block *cur;        // the block executing now, NULL before the first
+	uint32_t cur_end;     // its end (IC_END_*), for the hook (ic_set_cur)
 	// A signal's delivery, as cur while its handler is entered: its addr
 	// is where the thread was interrupted (ic_cct_signal); signal_ret is
 	// where the handler returns to (the restorer, which makes the
@@ -205,7 +206,12 @@ typedef struct ic_state {
 	uint32_t depth, capframes;
 	uint32_t top;      // node of the top frame
 	uint64_t top_func; // its function
-	int sp_reg;        // the stack pointer's Unicorn register id
+	// Instructions run in top's context not yet added to its node: the
+	// hook adds a block's here, into the line it writes anyway, and
+	// ic_settle_top moves them to the node before top changes or the
+	// tree is read.
+	uint64_t top_insns;
+	int sp_reg; // the stack pointer's Unicorn register id
 	// Where the CPU state keeps it (regplace.c), NULL until found or if
 	// not found; sp_sought says it was looked for.
 	uint64_t *sp_at;
@@ -288,6 +294,24 @@ typedef struct ic_state {
 	int restart;
 } ic_state;
 
+// ic_set_cur makes b (NULL: none) the block executing now, keeping its end
+// beside it, which the next block's hook reads (ic_cct_moves) without
+// going to b's entry.
+static inline __attribute__((always_inline)) void ic_set_cur(ic_state *s, ic_block *b) {
+	s->cur = b;
+	s->cur_end = b ? b->end : IC_END_PLAIN;
+}
+
+// ic_settle_top adds the instructions counted for the top frame's node
+// since top last changed to the node: before top changes, and before the
+// tree or the node's count is read or changed.
+static inline __attribute__((always_inline)) void ic_settle_top(ic_state *s) {
+	if (s->top_insns) {
+		s->nodes[s->top].insns += s->top_insns;
+		s->top_insns = 0;
+	}
+}
+
 // Set in what icountGoNewBlock returns when Go hooked an instruction of the
 // block being entered: the entry is not counted, and the block runs again
 // from its start, retranslated with the hook (ic_restart).
@@ -298,6 +322,7 @@ void ic_free(ic_state *s);
 int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, int cells);
 uc_err ic_install_hooks(ic_state *s, int arch);
 void ic_cut(ic_state *s, uint32_t notrun);
+void ic_cct_settle(ic_state *s);
 void ic_forget_code(ic_state *s, uint64_t begin, uint64_t end);
 
 void ic_ask_stop(ic_state *s);

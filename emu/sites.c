@@ -207,7 +207,7 @@ static void client_request(uc_engine *uc, ic_sites *ss, ic_site *site, uint64_t 
 	ic_site_skip(ss, site, addr);
 	// The block was left at the site, not at its end: the next block is
 	// not the target of a call (or return) that ends this one.
-	ss->s->cur = NULL;
+	ic_set_cur(ss->s, NULL);
 	uint64_t args = reg64(uc, site->reg), result = reg64(uc, site->reg2);
 	result = icountGoClientRequest(ss->s->handle, args, result);
 	uc_reg_write(uc, site->reg2, &result);
