@@ -295,10 +295,14 @@ ic_site *ic_site_add(ic_sites *ss, uint64_t pc, uint32_t len, uint32_t kind, uc_
 	return site;
 }
 
-// ic_site_del removes a site's hook (its code changed); the caller frees
-// it. Unicorn discards the code the hook was compiled into (it may call
-// the hook directly), which it finds through the TLB: every access is
-// granted meanwhile (ic_mem_grant), whatever the page's permissions now.
+// ic_site_del removes a site's hook (its code changed, or a spare's next
+// program starts); the caller frees it. The code translated with the hook
+// must go with it: a lone code hook is called directly, with the site as
+// its data. Unicorn discards only the blocks that start in the hook's
+// range (hooked_regions_check tests a block's first address), which it
+// finds through the TLB: every access is granted meanwhile (ic_mem_grant),
+// whatever the page's permissions now. A block holding the site further
+// in is discarded here, as ic_site_add discarded it to add the hook.
 uc_err ic_site_del(ic_sites *ss, ic_site *site) {
 	if (ss->armed == site) ss->armed = NULL;
 	for (ic_site **p = &ss->head; *p; p = &(*p)->next) {
@@ -310,7 +314,8 @@ uc_err ic_site_del(ic_sites *ss, ic_site *site) {
 	ic_mem_grant(ss->s->mem);
 	uc_err err = uc_hook_del(ss->s->uc, site->hook);
 	uc_err ferr = ic_mem_ungrant(ss->s->mem);
-	return err != UC_ERR_OK ? err : ferr;
+	uc_err rerr = ic_mem_remove_cache(ss->s->mem, site->pc, site->pc + site->len + 1);
+	return err != UC_ERR_OK ? err : ferr != UC_ERR_OK ? ferr : rerr;
 }
 
 // ic_sites_settle ends, between runs, a fix whose instruction ran but

@@ -452,3 +452,64 @@ func BenchmarkSpare(b *testing.B) {
 		s.Close()
 	})
 }
+
+// TestSpareForgetsSiteCode hooks a site in the middle of a block (a bsf
+// of a zero source, which leaves its destination whole on hardware), then
+// runs the same code on a spare of the CPU without the site. Unicorn
+// discards on unhooking only the blocks that start in the hook's range,
+// and a lone code hook is called directly with its user data: the kept
+// block would call the freed site. Unhooking a site discards the code
+// translated at it, as hooking it did, so the block is translated anew
+// without the hook and computes what the emulator computes alone.
+func TestSpareForgetsSiteCode(t *testing.T) {
+	// nop; bsf %ecx, %eax; syscall
+	p := &spareProgram{arch: X86_64,
+		code:   map[uint64][]byte{0x10000: {0x90, 0x0f, 0xbc, 0xc1, 0x0f, 0x05}},
+		starts: []uint64{0x10000, 0x10001, 0x10004, 0x10006},
+		pages:  map[uint64]Prot{0x10000: ProtRead | ProtExec}}
+	const whole = 0x1122_3344_5566_7788
+	run := func(spare *Spare, site bool) *CPU {
+		t.Helper()
+		var c *CPU
+		hooks := p.hooks(&c)
+		hooks.NewBlock = func(id uint32, addr uint64, size uint32) BlockInfo {
+			info := p.blockInfo(id, addr, size)
+			if site && addr == 0x10000 {
+				added, err := c.AddSite(Site{PC: 0x10001, Len: 3, Kind: SiteBitScan32, Reg: X86RAX})
+				if err != nil {
+					t.Error(err)
+				}
+				info.Restart = added
+			}
+			return info
+		}
+		var err error
+		if spare == nil {
+			c, err = New(X86_64, hooks, Options{})
+		} else {
+			c, err = spare.CPU(hooks, Options{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		p.load(t, c)
+		c.SetReg(X86RAX, whole)
+		c.SetReg(X86RCX, 0)
+		if err := c.Run(0x10000, p.locate); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	first := run(nil, true)
+	if got := first.Reg(X86RAX); got != whole {
+		t.Fatalf("with the site, bsf of zero left RAX %#x, want %#x", got, uint64(whole))
+	}
+	again := run(keep(t, first, 1), false)
+	if got := again.Reg(X86RAX); got != whole&0xffff_ffff {
+		t.Errorf("without the site, bsf of zero left RAX %#x, want the emulator's own %#x: code translated with the unhooked site ran", got, uint64(whole&0xffff_ffff))
+	}
+	if n := executed(again); n != 3 {
+		t.Errorf("the spare's new CPU counted %d instructions, want 3", n)
+	}
+}
