@@ -6,13 +6,11 @@ import (
 	"testing"
 )
 
-// TestLinksFollowTheTable runs 2,000 blocks, each a jump to the next,
-// three times around a loop. The block table's index starts with 1,024
-// slots and its entries come in chunks of 1,024 (blocks.c): both grow
-// while the first round's translated blocks hold links to their entries
-// (links.c), and every block must be counted three times.
-func TestLinksFollowTheTable(t *testing.T) {
-	const n, rounds = 2000, 3
+// newJumpLoop makes a CPU with n blocks at 0x10000, each a jump to the
+// next, then a loop's end that goes round again while RCX counts down
+// and ends with ud2 at last; it returns the CPU and the loop end's address.
+func newJumpLoop(t *testing.T, n int) (*CPU, uint64) {
+	t.Helper()
 	code := bytes.Repeat([]byte{0xeb, 0x00}, n) // jmp to the next instruction
 	loop := 0x10000 + len(code)
 	rel := 0x10000 - (loop + 3 + 6)
@@ -24,6 +22,24 @@ func TestLinksFollowTheTable(t *testing.T) {
 		}
 		return BlockInfo{Instructions: 1}
 	}}, Options{}, code)
+	return c, uint64(loop)
+}
+
+// TestLinksFollowTheTable runs 2,000 blocks, each a jump to the next,
+// three times around a loop. The block table's index starts with 1,024
+// slots and its entries come in chunks of 1,024 (blocks.c): both grow
+// while the first round's translated blocks hold links to their entries
+// (links.c), and every block must be counted three times.
+func TestLinksFollowTheTable(t *testing.T) {
+	const n, rounds = 2000, 3
+	c, loop := newJumpLoop(t, n)
+	runJumpLoop(t, c, loop, n, rounds, rounds)
+}
+
+// runJumpLoop runs newJumpLoop's n jumps rounds times around, and checks
+// that the block table holds each jump, of 2 bytes, with execs executions.
+func runJumpLoop(t *testing.T, c *CPU, loop uint64, n int, rounds, execs uint64) {
+	t.Helper()
 	c.SetReg(X86RCX, rounds)
 	var f *Fault
 	if err := c.Run(0x10000, nil); !errors.As(err, &f) {
@@ -31,12 +47,12 @@ func TestLinksFollowTheTable(t *testing.T) {
 	}
 	jumps := 0
 	for _, b := range c.Blocks() {
-		if b.Addr >= uint64(loop) {
+		if b.Addr >= loop {
 			continue
 		}
 		jumps++
-		if b.Size != 2 || b.Executions != rounds {
-			t.Errorf("block %#x: %d bytes, %d executions, want 2 bytes, %d", b.Addr, b.Size, b.Executions, rounds)
+		if b.Size != 2 || b.Executions != execs {
+			t.Errorf("block %#x: %d bytes, %d executions, want 2 bytes, %d", b.Addr, b.Size, b.Executions, execs)
 		}
 	}
 	if jumps != n {
@@ -101,45 +117,15 @@ func TestLinksForgetChangedCode(t *testing.T) {
 // slice's) is described anew, once, and counts as well.
 func TestBlockCallDescribedOnce(t *testing.T) {
 	const n, rounds = 2000, 2
-	code := bytes.Repeat([]byte{0xeb, 0x00}, n) // jmp to the next instruction
-	loop := 0x10000 + len(code)
-	rel := 0x10000 - (loop + 3 + 6)
-	// dec %rcx; jnz 0x10000; ud2
-	code = append(code, 0x48, 0xff, 0xc9, 0x0f, 0x85, byte(rel), byte(rel>>8), byte(rel>>16), byte(rel>>24), 0x0f, 0x0b)
-	c := newCodeCPU(t, Hooks{NewBlock: func(id uint32, addr uint64, size uint32) BlockInfo {
-		if addr == uint64(loop) {
-			return BlockInfo{Instructions: 2}
-		}
-		return BlockInfo{Instructions: 1}
-	}}, Options{}, code)
-	run := func(wantExecs uint64) {
-		t.Helper()
-		c.SetReg(X86RCX, rounds)
-		var f *Fault
-		if err := c.Run(0x10000, nil); !errors.As(err, &f) {
-			t.Fatalf("the loop ended with %v, want its ud2's fault", err)
-		}
-		jumps := 0
-		for _, b := range c.Blocks() {
-			if b.Addr < uint64(loop) {
-				jumps++
-				if b.Executions != wantExecs {
-					t.Errorf("block %#x: %d executions, want %d", b.Addr, b.Executions, wantExecs)
-				}
-			}
-		}
-		if jumps != n {
-			t.Errorf("the table holds %d jumps, want %d", jumps, n)
-		}
-	}
-	run(rounds)
+	c, loop := newJumpLoop(t, n)
+	runJumpLoop(t, c, loop, n, rounds, rounds)
 	if d := c.blockCallDescriptions(); d != 1 {
 		t.Errorf("Unicorn described the block hook %d times for %d translated blocks, want once", d, n+2)
 	}
 	if err := c.SetSlice(1 << 20); err != nil {
 		t.Fatal(err)
 	}
-	run(2 * rounds)
+	runJumpLoop(t, c, loop, n, rounds, 2*rounds)
 	if d := c.blockCallDescriptions(); d != 2 {
 		t.Errorf("after a new block hook, Unicorn described hooks %d times in all, want twice", d)
 	}

@@ -80,18 +80,26 @@ func executed(c *CPU) uint64 {
 func spareRun(t *testing.T, p *spareProgram, spare *Spare, pc uint64, opts Options) (*CPU, error) {
 	t.Helper()
 	var c *CPU
+	c = cpuFrom(t, spare, p.arch, p.hooks(&c), opts)
+	t.Cleanup(c.Close)
+	p.load(t, c)
+	return c, c.Run(pc, p.locate)
+}
+
+// cpuFrom makes a CPU of arch with hooks and opts, from spare (nil: New).
+func cpuFrom(t testing.TB, spare *Spare, arch Arch, hooks Hooks, opts Options) *CPU {
+	t.Helper()
+	var c *CPU
 	var err error
 	if spare == nil {
-		c, err = New(p.arch, p.hooks(&c), opts)
+		c, err = New(arch, hooks, opts)
 	} else {
-		c, err = spare.CPU(p.hooks(&c), opts)
+		c, err = spare.CPU(hooks, opts)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
-	p.load(t, c)
-	return c, c.Run(pc, p.locate)
+	return c
 }
 
 // locate is the Locator of p's blocks: the instruction at f.PC did not
@@ -406,7 +414,6 @@ func BenchmarkSpare(b *testing.B) {
 	code := manyBlocks(n)
 	run := func(b *testing.B, s *Spare) *CPU {
 		var c *CPU
-		var err error
 		hooks := Hooks{
 			NewBlock: func(_ uint32, _ uint64, size uint32) BlockInfo {
 				if size == 2 {
@@ -416,14 +423,7 @@ func BenchmarkSpare(b *testing.B) {
 			},
 			Syscall: func() { c.Stop() },
 		}
-		if s == nil {
-			c, err = New(X86_64, hooks, Options{})
-		} else {
-			c, err = s.CPU(hooks, Options{})
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
+		c = cpuFrom(b, s, X86_64, hooks, Options{})
 		loadManyBlocks(b, c, code, 1)
 		if err := c.Run(0x10000, nil); err != nil {
 			b.Fatal(err)
@@ -483,15 +483,7 @@ func TestSpareForgetsSiteCode(t *testing.T) {
 			}
 			return info
 		}
-		var err error
-		if spare == nil {
-			c, err = New(X86_64, hooks, Options{})
-		} else {
-			c, err = spare.CPU(hooks, Options{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		c = cpuFrom(t, spare, X86_64, hooks, Options{})
 		t.Cleanup(c.Close)
 		p.load(t, c)
 		c.SetReg(X86RAX, whole)
