@@ -261,6 +261,7 @@ int ic_enable_cct(ic_state *s, int sp_reg, const uint64_t *roi, uint32_t nroi, i
 	    (cells && ic_cells_init(s) != 0))
 		return -1;
 	s->nnodes = 1; // the root, filled in by the first block
+	ic_set_cur(s, s->cur);
 	return 0;
 }
 

@@ -207,7 +207,7 @@ static inline __attribute__((always_inline)) void count_block(uc_engine *uc, ic_
 	}
 	if (!cct) {
 		b->execs++;
-		ic_set_cur(s, b);
+		s->cur = b; // cur_end is the call tree's, which this CPU has not
 		return;
 	}
 	ic_block *prev = s->cur;

@@ -187,7 +187,7 @@ typedef struct ic_state {
 	int nretired;
 
 	ic_block *cur;        // the block executing now, NULL before the first
-	uint32_t cur_end;     // its end (IC_END_*), for the hook (ic_set_cur)
+	uint32_t cur_end;     // its end (IC_END_*), with a call tree (ic_set_cur)
 	// A signal's delivery, as cur while its handler is entered: its addr
 	// is where the thread was interrupted (ic_cct_signal); signal_ret is
 	// where the handler returns to (the restorer, which makes the
@@ -296,7 +296,9 @@ typedef struct ic_state {
 
 // ic_set_cur makes b (NULL: none) the block executing now, keeping its end
 // beside it, which the next block's hook reads (ic_cct_moves) without
-// going to b's entry.
+// going to b's entry. Only the call tree reads it: the hook without one
+// sets cur alone (a CPU gets its tree before its first block, and
+// ic_enable_cct sets cur_end for whatever cur is then).
 static inline __attribute__((always_inline)) void ic_set_cur(ic_state *s, ic_block *b) {
 	s->cur = b;
 	s->cur_end = b ? b->end : IC_END_PLAIN;
