@@ -9,7 +9,7 @@ import (
 // newJumpLoop makes a CPU with n blocks at 0x10000, each a jump to the
 // next, then a loop's end that goes round again while RCX counts down
 // and ends with ud2 at last; it returns the CPU and the loop end's address.
-func newJumpLoop(t *testing.T, n int) (*CPU, uint64) {
+func newJumpLoop(t testing.TB, n int, opts Options) (*CPU, uint64) {
 	t.Helper()
 	code := bytes.Repeat([]byte{0xeb, 0x00}, n) // jmp to the next instruction
 	loop := 0x10000 + len(code)
@@ -21,7 +21,7 @@ func newJumpLoop(t *testing.T, n int) (*CPU, uint64) {
 			return BlockInfo{Instructions: 2}
 		}
 		return BlockInfo{Instructions: 1}
-	}}, Options{}, code)
+	}}, opts, code)
 	return c, uint64(loop)
 }
 
@@ -32,7 +32,7 @@ func newJumpLoop(t *testing.T, n int) (*CPU, uint64) {
 // (links.c), and every block must be counted three times.
 func TestLinksFollowTheTable(t *testing.T) {
 	const n, rounds = 2000, 3
-	c, loop := newJumpLoop(t, n)
+	c, loop := newJumpLoop(t, n, Options{})
 	runJumpLoop(t, c, loop, n, rounds, rounds)
 }
 
@@ -117,7 +117,7 @@ func TestLinksForgetChangedCode(t *testing.T) {
 // slice's) is described anew, once, and counts as well.
 func TestBlockCallDescribedOnce(t *testing.T) {
 	const n, rounds = 2000, 2
-	c, loop := newJumpLoop(t, n)
+	c, loop := newJumpLoop(t, n, Options{})
 	runJumpLoop(t, c, loop, n, rounds, rounds)
 	if d := c.blockCallDescriptions(); d != 1 {
 		t.Errorf("Unicorn described the block hook %d times for %d translated blocks, want once", d, n+2)

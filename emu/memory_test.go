@@ -17,7 +17,7 @@ func newTestCPU(t *testing.T, arch Arch) *CPU {
 
 // newCodeCPU makes an x86-64 CPU with hooks and opts, and code at 0x10000
 // in a page of its own.
-func newCodeCPU(t *testing.T, hooks Hooks, opts Options, code []byte) *CPU {
+func newCodeCPU(t testing.TB, hooks Hooks, opts Options, code []byte) *CPU {
 	t.Helper()
 	c, err := New(X86_64, hooks, opts)
 	if err != nil {

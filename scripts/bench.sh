@@ -36,9 +36,9 @@
 # Then further sections: a Go benchmark binary (testdata/go/bench),
 # processes (a shell loop of 200 /bin/true, and the cost of one
 # fork+exec+exit), address space and threads at scale, and the Go
-# micro-benchmarks of the system-call path and of a first-seen block
-# (BenchmarkSyscall*, BenchmarkNewBlock* in ./emu ./kernel ./count) when
-# there are any.
+# micro-benchmarks of the system-call path, of a first-seen block and of
+# the block hook's floor (BenchmarkSyscall*, BenchmarkNewBlock*,
+# BenchmarkBlockHook in ./emu ./kernel ./count) when there are any.
 #
 # Usage: scripts/bench.sh [ITERATIONS]   (run by `make bench`, after a build)
 # Environment: ICOUNT (default bin/icount); ITERATIONS of the CoreMark-like
@@ -493,13 +493,14 @@ for prog in testdata/build/c/mmapstress-glibc testdata/build/c/threads20k-musl t
 	printf "  %-40s icount %s s\n" "$prog" "$best"
 done
 
-# The Go micro-benchmarks of the system-call path and of a first-seen
-# block, where there are any.
-micro=$(grep -lE '^func Benchmark(Syscall|NewBlock)' emu/*_test.go kernel/*_test.go count/*_test.go 2>/dev/null)
+# The Go micro-benchmarks of the system-call path, of a first-seen block
+# and of a block's execution under each kind of block hook (the floor that
+# a call per block sets), where there are any.
+micro=$(grep -lE '^func Benchmark(Syscall|NewBlock|BlockHook)' emu/*_test.go kernel/*_test.go count/*_test.go 2>/dev/null)
 if [ -n "$micro" ]; then
 	echo
-	echo "Go micro-benchmarks: go test -run '^\$' -bench '^Benchmark(Syscall|NewBlock)' ./emu ./kernel ./count"
-	${GO:-go} test -run '^$' -bench '^Benchmark(Syscall|NewBlock)' ./emu ./kernel ./count 2>&1 |
+	echo "Go micro-benchmarks: go test -run '^\$' -bench '^Benchmark(Syscall|NewBlock|BlockHook)' ./emu ./kernel ./count"
+	${GO:-go} test -run '^$' -bench '^Benchmark(Syscall|NewBlock|BlockHook)' ./emu ./kernel ./count 2>&1 |
 		grep -E '^(Benchmark|FAIL|--- FAIL|panic)' | sed 's/^/  /'
 fi
 exit 0
