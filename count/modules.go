@@ -142,6 +142,7 @@ func (ms *modules) entryIn(m *module, addr uint64) uint64 {
 	if f, ok := m.code.Function(addr); ok {
 		if _, seen := ms.names[f.Start]; !seen {
 			ms.names[f.Start] = named{qualName{m.name, f.Name}, m}
+			m.code.ReadDeclaration(f.Start) // for the Profile (describe)
 		}
 		return f.Start
 	}

@@ -108,6 +108,27 @@ func (l Loaded) Inlined(addr uint64) (chain []InlinedCall) {
 	return chain
 }
 
+// ReadDeclaration starts reading the declaration of the function entered
+// at entry on a goroutine of the object's, which Declaration then finds
+// read: called as each function is first seen, it has the DWARF of the
+// functions that ran (the units holding them) read while the program
+// runs, not after its end.
+func (l Loaded) ReadDeclaration(entry uint64) {
+	a, ok := l.own(entry)
+	if !ok {
+		return
+	}
+	o := l.o
+	o.declMu.Lock()
+	o.declQueue = append(o.declQueue, a)
+	start := !o.declaring
+	o.declaring = true
+	o.declMu.Unlock()
+	if start {
+		go o.readDeclarations()
+	}
+}
+
 // Declaration returns where the function entered at entry is declared or,
 // when DWARF gives no declaration, the line of its first instruction; the
 // zero Position if neither is known.

@@ -38,6 +38,10 @@ type Object struct {
 	mu        sync.Mutex // guards the DWARF, read as lookups reach it
 	dwarfRead bool
 	dwarf     []*debugInfo // the object's own, then its debug file's
+
+	declMu    sync.Mutex // guards declQueue and declaring
+	declQueue []uint64   // entries (the object's addresses) whose declarations to read next
+	declaring bool       // a goroutine reads them (readDeclarations)
 }
 
 // openObject reads the identity of the file at path: an Object whose
@@ -128,16 +132,42 @@ func (o *Object) prepare() {
 	})
 }
 
-// Prefetch reads what the object's lookups will need (its symbols and,
-// with lines, its DWARF's index) before the first of them, which then
-// waits only for what is still being read: call it on a goroutine of its
-// own when the object's code is about to run.
+// Prefetch reads what the object's lookups will need (its symbols, and
+// its DWARF's sections and index of units: its own and, with lines, its
+// debug file's) before the first of them, which then waits only for what
+// is still being read: call it on a goroutine of its own when the
+// object's code is about to run. The declarations of the functions that
+// ran are read from that DWARF when the run ends; read here, it is read
+// while the program runs.
 func (o *Object) Prefetch() {
 	o.prepare()
-	if o.lines {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		o.debugInfos()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.debugInfos()
+}
+
+// readDeclarations reads the DWARF declarations of the entries queued
+// (Loaded.ReadDeclaration) until none is left.
+func (o *Object) readDeclarations() {
+	for {
+		o.declMu.Lock()
+		queued := o.declQueue
+		o.declQueue = nil
+		if len(queued) == 0 {
+			o.declaring = false
+			o.declMu.Unlock()
+			return
+		}
+		o.declMu.Unlock()
+		for _, a := range queued {
+			o.mu.Lock()
+			for _, di := range o.debugInfos() {
+				if _, ok := di.declaration(a); ok {
+					break
+				}
+			}
+			o.mu.Unlock()
+		}
 	}
 }
 
