@@ -1,8 +1,6 @@
 package symbolize
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -14,10 +12,7 @@ import (
 // each must be what a fresh object's Declaration alone gives (and the
 // race detector, with -race, must find no race).
 func TestReadDeclaration(t *testing.T) {
-	exe := filepath.Join("..", "testdata", "build", "go", "amd64", "bench.test")
-	if _, err := os.Stat(exe); err != nil {
-		t.Skip("make testprogs")
-	}
+	exe := goTestBinary(t)
 	const bias = 0x10000
 	alone := NewCache(DebugDirs{}, false).Open(exe)
 	syms := alone.symbols()

@@ -8,15 +8,23 @@ import (
 	"testing"
 )
 
+// goTestBinary is the path of a Go test binary of testdata, with its
+// DWARF; the test is skipped when it is not built.
+func goTestBinary(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "build", "go", "amd64", "bench.test")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("make testprogs")
+	}
+	return path
+}
+
 // TestFieldOffset: a Go test binary's DWARF gives testing.B's field N
 // (from which icount reads a benchmark run's b.N) the offset debug/dwarf's
 // type reader gives it; a field or a type that does not exist is not
 // found.
 func TestFieldOffset(t *testing.T) {
-	path := filepath.Join("..", "testdata", "build", "go", "amd64", "bench.test")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("make testprogs")
-	}
+	path := goTestBinary(t)
 	o := NewCache(DebugDirs{}, false).Open(path)
 	off, ok := o.FieldOffset("testing.B", "N")
 	if want := typedFieldOffset(t, path, "testing.B", "N"); !ok || off != want {
