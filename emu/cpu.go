@@ -16,10 +16,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime/cgo"
-	"slices"
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/icount-dev/icount/internal/radix"
 )
 
 // Arch is a guest architecture.
@@ -793,10 +794,7 @@ func (c *CPU) Blocks() []Block {
 	for b := range entries(c.st) {
 		out = append(out, blockOf(b))
 	}
-	slices.SortFunc(out, func(a, b Block) int {
-		if a.Addr != b.Addr { // nearly always: the rest is not computed
-			return cmp.Compare(a.Addr, b.Addr)
-		}
+	radix.SortFunc(out, func(b *Block) uint64 { return b.Addr }, func(a, b Block) int {
 		return cmp.Or(cmp.Compare(a.Size, b.Size), cmp.Compare(a.ID, b.ID))
 	})
 	return out

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/icount-dev/icount/internal/radix"
 )
 
 // function is one function's address range, in the object's own
@@ -91,48 +93,6 @@ func (c *candidates) compare(a, b candidate) int {
 	return cmp.Compare(a.size, b.size)
 }
 
-// radixBits is the width of the digit sort's passes: 2,048 counters.
-const radixBits = 11
-
-// sort puts the list in compare's order: by value with a radix sort, a
-// pass per 11 bits of the largest value (a 33 MB Go program's 75,000
-// symbols sort in a few passes instead of a million comparisons), then
-// each run of one value by compare.
-func (c *candidates) sort() {
-	list := c.list
-	var bits uint64
-	for _, s := range list {
-		bits |= s.value
-	}
-	other := make([]candidate, len(list))
-	for shift := 0; shift < 64 && bits>>shift != 0; shift += radixBits {
-		var count [1<<radixBits + 1]int
-		for _, s := range list {
-			count[(s.value>>shift)&(1<<radixBits-1)+1]++
-		}
-		for i := 1; i < len(count); i++ {
-			count[i] += count[i-1]
-		}
-		for _, s := range list {
-			d := (s.value >> shift) & (1<<radixBits - 1)
-			other[count[d]] = s
-			count[d]++
-		}
-		list, other = other, list
-	}
-	for i := 0; i < len(list); {
-		j := i + 1
-		for j < len(list) && list[j].value == list[i].value {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(list[i:j], c.compare)
-		}
-		i = j
-	}
-	c.list = list
-}
-
 // grow makes room for n more candidates.
 func (c *candidates) grow(n int) {
 	c.list, c.names = slices.Grow(c.list, n), slices.Grow(c.names, n)
@@ -175,7 +135,7 @@ func symbolsOf(f, dbg *elf.File, module string) (t *symtab) {
 	plt := pltSymbols(f, ifuncs, dyn)
 	cands.grow(len(syms) + len(dyn) + len(plt))
 	cands.codeSymbols(execSections(f), syms, dyn, plt)
-	cands.sort()
+	radix.SortFunc(cands.list, func(c *candidate) uint64 { return c.value }, cands.compare)
 	names := cands.names
 	t.aliases = make([]alias, 0, len(cands.list))
 	t.funcs = make([]function, 0, len(cands.list))

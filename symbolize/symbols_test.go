@@ -3,7 +3,6 @@ package symbolize
 import (
 	"debug/elf"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -85,37 +84,5 @@ func TestDebugSymbols(t *testing.T) {
 	}
 	if read < 2 {
 		t.Fatalf("only %d of %v exist with a symbol table: make testprogs", read, paths)
-	}
-}
-
-// TestCandidatesSort checks the radix sort of candidates against a
-// comparison sort of the same order, on lists whose values take from 0 to
-// 64 bits, with many values shared (aliases, a symbol in both tables) and
-// ties broken by rank, the name's length and the name.
-func TestCandidatesSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	names := []string{"a", "b", "ab", "ba", "main", "_start", "memcpy", "__memcpy_avx_unaligned"}
-	for _, bits := range []uint{0, 1, 11, 12, 22, 33, 48, 63, 64} {
-		for _, n := range []int{0, 1, 2, 50, 5000} {
-			c := candidates{names: names}
-			for range n {
-				v := rng.Uint64()
-				if bits < 64 {
-					v &= 1<<bits - 1
-				}
-				if rng.IntN(3) == 0 && len(c.list) > 0 {
-					v = c.list[rng.IntN(len(c.list))].value // a value shared
-				}
-				c.list = append(c.list, candidate{value: v, size: rng.Uint64N(100), rank: rng.Int32N(3), name: rng.Int32N(int32(len(names)))})
-			}
-			want := slices.Clone(c.list)
-			slices.SortStableFunc(want, c.compare)
-			c.sort()
-			for i := range want {
-				if c.list[i] != want[i] {
-					t.Fatalf("%d bits, %d candidates: at %d %+v, want %+v", bits, n, i, c.list[i], want[i])
-				}
-			}
-		}
 	}
 }
