@@ -10,21 +10,8 @@ static void hook_nothing(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) 
 }
 
 // ic_floor_block_hook replaces s's block hook by a hook that does nothing
-// (empty != 0) or by none, and discards the code translated with the one
-// before. Nothing is counted after it: s is for a benchmark only.
+// (empty != 0), called as the block hook is, or by none. Nothing is
+// counted after it: s is for a benchmark only.
 uc_err ic_floor_block_hook(ic_state *s, int empty) {
-	if (s->block_hook) {
-		uc_err err = uc_hook_del(s->uc, s->block_hook);
-		if (err != UC_ERR_OK) return err;
-		s->block_hook = 0;
-		s->block_regions = NULL;
-		s->block_callback = NULL;
-	}
-	uc_err err = uc_ctl_flush_tb(s->uc);
-	if (err != UC_ERR_OK || !empty) return err;
-	// Its calls are added as the block hook's are (translation.c), with a
-	// link for their data.
-	err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, (void *)hook_nothing, NULL, 1, 0);
-	if (err == UC_ERR_OK) s->block_callback = (void *)hook_nothing;
-	return err;
+	return ic_replace_block_hook(s, empty ? (void *)hook_nothing : NULL);
 }

@@ -333,25 +333,34 @@ uc_err ic_use_limited(ic_state *s) {
 
 // ic_set_block_hook installs the variant of the block hook that s's
 // settings call for (a call tree, a region, a limit), in place of the one
-// installed before, if any. Every translated block calls the hook it was
-// translated with, and Unicorn does not know which blocks those are (the
-// hook's table of them is left empty, translation.c): they are all
-// discarded.
+// installed before, if any (ic_replace_block_hook).
 uc_err ic_set_block_hook(ic_state *s) {
 	void *hooks[2][5] = IC_BLOCK_HOOKS;
+	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) + (s->cells ? 2 : 0) : 0];
+	uc_err err = ic_replace_block_hook(s, block);
+	if (err == UC_ERR_OK) s->hook_limited = s->limited != 0;
+	return err;
+}
+
+// ic_replace_block_hook installs callback (NULL: none) as s's block hook,
+// with s's link for its data, in place of the one installed before, if
+// any. Every translated block calls the hook it was translated with, and
+// Unicorn does not know which blocks those are (the hook's table of them
+// is left empty, translation.c): they are all discarded.
+uc_err ic_replace_block_hook(ic_state *s, void *callback) {
 	if (s->block_hook) {
 		uc_err err = uc_hook_del(s->uc, s->block_hook);
 		if (err != UC_ERR_OK) return err;
 		s->block_hook = 0;
 		s->block_regions = NULL;
+		s->block_callback = NULL;
 		if ((err = uc_ctl_flush_tb(s->uc)) != UC_ERR_OK) return err;
 	}
-	void *block = hooks[s->limited != 0][s->nodes ? (s->nroi ? 2 : 1) + (s->cells ? 2 : 0) : 0];
-	s->hook_limited = s->limited != 0;
+	if (!callback) return UC_ERR_OK;
 	ic_capture_regions(1);
-	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, block, &s->own_link, 1, 0);
+	uc_err err = uc_hook_add(s->uc, &s->block_hook, UC_HOOK_BLOCK, callback, &s->own_link, 1, 0);
 	void *regions = ic_capture_regions(0);
-	if (err == UC_ERR_OK) s->block_regions = regions, s->block_callback = block;
+	if (err == UC_ERR_OK) s->block_regions = regions, s->block_callback = callback;
 	return err;
 }
 

@@ -333,6 +333,7 @@ void ic_probe_x86(void);
 void ic_inflight_clear(ic_state *s);
 uc_err ic_use_limited(ic_state *s);
 uc_err ic_set_block_hook(ic_state *s);
+uc_err ic_replace_block_hook(ic_state *s, void *callback);
 uc_err ic_emu_start(ic_state *s, uint64_t pc, size_t count);
 void *ic_capture_regions(int on);
 void *ic_running_regions(void);
