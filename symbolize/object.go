@@ -136,9 +136,7 @@ func (o *Object) prepare() {
 // its DWARF's sections and index of units: its own and, with lines, its
 // debug file's) before the first of them, which then waits only for what
 // is still being read: call it on a goroutine of its own when the
-// object's code is about to run. The declarations of the functions that
-// ran are read from that DWARF when the run ends; read here, it is read
-// while the program runs.
+// object's code is about to run.
 func (o *Object) Prefetch() {
 	o.prepare()
 	o.mu.Lock()
@@ -146,8 +144,9 @@ func (o *Object) Prefetch() {
 	o.debugInfos()
 }
 
-// readDeclarations reads the DWARF declarations of the entries queued
-// (Loaded.ReadDeclaration) until none is left.
+// readDeclarations reads the declarations of the entries queued
+// (Loaded.ReadDeclaration), the object's own addresses, until none is
+// left: the units holding them are parsed, and kept for Declaration.
 func (o *Object) readDeclarations() {
 	for {
 		o.declMu.Lock()
@@ -160,13 +159,7 @@ func (o *Object) readDeclarations() {
 		}
 		o.declMu.Unlock()
 		for _, a := range queued {
-			o.mu.Lock()
-			for _, di := range o.debugInfos() {
-				if _, ok := di.declaration(a); ok {
-					break
-				}
-			}
-			o.mu.Unlock()
+			o.At(0).Declaration(a)
 		}
 	}
 }
